@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The one place where svd calls syscall(2). glibc 2.36 (Debian 12) lacks
+ * wrappers for clone3() and pidfd_send_signal(), and its headers predate the
+ * Linux 7.1 clone3 flags and pidfs' PIDFD_GET_INFO, so the mainline ABI is
+ * spelled out here.
+ */
+
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+
+/* Linux 7.1, include/uapi/linux/sched.h. */
+#ifndef CLONE_AUTOREAP
+#define CLONE_AUTOREAP (1ULL << 34)
+#endif
+#ifndef CLONE_NNP
+#define CLONE_NNP (1ULL << 35)
+#endif
+#ifndef CLONE_PIDFD_AUTOKILL
+#define CLONE_PIDFD_AUTOKILL (1ULL << 36)
+#endif
+
+#ifndef CLONE_ARGS_SIZE_VER2
+#define CLONE_ARGS_SIZE_VER2 88
+#endif
+
+/* Linux 6.13/6.15, include/uapi/linux/pidfd.h: the extensible pidfd info ioctl. */
+struct svd_pidfd_info {
+        uint64_t mask;
+        uint64_t cgroupid;
+        uint32_t pid;
+        uint32_t tgid;
+        uint32_t ppid;
+        uint32_t ruid;
+        uint32_t rgid;
+        uint32_t euid;
+        uint32_t egid;
+        uint32_t suid;
+        uint32_t sgid;
+        uint32_t fsuid;
+        uint32_t fsgid;
+        int32_t exit_code; /* wait status format, as in waitpid(2) */
+};
+_Static_assert(sizeof(struct svd_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
+
+#define SVD_PIDFD_INFO_PID (1ULL << 0)
+#define SVD_PIDFD_INFO_CREDS (1ULL << 1)
+#define SVD_PIDFD_INFO_CGROUPID (1ULL << 2)
+#define SVD_PIDFD_INFO_EXIT (1ULL << 3)
+#define SVD_PIDFS_IOCTL_MAGIC 0xFF
+#define SVD_PIDFD_GET_INFO _IOWR(SVD_PIDFS_IOCTL_MAGIC, 11, struct svd_pidfd_info)
+
+static inline pid_t sys_clone3(struct clone_args *args, size_t size) {
+        return (pid_t) syscall(__NR_clone3, args, size);
+}
+
+static inline int sys_pidfd_open(pid_t pid, unsigned flags) {
+        return (int) syscall(__NR_pidfd_open, pid, flags);
+}
+
+static inline int sys_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned flags) {
+        return (int) syscall(__NR_pidfd_send_signal, pidfd, sig, info, flags);
+}
+
+static inline int sys_close_range(unsigned first, unsigned last, unsigned flags) {
+        return (int) syscall(__NR_close_range, first, last, flags);
+}

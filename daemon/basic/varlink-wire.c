@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "varlink-wire.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macros.h"
+
+#define VARLINK_READ_CHUNK 65536U
+
+void varlink_buffer_init(VarlinkBuffer *b, size_t max) {
+        assert(b);
+        *b = (VarlinkBuffer){ .max = max };
+}
+
+void varlink_buffer_done(VarlinkBuffer *b) {
+        assert(b);
+        free(b->data);
+        *b = (VarlinkBuffer){ .max = b->max };
+}
+
+size_t varlink_buffer_pending(const VarlinkBuffer *b) {
+        assert(b);
+        return b->end - b->start;
+}
+
+/* Makes room for at least n more bytes, compacting first. The buffer never
+ * needs more than max + one read chunk. */
+static int buffer_reserve(VarlinkBuffer *b, size_t n) {
+        if (b->start > 0) {
+                memmove(b->data, b->data + b->start, b->end - b->start);
+                b->end -= b->start;
+                b->start = 0;
+        }
+        if (b->allocated - b->end >= n)
+                return 0;
+        size_t want = b->end + n;
+        size_t a = b->allocated ? b->allocated : 4096;
+        while (a < want)
+                a *= 2;
+        char *p = realloc(b->data, a);
+        if (!p)
+                return -ENOMEM;
+        b->data = p;
+        b->allocated = a;
+        return 0;
+}
+
+/* The unterminated tail (bytes after the last handed-out message) is larger
+ * than any message may be. */
+static bool buffer_overflowing(const VarlinkBuffer *b) {
+        return b->end - b->start > b->max && !memchr(b->data + b->start, 0, b->max);
+}
+
+ssize_t varlink_buffer_read(VarlinkBuffer *b, int fd) {
+        assert(b);
+        assert(fd >= 0);
+
+        if (buffer_overflowing(b))
+                return -EMSGSIZE;
+        int r = buffer_reserve(b, VARLINK_READ_CHUNK);
+        if (r < 0)
+                return r;
+        ssize_t n = read(fd, b->data + b->end, b->allocated - b->end);
+        if (n < 0)
+                return errno == EINTR ? -EAGAIN : -errno;
+        b->end += (size_t) n;
+        return n;
+}
+
+int varlink_buffer_append(VarlinkBuffer *b, const void *data, size_t n) {
+        assert(b);
+        assert(data || n == 0);
+
+        if (n == 0)
+                return 0;
+        int r = buffer_reserve(b, n);
+        if (r < 0)
+                return r;
+        memcpy(b->data + b->end, data, n);
+        b->end += n;
+        return 0;
+}
+
+int varlink_buffer_next(VarlinkBuffer *b, const char **ret, size_t *ret_len) {
+        assert(b);
+        assert(ret);
+        assert(ret_len);
+
+        size_t avail = b->end - b->start;
+        if (b->scanned > avail)
+                b->scanned = 0;
+        char *base = b->data + b->start;
+        char *nul = avail > b->scanned ? memchr(base + b->scanned, 0, avail - b->scanned) : NULL;
+        if (!nul) {
+                b->scanned = avail;
+                return avail > b->max ? -EMSGSIZE : 0;
+        }
+        size_t len = (size_t) (nul - base);
+        if (len + 1 > b->max)
+                return -EMSGSIZE;
+        b->start += len + 1;
+        b->scanned = 0;
+        if (b->start == b->end)
+                b->start = b->end = 0; /* keeps base valid: nothing moves until the next reserve */
+        *ret = base;
+        *ret_len = len;
+        return 1;
+}
+
+unsigned json_depth(json_t *v) {
+        unsigned max = 0;
+        if (json_is_object(v)) {
+                const char *k;
+                json_t *c;
+                json_object_foreach(v, k, c) {
+                        unsigned d = json_depth(c);
+                        if (d > max)
+                                max = d;
+                }
+                return max + 1;
+        }
+        if (json_is_array(v)) {
+                size_t i;
+                json_t *c;
+                json_array_foreach(v, i, c) {
+                        unsigned d = json_depth(c);
+                        if (d > max)
+                                max = d;
+                }
+                return max + 1;
+        }
+        return 0;
+}
+
+/* Cheap pre-scan so that hostile nesting is refused before jansson's
+ * recursive parser sees it. Counts brackets outside strings. */
+static bool text_too_deep(const char *t, size_t len) {
+        unsigned depth = 0;
+        bool in_string = false;
+        for (size_t i = 0; i < len; i++) {
+                char c = t[i];
+                if (in_string) {
+                        if (c == '\\')
+                                i++;
+                        else if (c == '"')
+                                in_string = false;
+                        continue;
+                }
+                if (c == '"')
+                        in_string = true;
+                else if (c == '{' || c == '[') {
+                        if (++depth > VARLINK_NESTING_MAX)
+                                return true;
+                } else if ((c == '}' || c == ']') && depth > 0)
+                        depth--;
+        }
+        return false;
+}
+
+int varlink_message_parse(const char *text, size_t len, json_t **ret) {
+        assert(text || len == 0);
+        assert(ret);
+
+        if (text_too_deep(text, len))
+                return -EBADMSG;
+        json_error_t err;
+        json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+        if (!v)
+                return -EBADMSG;
+        if (!json_is_object(v)) {
+                json_decref(v);
+                return -EBADMSG;
+        }
+        *ret = v;
+        return 0;
+}
+
+int varlink_message_format(json_t *obj, char **ret, size_t *ret_len) {
+        assert(obj);
+        assert(ret);
+        assert(ret_len);
+
+        char *s = json_dumps(obj, JSON_COMPACT);
+        if (!s)
+                return -ENOMEM;
+        size_t n = strlen(s) + 1; /* the NUL terminator is the frame delimiter */
+        if (n > VARLINK_MESSAGE_MAX) {
+                free(s);
+                return -EMSGSIZE;
+        }
+        *ret = s;
+        *ret_len = n;
+        return 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "creds.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macros.h"
+#include "basic/parse-util.h"
+
+/* Most supplementary groups taken from the group database (NGROUPS_MAX). */
+#define CREDS_GROUPS_MAX 65536
+
+void credentials_done(Credentials *c) {
+        if (!c)
+                return;
+        free(c->groups);
+        free(c->user);
+        free(c->home);
+        free(c->shell);
+        *c = (Credentials){};
+}
+
+static int strdup_or_null(const char *s, char **ret) {
+        if (!s) {
+                *ret = NULL;
+                return 0;
+        }
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int credentials_resolve(const char *user, const char *group, Credentials *ret, char **ret_error) {
+        _cleanup_(credentials_done) Credentials c = {};
+        struct passwd *pw = NULL;
+        uid_t uid;
+        gid_t gid;
+
+        assert(ret);
+
+        if (!user && !group) {
+                *ret = (Credentials){};
+                return 0;
+        }
+        c.set = true;
+
+        if (user) {
+                errno = 0;
+                if (parse_uid(user, &uid) >= 0)
+                        pw = getpwuid(uid);
+                else
+                        pw = getpwnam(user);
+                if (!pw && parse_uid(user, &uid) < 0) {
+                        if (ret_error && asprintf(ret_error, "User '%s' does not exist", user) < 0)
+                                *ret_error = NULL;
+                        return errno > 0 ? -errno : -ESRCH;
+                }
+                if (pw) {
+                        c.uid = pw->pw_uid;
+                        c.gid = pw->pw_gid;
+                        if (strdup_or_null(pw->pw_name, &c.user) < 0 || strdup_or_null(pw->pw_dir, &c.home) < 0 ||
+                            strdup_or_null(pw->pw_shell, &c.shell) < 0)
+                                return -ENOMEM;
+                } else {
+                        /* A bare number without a passwd entry, as systemd allows. */
+                        c.uid = uid;
+                        c.gid = (gid_t) uid;
+                }
+        } else {
+                c.uid = getuid();
+                c.gid = getgid();
+        }
+
+        if (group) {
+                struct group *gr;
+                errno = 0;
+                if (parse_gid(group, &gid) >= 0)
+                        c.gid = gid;
+                else if ((gr = getgrnam(group)))
+                        c.gid = gr->gr_gid;
+                else {
+                        if (ret_error && asprintf(ret_error, "Group '%s' does not exist", group) < 0)
+                                *ret_error = NULL;
+                        return errno > 0 ? -errno : -ESRCH;
+                }
+        }
+
+        /* Supplementary groups: those the user belongs to, as initgroups()
+         * would set them; none for a user without a passwd entry. */
+        if (pw) {
+                int n = 64;
+                for (;;) {
+                        gid_t *g = reallocarray(c.groups, (size_t) n, sizeof(gid_t));
+                        if (!g)
+                                return -ENOMEM;
+                        c.groups = g;
+                        int k = n;
+                        if (getgrouplist(pw->pw_name, c.gid, c.groups, &k) >= 0) {
+                                c.n_groups = (size_t) k;
+                                break;
+                        }
+                        if (k <= n || k > CREDS_GROUPS_MAX)
+                                return -E2BIG;
+                        n = k;
+                }
+        }
+
+        *ret = c;
+        c = (Credentials){};
+        return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * User=/Group= resolved to numbers in svd, before any child exists: the
+ * child between clone3() and exec only applies them (no NSS in the child,
+ * where a lock held by another thread of an NSS module could hang it).
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct Credentials {
+        bool set;       /* change credentials at all (User= or Group= given) */
+        uid_t uid;
+        gid_t gid;
+        gid_t *groups;  /* supplementary groups of the user (initgroups semantics) */
+        size_t n_groups;
+        char *user;     /* resolved name, for USER/LOGNAME */
+        char *home;
+        char *shell;
+} Credentials;
+
+/* Resolves user (name or number; NULL: svd's own) and group (name or number;
+ * NULL: the user's primary group). Returns 0, or -ESRCH with *ret_error
+ * saying which name is unknown, or another -errno. */
+int credentials_resolve(const char *user, const char *group, Credentials *ret, char **ret_error);
+void credentials_done(Credentials *c);

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "manager.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "service.h"
+#include "unit.h"
+#include "varlink-manager.h"
+#include "varlink.h"
+
+/* What RLIMIT_NOFILE's soft limit is raised to for svd itself (connections
+ * and pidfds); services get the limit svd started with. */
+#define MANAGER_NOFILE_WANT 65536U
+
+static int service_compare(const void *a, const void *b) {
+        return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
+}
+
+Service *manager_get_service(Manager *m, const char *name) {
+        assert(m);
+        if (!name)
+                return NULL;
+        /* Accept "web.service" as well as "web". */
+        size_t l = strlen(name);
+        _cleanup_free_ char *stripped = NULL;
+        if (l > 8 && streq(name + l - 8, ".service")) {
+                stripped = strndup(name, l - 8);
+                if (!stripped)
+                        return NULL;
+                name = stripped;
+        }
+        Service key = { .name = (char *) name }, *k = &key;
+        Service **s = bsearch(&k, m->services, m->n_services, sizeof(Service *), service_compare);
+        return s ? *s : NULL;
+}
+
+static int env_path(const char *var, const char *suffix, char **ret) {
+        const char *base = getenv(var);
+        if (!base || base[0] != '/')
+                return -ENXIO;
+        return asprintf(ret, "%s/%s", base, suffix) < 0 ? -ENOMEM : 0;
+}
+
+int manager_default_unit_dir(char **ret) {
+        if (getuid() == 0) {
+                *ret = strdup("/etc/svd/units");
+                return *ret ? 0 : -ENOMEM;
+        }
+        if (env_path("XDG_CONFIG_HOME", "svd/units", ret) >= 0)
+                return 0;
+        return env_path("HOME", ".config/svd/units", ret);
+}
+
+int manager_default_socket_path(char **ret) {
+        if (getuid() == 0) {
+                *ret = strdup("/run/svd/svd.sock");
+                return *ret ? 0 : -ENOMEM;
+        }
+        if (env_path("XDG_RUNTIME_DIR", "svd/svd.sock", ret) >= 0)
+                return 0;
+        return asprintf(ret, "/run/user/%u/svd/svd.sock", (unsigned) getuid()) < 0 ? -ENOMEM : 0;
+}
+
+static int on_shutdown_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->shutting_down) {
+                log_notice("Received %s again while stopping services, continuing to wait.",
+                           si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+                return 0;
+        }
+        log_info("Received %s, stopping %zu services.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM",
+                 m->n_services);
+        m->shutting_down = true;
+        (void) sd_notify(/* unset_environment= */ false, "STOPPING=1");
+        /* Waiters of settled services are answered by service_stop. */
+        for (size_t i = 0; i < m->n_services; i++)
+                service_stop(m->services[i], NULL);
+        manager_check_shutdown(m);
+        return 0;
+}
+
+void manager_check_shutdown(Manager *m) {
+        if (!m->shutting_down)
+                return;
+        for (size_t i = 0; i < m->n_services; i++)
+                if (!service_is_settled(m->services[i]))
+                        return;
+        log_info("All services stopped, exiting.");
+        (void) sd_event_exit(m->event, 0);
+}
+
+static void on_unit_warning(const char *message, void *userdata) {
+        log_warning("%s", message);
+}
+
+static int manager_add_service(Manager *m, Service *s) {
+        if (m->n_services >= MANAGER_UNITS_MAX)
+                return -E2BIG;
+        Service **a = reallocarray(m->services, m->n_services + 1, sizeof(Service *));
+        if (!a)
+                return -ENOMEM;
+        m->services = a;
+        m->services[m->n_services++] = s;
+        return 0;
+}
+
+static int manager_load_units(Manager *m) {
+        _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
+        struct dirent *de;
+        size_t failed = 0;
+
+        if (!d) {
+                if (errno == ENOENT) {
+                        log_warning("Unit directory '%s' does not exist, no services.", m->unit_dir);
+                        return 0;
+                }
+                return log_error_errno(errno, "Failed to open unit directory '%s': %m", m->unit_dir);
+        }
+
+        while ((errno = 0, de = readdir(d))) {
+                _cleanup_free_ char *name = NULL, *path = NULL, *error = NULL;
+                _cleanup_(unit_freep) Unit *u = NULL;
+                Service *s = NULL;
+
+                if (unit_name_from_filename(de->d_name, &name) < 0)
+                        continue; /* not NAME.service, or a hidden file */
+                if (m->n_services >= MANAGER_UNITS_MAX) {
+                        log_error("More than %u unit files in '%s', ignoring the rest.", MANAGER_UNITS_MAX,
+                                  m->unit_dir);
+                        break;
+                }
+                if (asprintf(&path, "%s/%s", m->unit_dir, de->d_name) < 0)
+                        return log_oom();
+
+                int r = unit_load_file(path, name, on_unit_warning, m, &u, &error);
+                if (r < 0) {
+                        if (!error && asprintf(&error, "%s: %s", path, strerror(-r)) < 0)
+                                return log_oom();
+                        log_error("Failed to load unit '%s': %s", name, error);
+                        failed++;
+                }
+                r = service_new(m, name, path, TAKE_PTR(u), error, &s);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create service '%s': %m", name);
+                if (!s->unit && !error) {
+                        log_error("Failed to load unit '%s': %s", name, s->load_error);
+                        failed++;
+                }
+                r = manager_add_service(m, s);
+                if (r < 0) {
+                        service_free(s);
+                        return log_error_errno(r, "Failed to add service '%s': %m", name);
+                }
+        }
+        if (errno > 0)
+                return log_error_errno(errno, "Failed to read unit directory '%s': %m", m->unit_dir);
+
+        qsort(m->services, m->n_services, sizeof(Service *), service_compare);
+        log_info("Loaded %zu units from '%s' (%zu failed).", m->n_services, m->unit_dir, failed);
+        return 0;
+}
+
+/* Creates the socket's directory if missing (0755, svd's user). */
+static int mkdir_parent(const char *path) {
+        _cleanup_free_ char *dir = strdup(path);
+        if (!dir)
+                return -ENOMEM;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return 0;
+        *slash = 0;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int manager_new(const ManagerConfig *config, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        int r;
+
+        assert(config);
+        assert(ret);
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->uid = getuid();
+
+        if (config->unit_dir)
+                m->unit_dir = strdup(config->unit_dir);
+        else if ((r = manager_default_unit_dir(&m->unit_dir)) < 0)
+                return r;
+        if (config->socket_path)
+                m->socket_path = strdup(config->socket_path);
+        else if ((r = manager_default_socket_path(&m->socket_path)) < 0)
+                return r;
+        if (!m->unit_dir || !m->socket_path)
+                return -ENOMEM;
+
+        /* Services get the limit svd was started with; svd itself needs more
+         * for pidfds and connections. */
+        if (getrlimit(RLIMIT_NOFILE, &m->nofile) < 0)
+                return -errno;
+        struct rlimit raised = m->nofile;
+        if (raised.rlim_cur < MANAGER_NOFILE_WANT)
+                raised.rlim_cur = raised.rlim_max < MANAGER_NOFILE_WANT ? raised.rlim_max : MANAGER_NOFILE_WANT;
+        (void) setrlimit(RLIMIT_NOFILE, &raised);
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return r;
+
+        spawn_probe(config->force_fallback, &m->probe);
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int manager_startup(Manager *m) {
+        int r;
+        sigset_t ss;
+
+        assert(m);
+
+        log_info("svd %s: spawn mode %s: %s.", SVD_VERSION, spawn_mode_to_string(m->probe.mode), m->probe.reason);
+
+        /* sd-event's signal sources need the signals blocked. SIGPIPE is
+         * ignored: every write uses MSG_NOSIGNAL, this catches the rest.
+         * SIGCHLD stays at its default (fallback children are reaped through
+         * their pidfds). */
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return log_error_errno(errno, "Failed to block signals: %m");
+        (void) signal(SIGPIPE, SIG_IGN);
+        r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_shutdown_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_shutdown_signal, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch signals: %m");
+
+        r = manager_load_units(m);
+        if (r < 0)
+                return r;
+
+        r = mkdir_parent(m->socket_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the directory of '%s': %m", m->socket_path);
+        VarlinkServerInfo info = {
+                .vendor = "svd",
+                .product = "svd",
+                .version = SVD_VERSION,
+                .url = "https://github.com/svd-project/svd",
+        };
+        r = varlink_server_new(m->event, m->socket_path, &info, m->uid, &m->varlink);
+        if (r == -EADDRINUSE)
+                return log_error_errno(r, "Another svd is already listening on '%s'.", m->socket_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to listen on '%s': %m", m->socket_path);
+        r = varlink_manager_register(m, m->varlink);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register io.svd.Manager: %m");
+        log_info("Listening on '%s'.", m->socket_path);
+
+        size_t n = 0;
+        for (size_t i = 0; i < m->n_services; i++) {
+                Service *s = m->services[i];
+                if (s->unit && s->unit->wanted_by_default) {
+                        service_start(s, NULL);
+                        n++;
+                }
+        }
+        log_info("Started %zu services wanted by default.target.", n);
+
+        (void) sd_notifyf(/* unset_environment= */ false, "READY=1\nSTATUS=Supervising %zu services\nMAINPID=%d",
+                          m->n_services, (int) getpid());
+        return 0;
+}
+
+int manager_run(Manager *m) {
+        int r = sd_event_loop(m->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        return r;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        m->varlink = varlink_server_free(m->varlink);
+        for (size_t i = 0; i < m->n_services; i++)
+                service_free(m->services[i]);
+        free(m->services);
+        m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
+        m->sigint_source = sd_event_source_disable_unref(m->sigint_source);
+        m->sighup_source = sd_event_source_disable_unref(m->sighup_source);
+        sd_event_unref(m->event);
+        free(m->unit_dir);
+        free(m->socket_path);
+        free(m);
+        return NULL;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "process.h"
+
+#include <string.h>
+#include <sys/wait.h>
+
+#include "basic/missing-syscall.h"
+
+static const char *const spawn_mode_table[_SPAWN_MODE_MAX] = {
+        [SPAWN_MODE_AUTOKILL] = "autokill",
+        [SPAWN_MODE_FALLBACK] = "fallback",
+};
+
+const char *spawn_mode_to_string(SpawnMode m) {
+        return m >= 0 && m < _SPAWN_MODE_MAX ? spawn_mode_table[m] : NULL;
+}
+
+SpawnMode spawn_mode_from_string(const char *s) {
+        for (int i = 0; s && i < _SPAWN_MODE_MAX; i++)
+                if (streq(s, spawn_mode_table[i]))
+                        return (SpawnMode) i;
+        return _SPAWN_MODE_INVALID;
+}
+
+const char *exit_code_to_string(int code) {
+        switch (code) {
+        case CLD_EXITED:
+                return "exited";
+        case CLD_KILLED:
+                return "killed";
+        case CLD_DUMPED:
+                return "dumped";
+        default:
+                return NULL;
+        }
+}
+
+int process_kill(Process *p, int sig) {
+        assert(p);
+
+        if (p->pidfd < 0)
+                return -ESRCH;
+        if (sys_pidfd_send_signal(p->pidfd, sig, NULL, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+ExitStatus exit_status_from_wait_status(int wstatus) {
+        if (WIFEXITED(wstatus))
+                return (ExitStatus){ .code = CLD_EXITED, .status = WEXITSTATUS(wstatus) };
+        if (WIFSIGNALED(wstatus))
+                return (ExitStatus){ .code = WCOREDUMP(wstatus) ? CLD_DUMPED : CLD_KILLED,
+                                     .status = WTERMSIG(wstatus) };
+        return (ExitStatus){ .code = 0, .status = 0 };
+}
+
+int process_exit_status(Process *p, ExitStatus *ret) {
+        assert(p);
+        assert(ret);
+        assert(p->pidfd >= 0);
+
+        if (p->mode == SPAWN_MODE_AUTOKILL) {
+                /* Autoreaped: waitid() answers ECHILD; pidfs keeps the status
+                 * for as long as a pidfd to the process is open. */
+                struct svd_pidfd_info info = { .mask = SVD_PIDFD_INFO_EXIT };
+                if (ioctl(p->pidfd, SVD_PIDFD_GET_INFO, &info) < 0)
+                        return errno == ESRCH ? -EAGAIN : -errno;
+                if (!(info.mask & SVD_PIDFD_INFO_EXIT))
+                        return -EAGAIN;
+                *ret = exit_status_from_wait_status(info.exit_code);
+                return 0;
+        }
+
+        /* FIXME: drop the fallback when 7.1 is the oldest kernel we support. */
+        siginfo_t si = {};
+        if (waitid(P_PIDFD, (id_t) p->pidfd, &si, WEXITED | WNOHANG) < 0)
+                return -errno;
+        if (si.si_pid == 0)
+                return -EAGAIN;
+        *ret = (ExitStatus){ .code = si.si_code, .status = si.si_status };
+        return 0;
+}
+
+void process_done(Process *p) {
+        assert(p);
+        p->pidfd = safe_close(p->pidfd);
+        p->pid = 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A process is a pid and a pidfd, together. The pidfd is the identity: every
+ * signal goes through pidfd_send_signal(), every exit is learnt from it, so a
+ * recycled pid can never be hit.
+ *
+ * In autokill mode the pidfd is the one clone3() returned with
+ * CLONE_PIDFD_AUTOKILL: closing it (svd exiting for any reason included)
+ * makes the kernel SIGKILL the process. The child is autoreaped; its exit
+ * status is read with PIDFD_GET_INFO/PIDFD_INFO_EXIT. In fallback mode the
+ * child is an ordinary SIGCHLD child reaped with waitid(P_PIDFD).
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "basic/macros.h"
+
+typedef enum SpawnMode {
+        SPAWN_MODE_AUTOKILL,
+        SPAWN_MODE_FALLBACK,
+        _SPAWN_MODE_MAX,
+        _SPAWN_MODE_INVALID = -EINVAL,
+} SpawnMode;
+
+const char *spawn_mode_to_string(SpawnMode m);
+SpawnMode spawn_mode_from_string(const char *s);
+
+typedef struct Process {
+        pid_t pid;
+        int pidfd;
+        SpawnMode mode;
+} Process;
+
+#define PROCESS_NULL ((Process){ .pid = 0, .pidfd = -EBADF, .mode = _SPAWN_MODE_INVALID })
+
+static inline bool process_is_set(const Process *p) {
+        return p->pidfd >= 0;
+}
+
+/* How a process ended, in waitid(2) terms: code is CLD_EXITED, CLD_KILLED or
+ * CLD_DUMPED; status the exit status or the signal number. */
+typedef struct ExitStatus {
+        int code;
+        int status;
+} ExitStatus;
+
+const char *exit_code_to_string(int code); /* "exited", "killed", "dumped" */
+
+/* Sends sig through the pidfd. -ESRCH when the process is already gone. */
+int process_kill(Process *p, int sig);
+
+/* Collects the exit status of a process whose pidfd polled readable.
+ * Returns 0 with *ret, -EAGAIN when the kernel has not published it yet
+ * (autokill mode: the pidfd can poll readable a moment before the exit
+ * information is stored), or another -errno. */
+int process_exit_status(Process *p, ExitStatus *ret);
+
+/* Converts a wait(2) status word into an ExitStatus. */
+ExitStatus exit_status_from_wait_status(int wstatus);
+
+/* Closes the pidfd (in autokill mode this SIGKILLs a live process). */
+void process_done(Process *p);

@@ -1,0 +1,740 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "service.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "basic/parse-util.h"
+#include "basic/strv.h"
+#include "basic/varlink-wire.h"
+#include "log.h"
+#include "manager.h"
+#include "varlink.h"
+
+/* How often, 1 ms apart, the exit status is asked for again when pidfs has
+ * not published it yet although the pidfd polled readable. */
+#define SERVICE_EXIT_INFO_RETRIES 1000U
+#define SERVICE_EXIT_INFO_RETRY_USEC (1 * USEC_PER_MSEC)
+
+struct ServiceWaiter {
+        Service *service;
+        VarlinkCall *call;
+        ServiceOp op;
+        ServiceWaiter *next, *prev;
+};
+
+static const char *const service_state_table[_SERVICE_STATE_MAX] = {
+        [SERVICE_INACTIVE] = "inactive",   [SERVICE_STARTING] = "starting",
+        [SERVICE_RUNNING] = "running",     [SERVICE_STOPPING] = "stopping",
+        [SERVICE_KILLING] = "killing",     [SERVICE_AUTO_RESTART] = "auto-restart",
+        [SERVICE_FAILED] = "failed",
+};
+
+static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
+        [SERVICE_SUCCESS] = "success",
+        [SERVICE_FAILURE_EXIT_CODE] = "exit-code",
+        [SERVICE_FAILURE_SIGNAL] = "signal",
+        [SERVICE_FAILURE_CORE_DUMP] = "core-dump",
+        [SERVICE_FAILURE_TIMEOUT] = "timeout",
+        [SERVICE_FAILURE_EXEC] = "exec",
+        [SERVICE_FAILURE_RESOURCES] = "resources",
+};
+
+const char *service_state_to_string(ServiceState s) {
+        return s >= 0 && s < _SERVICE_STATE_MAX ? service_state_table[s] : NULL;
+}
+
+ServiceState service_state_from_string(const char *s) {
+        for (int i = 0; s && i < _SERVICE_STATE_MAX; i++)
+                if (streq(s, service_state_table[i]))
+                        return (ServiceState) i;
+        return _SERVICE_STATE_INVALID;
+}
+
+const char *service_result_to_string(ServiceResult r) {
+        return r >= 0 && r < _SERVICE_RESULT_MAX ? service_result_table[r] : NULL;
+}
+
+static uint64_t now_realtime_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+static void service_set_last_error(Service *s, char *msg) {
+        free(s->last_error);
+        s->last_error = msg;
+}
+
+/* ---- waiters: varlink calls answered when the machine gets somewhere ---- */
+
+static void waiter_unlink(ServiceWaiter *w) {
+        Service *s = w->service;
+        if (w->prev)
+                w->prev->next = w->next;
+        else
+                s->waiters = w->next;
+        if (w->next)
+                w->next->prev = w->prev;
+        free(w);
+}
+
+static void on_waiter_cancel(VarlinkCall *call, void *userdata) {
+        waiter_unlink(userdata); /* the peer went away; the call is freed by varlink.c */
+}
+
+static int service_add_waiter(Service *s, VarlinkCall *call, ServiceOp op) {
+        if (!call)
+                return 0;
+        ServiceWaiter *w = calloc(1, sizeof(*w));
+        if (!w) {
+                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                return log_oom();
+        }
+        *w = (ServiceWaiter){ .service = s, .call = call, .op = op, .next = s->waiters };
+        if (s->waiters)
+                s->waiters->prev = w;
+        s->waiters = w;
+        varlink_call_set_cancel(call, on_waiter_cancel, w);
+        return 0;
+}
+
+typedef json_t *(*WaiterErrorFn)(Service *s, const char **ret_error);
+
+/* Answers every waiter whose op is in `ops` (a bit mask of 1 << ServiceOp):
+ * with the service on success (error == NULL), else with the error and params. */
+static void service_answer_waiters(Service *s, unsigned ops, const char *error, json_t *params) {
+        ServiceWaiter *w = s->waiters, *next;
+        for (; w; w = next) {
+                next = w->next;
+                if (!(ops & (1U << w->op)))
+                        continue;
+                VarlinkCall *call = w->call;
+                varlink_call_set_cancel(call, NULL, NULL);
+                waiter_unlink(w);
+                if (error)
+                        (void) varlink_call_error(call, error, params ? json_incref(params) : NULL);
+                else
+                        (void) varlink_call_reply(call, json_pack("{s:o}", "service", service_to_json(s)));
+        }
+        json_decref(params);
+}
+
+#define OPS_START ((1U << SERVICE_OP_START) | (1U << SERVICE_OP_RESTART))
+#define OPS_STOP (1U << SERVICE_OP_STOP)
+
+static void service_cancel_waiters(Service *s, unsigned ops) {
+        service_answer_waiters(s, ops, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
+}
+
+/* ---- the state setter ---- */
+
+static void service_set_state(Service *s, ServiceState state) {
+        ServiceState old = s->state;
+
+        s->state = state;
+        s->state_change_usec = now_realtime_usec();
+        if (old != state)
+                log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
+
+        if (state == SERVICE_RUNNING)
+                service_answer_waiters(s, OPS_START, NULL, NULL);
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
+                service_answer_waiters(s, OPS_STOP, NULL, NULL);
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED))
+                manager_check_shutdown(s->manager);
+}
+
+/* ---- spawning ---- */
+
+static void service_unwatch(Service *s) {
+        s->exit_source = sd_event_source_disable_unref(s->exit_source);
+        s->report_source = sd_event_source_disable_unref(s->report_source);
+        s->report_fd = safe_close(s->report_fd);
+}
+
+static void service_unset_timer(Service *s) {
+        s->timer_source = sd_event_source_disable_unref(s->timer_source);
+}
+
+static int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb) {
+        service_unset_timer(s);
+        if (usec == USEC_INFINITY)
+                return 0;
+        return sd_event_add_time_relative(s->manager->event, &s->timer_source, CLOCK_MONOTONIC, usec,
+                                          /* accuracy= */ 0, cb, s);
+}
+
+/* The environment a service starts with: a fixed PATH, the user's identity
+ * when User= is set (as systemd does), then Environment= on top. */
+static int service_build_environment(Service *s, char ***ret) {
+        _cleanup_strv_free_ char **env = NULL;
+        char *a;
+
+        if (asprintf(&a, "PATH=%s", SPAWN_DEFAULT_PATH) < 0 || strv_consume(&env, a) < 0)
+                return -ENOMEM;
+        if (s->creds.set && s->creds.user) {
+                const char *home = s->creds.home ? s->creds.home : "/";
+                const char *shell = s->creds.shell ? s->creds.shell : "/bin/sh";
+                if (asprintf(&a, "HOME=%s", home) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "USER=%s", s->creds.user) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "LOGNAME=%s", s->creds.user) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "SHELL=%s", shell) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
+        for (char **e = s->unit->environment; e && *e; e++) {
+                char *c = strdup(*e);
+                if (!c || strv_env_replace_consume(&env, c) < 0)
+                        return -ENOMEM;
+        }
+        if (!env && strv_extend(&env, NULL) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(env);
+        return 0;
+}
+
+static int on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+static int on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart);
+
+static int service_spawn(Service *s) {
+        _cleanup_strv_free_ char **env = NULL;
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int report_fd = -EBADF;
+        Manager *m = s->manager;
+        Unit *u = s->unit;
+        Process proc = PROCESS_NULL;
+        int r;
+
+        assert(u);
+        assert(!process_is_set(&s->main));
+
+        r = service_build_environment(s, &env);
+        if (r < 0)
+                goto fail;
+
+        /* A name without '/' is looked up here; if it is nowhere, exec of the
+         * bare name fails in the child with ENOENT and that is what the user sees. */
+        const char *search = NULL;
+        for (char **e = env; *e; e++)
+                if (strneq(*e, "PATH=", 5))
+                        search = *e + 5;
+        if (spawn_find_executable(u->exec_start[0], search, &path) < 0) {
+                path = strdup(u->exec_start[0]);
+                if (!path) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        }
+
+        const char *wd = u->working_directory;
+        if (u->working_directory_home)
+                wd = s->creds.home ? s->creds.home : "/";
+        else if (!wd)
+                wd = "/";
+
+        SpawnParams params = {
+                .path = path,
+                .argv = u->exec_start,
+                .envp = env,
+                .working_directory = wd,
+                .working_directory_missing_ok = u->working_directory_missing_ok,
+                .change_credentials = s->creds.set,
+                .uid = s->creds.uid,
+                .gid = s->creds.gid,
+                .groups = s->creds.groups,
+                .n_groups = s->creds.n_groups,
+                .no_new_privileges = u->no_new_privileges,
+                .nofile = &m->nofile,
+                .mode = m->probe.mode,
+                .cap_sys_admin = m->probe.cap_sys_admin,
+        };
+        r = spawn_process(&params, &proc, &report_fd);
+        if (r < 0)
+                goto fail;
+
+        s->main = proc;
+        s->have_exit = false;
+        s->have_spawn_failure = false;
+        s->exit_info_retries = 0;
+        s->active_enter_usec = now_realtime_usec();
+        r = sd_event_add_io(m->event, &s->exit_source, s->main.pidfd, EPOLLIN, on_exit_event, s);
+        if (r >= 0)
+                r = sd_event_add_io(m->event, &s->report_source, report_fd, EPOLLIN, on_report_event, s);
+        if (r < 0) {
+                /* Cannot watch it, so it must not run unwatched. */
+                (void) process_kill(&s->main, SIGKILL);
+                if (s->main.mode == SPAWN_MODE_FALLBACK)
+                        (void) waitid(P_PIDFD, (id_t) s->main.pidfd, &(siginfo_t){}, WEXITED);
+                service_unwatch(s);
+                process_done(&s->main);
+                goto fail;
+        }
+        s->report_fd = TAKE_FD(report_fd);
+        log_debug("%s: spawned pid %d (%s)", s->name, (int) s->main.pid, spawn_mode_to_string(s->main.mode));
+        service_set_state(s, SERVICE_STARTING);
+        return 0;
+
+fail:
+        {
+                char *msg = NULL;
+                if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
+                        msg = NULL;
+                service_set_last_error(s, msg);
+                log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
+                service_answer_waiters(s, OPS_START, "io.svd.Manager.SpawnFailed",
+                                       json_pack("{s:s,s:s}", "name", s->name, "message",
+                                                 msg ? msg : "Failed to spawn"));
+                service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
+                return r;
+        }
+}
+
+/* ---- exits ---- */
+
+static bool exit_is_clean_signal(int sig) {
+        /* As systemd: these are how a service is asked to stop, so ending by
+         * one of them is a clean exit. */
+        return IN_SET(sig, SIGHUP, SIGINT, SIGTERM, SIGPIPE);
+}
+
+static ServiceResult result_from_exit(const ExitStatus *st) {
+        switch (st->code) {
+        case CLD_EXITED:
+                return st->status == 0 ? SERVICE_SUCCESS : SERVICE_FAILURE_EXIT_CODE;
+        case CLD_KILLED:
+                return exit_is_clean_signal(st->status) ? SERVICE_SUCCESS : SERVICE_FAILURE_SIGNAL;
+        case CLD_DUMPED:
+                return SERVICE_FAILURE_CORE_DUMP;
+        default:
+                return SERVICE_FAILURE_SIGNAL;
+        }
+}
+
+static bool service_should_restart(Service *s, ServiceResult result) {
+        if (s->manager->shutting_down || !s->want_running)
+                return false;
+        switch (s->unit->restart) {
+        case RESTART_ALWAYS:
+                return true;
+        case RESTART_ON_FAILURE:
+                return result != SERVICE_SUCCESS;
+        default:
+                return false;
+        }
+}
+
+static int on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+
+        assert(s->state == SERVICE_AUTO_RESTART);
+        service_unset_timer(s);
+        s->restarts++;
+        log_info("%s: restarting (restart %u)", s->name, s->restarts);
+        (void) service_spawn(s);
+        return 0;
+}
+
+/* No process any more: settle in inactive/failed or schedule a restart. */
+static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart) {
+        if (s->result == SERVICE_SUCCESS || result != SERVICE_SUCCESS)
+                s->result = result;
+
+        if (allow_restart && service_should_restart(s, s->result)) {
+                int r = service_arm_timer(s, s->unit->restart_usec, on_restart_timer);
+                if (r >= 0) {
+                        service_set_state(s, SERVICE_AUTO_RESTART);
+                        return;
+                }
+                log_error_errno(r, "%s: Failed to schedule restart: %m", s->name);
+        }
+        service_unset_timer(s);
+        s->want_running = false;
+        service_set_state(s, s->result == SERVICE_SUCCESS ? SERVICE_INACTIVE : SERVICE_FAILED);
+}
+
+static void service_note_spawn_failure(Service *s) {
+        const SpawnFailure *f = &s->spawn_failure;
+        const char *stage = spawn_stage_to_string(f->stage);
+        char *msg = NULL;
+        int r;
+
+        if (f->stage == SPAWN_STAGE_EXEC)
+                r = asprintf(&msg, "exec %s: %s", s->unit->exec_start[0], strerror(f->error));
+        else
+                r = asprintf(&msg, "failed at %s: %s", strna(stage), strerror(f->error));
+        if (r < 0)
+                msg = NULL;
+        log_error("%s: %s", s->name, msg ? msg : "spawn failed");
+        service_set_last_error(s, msg);
+
+        const char *errname = strerrorname_np(f->error);
+        service_answer_waiters(s, OPS_START, "io.svd.Manager.ExecFailed",
+                               json_pack("{s:s,s:s,s:i,s:s,s:s}", "name", s->name, "stage", strna(stage),
+                                         "errno", f->error, "errnoName", strna(errname), "message",
+                                         msg ? msg : "spawn failed"));
+}
+
+/* Reads what the child reported: a failure record, or EOF once it exec'd. */
+static void service_drain_report(Service *s) {
+        if (s->report_fd < 0)
+                return;
+        SpawnFailure f;
+        int r = spawn_read_failure(s->report_fd, &f);
+        if (r == -EAGAIN)
+                return;
+        s->report_source = sd_event_source_disable_unref(s->report_source);
+        s->report_fd = safe_close(s->report_fd);
+        if (r > 0) {
+                s->spawn_failure = f;
+                s->have_spawn_failure = true;
+                service_note_spawn_failure(s);
+        } else if (r < 0)
+                log_warning_errno(r, "%s: Failed to read spawn report, ignoring: %m", s->name);
+}
+
+static int on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        Service *s = userdata;
+
+        service_drain_report(s);
+        if (s->report_fd < 0 && !s->have_spawn_failure && s->state == SERVICE_STARTING) {
+                log_info("%s: started, pid %d", s->name, (int) s->main.pid);
+                service_set_state(s, SERVICE_RUNNING);
+        }
+        return 0;
+}
+
+static void service_handle_exit(Service *s, const ExitStatus *st) {
+        ServiceState was = s->state;
+
+        /* The child wrote its report before it exited, and its end of the
+         * pipe closed when it exec'd or died, so the report is complete now. */
+        service_drain_report(s);
+        if (was == SERVICE_STARTING && !s->have_spawn_failure) {
+                service_set_state(s, SERVICE_RUNNING); /* it did exec: Start succeeded */
+                was = SERVICE_RUNNING;
+        }
+
+        service_unwatch(s);
+        process_done(&s->main);
+        service_unset_timer(s);
+
+        s->have_exit = true;
+        s->last_exit = *st;
+        if (st->code == CLD_EXITED)
+                log_info("%s: main process exited, status=%d", s->name, st->status);
+        else
+                log_info("%s: main process %s, signal=%s", s->name, strna(exit_code_to_string(st->code)),
+                         strna(signal_to_string(st->status)));
+
+        ServiceResult result;
+        if (s->have_spawn_failure)
+                result = SERVICE_FAILURE_EXEC;
+        else if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
+                result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
+        else
+                result = result_from_exit(st);
+
+        if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING) && s->want_running && !s->manager->shutting_down) {
+                /* A restart asked for by a client: start again at once. */
+                if (s->result == SERVICE_FAILURE_TIMEOUT)
+                        s->result = SERVICE_SUCCESS;
+                (void) service_spawn(s);
+                return;
+        }
+        service_enter_dead(s, result, /* allow_restart= */ !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING));
+}
+
+static int on_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata);
+
+static void service_collect_exit(Service *s) {
+        ExitStatus st;
+        int r = process_exit_status(&s->main, &st);
+        if (r == -EAGAIN && s->exit_info_retries++ < SERVICE_EXIT_INFO_RETRIES) {
+                /* Readable but not yet published: ask again shortly. The io
+                 * source is level-triggered, so switch it off meanwhile. */
+                (void) sd_event_source_set_enabled(s->exit_source, SD_EVENT_OFF);
+                r = service_arm_timer(s, SERVICE_EXIT_INFO_RETRY_USEC, on_exit_info_retry);
+                if (r >= 0)
+                        return;
+        }
+        if (r < 0) {
+                log_warning_errno(r, "%s: Failed to read exit status, assuming killed: %m", s->name);
+                st = (ExitStatus){ .code = CLD_KILLED, .status = SIGKILL };
+        }
+        service_handle_exit(s, &st);
+}
+
+static int on_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        service_unset_timer(s);
+        service_collect_exit(s);
+        return 0;
+}
+
+static int on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        service_collect_exit(userdata);
+        return 0;
+}
+
+/* ---- stopping ---- */
+
+static int on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+
+        service_unset_timer(s);
+        log_warning("%s: stop timed out after %s, killing", s->name,
+                    format_timespan((char[64]){}, 64, s->unit->timeout_stop_usec));
+        s->result = SERVICE_FAILURE_TIMEOUT;
+        int r = process_kill(&s->main, SIGKILL);
+        if (r < 0 && r != -ESRCH)
+                log_error_errno(r, "%s: Failed to send SIGKILL: %m", s->name);
+        service_set_state(s, SERVICE_KILLING);
+        return 0;
+}
+
+static void service_enter_stopping(Service *s) {
+        assert(process_is_set(&s->main));
+
+        int r = process_kill(&s->main, s->unit->kill_signal);
+        if (r < 0 && r != -ESRCH)
+                log_error_errno(r, "%s: Failed to send %s: %m", s->name,
+                                strna(signal_to_string(s->unit->kill_signal)));
+        r = service_arm_timer(s, s->unit->timeout_stop_usec, on_stop_timeout);
+        if (r < 0) {
+                log_error_errno(r, "%s: Failed to arm stop timeout, killing now: %m", s->name);
+                (void) process_kill(&s->main, SIGKILL);
+                service_set_state(s, SERVICE_KILLING);
+                return;
+        }
+        service_set_state(s, SERVICE_STOPPING);
+}
+
+/* ---- operations ---- */
+
+static bool service_refuse(Service *s, VarlinkCall *call) {
+        if (!s->unit) {
+                if (call)
+                        (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
+                                                  json_pack("{s:s,s:s}", "name", s->name, "message",
+                                                            strna(s->load_error)));
+                return true;
+        }
+        if (s->manager->shutting_down) {
+                if (call)
+                        (void) varlink_call_error(call, "io.svd.Manager.SpawnFailed",
+                                                  json_pack("{s:s,s:s}", "name", s->name, "message",
+                                                            "svd is shutting down"));
+                return true;
+        }
+        return false;
+}
+
+void service_start(Service *s, VarlinkCall *call) {
+        assert(s);
+
+        if (service_refuse(s, call))
+                return;
+        if (service_add_waiter(s, call, SERVICE_OP_START) < 0)
+                return;
+        service_cancel_waiters(s, OPS_STOP);
+        s->want_running = true;
+
+        switch (s->state) {
+        case SERVICE_RUNNING:
+                service_answer_waiters(s, OPS_START, NULL, NULL);
+                break;
+        case SERVICE_STARTING:
+        case SERVICE_STOPPING:
+        case SERVICE_KILLING:
+                break; /* on_report_event or the exit handler finishes the job */
+        case SERVICE_AUTO_RESTART:
+                service_unset_timer(s);
+                _fallthrough_;
+        case SERVICE_INACTIVE:
+        case SERVICE_FAILED:
+                s->restarts = 0;
+                s->result = SERVICE_SUCCESS;
+                (void) service_spawn(s);
+                break;
+        default:
+                assert(!"bad state");
+        }
+}
+
+void service_stop(Service *s, VarlinkCall *call) {
+        assert(s);
+
+        if (service_add_waiter(s, call, SERVICE_OP_STOP) < 0)
+                return;
+        service_cancel_waiters(s, OPS_START);
+        s->want_running = false;
+
+        switch (s->state) {
+        case SERVICE_INACTIVE:
+        case SERVICE_FAILED:
+                service_answer_waiters(s, OPS_STOP, NULL, NULL);
+                break;
+        case SERVICE_AUTO_RESTART:
+                service_unset_timer(s);
+                service_set_state(s, SERVICE_INACTIVE);
+                break;
+        case SERVICE_STARTING:
+        case SERVICE_RUNNING:
+                service_enter_stopping(s);
+                break;
+        case SERVICE_STOPPING:
+        case SERVICE_KILLING:
+                break;
+        default:
+                assert(!"bad state");
+        }
+}
+
+void service_restart(Service *s, VarlinkCall *call) {
+        assert(s);
+
+        if (service_refuse(s, call))
+                return;
+        if (!IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_STOPPING, SERVICE_KILLING)) {
+                service_start(s, call);
+                return;
+        }
+        if (service_add_waiter(s, call, SERVICE_OP_RESTART) < 0)
+                return;
+        service_cancel_waiters(s, OPS_STOP | (1U << SERVICE_OP_START));
+        s->want_running = true;
+        s->restarts = 0;
+        if (IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING))
+                service_enter_stopping(s);
+}
+
+bool service_is_settled(const Service *s) {
+        return IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) || (s->state == SERVICE_AUTO_RESTART && s->manager->shutting_down);
+}
+
+/* ---- life cycle ---- */
+
+int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit, const char *load_error,
+                Service **ret) {
+        _cleanup_(service_freep) Service *s = NULL;
+
+        assert(m);
+        assert(name);
+        assert(ret);
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        *s = (Service){
+                .manager = m,
+                .main = PROCESS_NULL,
+                .report_fd = -EBADF,
+                .state = SERVICE_INACTIVE,
+                .result = SERVICE_SUCCESS,
+                .state_change_usec = now_realtime_usec(),
+        };
+        s->name = strdup(name);
+        s->unit_path = strdup(unit_path ? unit_path : "");
+        if (!s->name || !s->unit_path)
+                return -ENOMEM;
+        if (load_error && !(s->load_error = strdup(load_error)))
+                return -ENOMEM;
+
+        if (unit) {
+                char *err = NULL;
+                int r = credentials_resolve(unit->user, unit->group, &s->creds, &err);
+                if (r < 0) {
+                        if (err)
+                                r = asprintf(&s->load_error, "%s: %s", s->unit_path, err) < 0 ? -ENOMEM : 0;
+                        else
+                                r = asprintf(&s->load_error, "%s: Failed to resolve User=/Group=: %s",
+                                             s->unit_path, strerror(-r)) < 0 ? -ENOMEM : 0;
+                        free(err);
+                        unit_free(unit);
+                        if (r < 0)
+                                return r;
+                } else
+                        s->unit = unit;
+        }
+
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+Service *service_free(Service *s) {
+        if (!s)
+                return NULL;
+        while (s->waiters) {
+                ServiceWaiter *w = s->waiters;
+                VarlinkCall *call = w->call;
+                varlink_call_set_cancel(call, NULL, NULL);
+                waiter_unlink(w);
+                (void) varlink_call_error(call, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
+        }
+        service_unwatch(s);
+        service_unset_timer(s);
+        if (process_is_set(&s->main) && s->main.mode == SPAWN_MODE_FALLBACK) {
+                /* Only at exit with the service still up after its stop sequence. */
+                (void) process_kill(&s->main, SIGKILL);
+                (void) waitid(P_PIDFD, (id_t) s->main.pidfd, &(siginfo_t){}, WEXITED);
+        }
+        process_done(&s->main);
+        credentials_done(&s->creds);
+        unit_free(s->unit);
+        free(s->name);
+        free(s->unit_path);
+        free(s->load_error);
+        free(s->last_error);
+        free(s);
+        return NULL;
+}
+
+/* ---- wire representation ---- */
+
+json_t *service_to_json(const Service *s) {
+        json_t *o = json_object(), *argv = json_array();
+        if (!o || !argv) {
+                json_decref(o);
+                json_decref(argv);
+                return NULL;
+        }
+        for (char **a = s->unit ? s->unit->exec_start : NULL; a && *a; a++)
+                json_array_append_new(argv, json_string(*a));
+
+        json_object_set_new(o, "name", json_string(s->name));
+        json_object_set_new(o, "description",
+                            json_string(s->unit && s->unit->description ? s->unit->description : ""));
+        json_object_set_new(o, "unitPath", json_string(s->unit_path));
+        json_object_set_new(o, "loadState", json_string(s->unit ? "loaded" : "error"));
+        json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
+        json_object_set_new(o, "state", json_string(service_state_to_string(s->state)));
+        json_object_set_new(o, "stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
+        json_object_set_new(o, "activeEnterUsec",
+                            process_is_set(&s->main) ? json_integer((json_int_t) s->active_enter_usec)
+                                                     : json_null());
+        json_object_set_new(o, "pid", process_is_set(&s->main) ? json_integer(s->main.pid) : json_null());
+        json_object_set_new(o, "result", json_string(service_result_to_string(s->result)));
+        json_object_set_new(o, "lastExit",
+                            s->have_exit ? json_pack("{s:s,s:i}", "code",
+                                                     strna(exit_code_to_string(s->last_exit.code)), "status",
+                                                     s->last_exit.status)
+                                         : json_null());
+        json_object_set_new(o, "lastError", s->last_error ? json_string(s->last_error) : json_null());
+        json_object_set_new(o, "restarts", json_integer(s->restarts));
+        json_object_set_new(o, "restart",
+                            json_string(s->unit ? restart_policy_to_string(s->unit->restart) : "no"));
+        json_object_set_new(o, "enabled", json_boolean(s->unit && s->unit->wanted_by_default));
+        json_object_set_new(o, "mode", process_is_set(&s->main)
+                                               ? json_string(spawn_mode_to_string(s->main.mode))
+                                               : json_null());
+        json_object_set_new(o, "execStart", argv);
+        return o;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * One supervised service: its unit, its main process, and the state machine
+ * that decides what happens next. The state is written by service_set_state()
+ * only, which logs every transition. `want_running` is the desired state,
+ * `state` the current one; the machine moves the second towards the first.
+ *
+ *   inactive ──start──▶ starting ──exec'd──▶ running ──exit──▶ (restart? auto-restart : inactive/failed)
+ *   running/starting ──stop──▶ stopping ──TimeoutStopSec──▶ killing ──exit──▶ inactive/failed
+ *   auto-restart ──RestartSec──▶ starting
+ *
+ * Callers waiting for an outcome (varlink Start/Stop/Restart) are queued as
+ * waiters and answered when the machine gets there.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "basic/macros.h"
+#include "creds.h"
+#include "process.h"
+#include "spawn.h"
+#include "unit.h"
+
+typedef struct Manager Manager;
+typedef struct VarlinkCall VarlinkCall;
+
+typedef enum ServiceState {
+        SERVICE_INACTIVE,
+        SERVICE_STARTING,
+        SERVICE_RUNNING,
+        SERVICE_STOPPING,
+        SERVICE_KILLING,
+        SERVICE_AUTO_RESTART,
+        SERVICE_FAILED,
+        _SERVICE_STATE_MAX,
+        _SERVICE_STATE_INVALID = -EINVAL,
+} ServiceState;
+
+typedef enum ServiceResult {
+        SERVICE_SUCCESS,
+        SERVICE_FAILURE_EXIT_CODE,
+        SERVICE_FAILURE_SIGNAL,
+        SERVICE_FAILURE_CORE_DUMP,
+        SERVICE_FAILURE_TIMEOUT,
+        SERVICE_FAILURE_EXEC,
+        SERVICE_FAILURE_RESOURCES,
+        _SERVICE_RESULT_MAX,
+        _SERVICE_RESULT_INVALID = -EINVAL,
+} ServiceResult;
+
+const char *service_state_to_string(ServiceState s);
+ServiceState service_state_from_string(const char *s);
+const char *service_result_to_string(ServiceResult r);
+
+typedef enum ServiceOp {
+        SERVICE_OP_START,
+        SERVICE_OP_STOP,
+        SERVICE_OP_RESTART,
+        _SERVICE_OP_MAX,
+} ServiceOp;
+
+typedef struct ServiceWaiter ServiceWaiter;
+
+typedef struct Service {
+        Manager *manager;
+        char *name;
+        char *unit_path;
+        Unit *unit;       /* NULL when the unit file failed to load */
+        char *load_error; /* why, with file and line */
+        Credentials creds;      /* User=/Group= resolved at load time */
+
+        ServiceState state;
+        bool want_running;
+        ServiceResult result;
+        uint64_t state_change_usec;  /* CLOCK_REALTIME */
+        uint64_t active_enter_usec;  /* CLOCK_REALTIME, when the current process was spawned */
+
+        Process main;
+        sd_event_source *exit_source;   /* main.pidfd readable */
+        sd_event_source *report_source; /* spawn failure pipe */
+        sd_event_source *timer_source;  /* stop timeout, restart delay, exit-info retry */
+        int report_fd;
+        unsigned exit_info_retries;
+
+        bool have_exit;
+        ExitStatus last_exit;
+        SpawnFailure spawn_failure;
+        bool have_spawn_failure;
+        char *last_error;
+        unsigned restarts;
+
+        ServiceWaiter *waiters;
+} Service;
+
+/* Creates a service from a loaded unit (takes ownership) or, when unit is
+ * NULL, a placeholder carrying load_error so that clients can see why. */
+int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit, const char *load_error,
+                Service **ret);
+Service *service_free(Service *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Service *, service_free);
+
+/* Desired-state changes. `call`, when non-NULL, is answered when the
+ * operation completes (or fails); the service owns it from here on. */
+void service_start(Service *s, VarlinkCall *call);
+void service_stop(Service *s, VarlinkCall *call);
+void service_restart(Service *s, VarlinkCall *call);
+
+bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
+
+/* The wire representation (io.svd.Manager Service type). */
+struct json_t *service_to_json(const Service *s);

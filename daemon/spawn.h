@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Creating service processes with clone3().
+ *
+ * spawn_probe() asks the kernel once, at start-up, whether it accepts the
+ * Linux 7.1 flags (CLONE_AUTOREAP, CLONE_NNP, CLONE_PIDFD_AUTOKILL) and can
+ * report an autoreaped child's exit status through PIDFD_GET_INFO. It never
+ * looks at the kernel version.
+ *
+ * spawn_process() creates one child. The parent prepares everything (argv,
+ * envp, resolved path, uid/gid/groups); the child only applies it, in the
+ * order of SpawnStage, and execs. A failed step is written to a close-on-exec
+ * pipe as {stage, errno} and the child _exit()s; a successful exec closes the
+ * pipe, so EOF on it means "exec'd". The child never logs and never
+ * allocates.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "process.h"
+
+typedef struct SpawnProbe {
+        SpawnMode mode;
+        char reason[256];
+        uint64_t flags;    /* the flags the kernel accepted */
+        bool cap_sys_admin; /* autokill without CLONE_NNP is allowed */
+} SpawnProbe;
+
+/* Probes the kernel. Never fails: a kernel without the flags gives
+ * SPAWN_MODE_FALLBACK with the reason. force_fallback records that the
+ * fallback was asked for. */
+void spawn_probe(bool force_fallback, SpawnProbe *ret);
+
+/* The steps of child setup, in order. Their names are used in messages and
+ * on the wire ("failed at setgroups"). */
+typedef enum SpawnStage {
+        SPAWN_STAGE_CLOSE_FDS,
+        SPAWN_STAGE_SIGNALS,
+        SPAWN_STAGE_SETSID,
+        SPAWN_STAGE_STDIN,
+        SPAWN_STAGE_RLIMITS,
+        SPAWN_STAGE_CHDIR,
+        SPAWN_STAGE_SETGROUPS,
+        SPAWN_STAGE_SETGID,
+        SPAWN_STAGE_SETUID,
+        SPAWN_STAGE_NO_NEW_PRIVS,
+        SPAWN_STAGE_PDEATHSIG,
+        SPAWN_STAGE_PARENT,
+        SPAWN_STAGE_EXEC,
+        _SPAWN_STAGE_MAX,
+        _SPAWN_STAGE_INVALID = -EINVAL,
+} SpawnStage;
+
+const char *spawn_stage_to_string(SpawnStage s);
+
+typedef struct SpawnFailure {
+        int32_t stage;
+        int32_t error; /* positive errno */
+} SpawnFailure;
+
+typedef struct SpawnParams {
+        const char *path;   /* what to execve() */
+        char *const *argv;
+        char *const *envp;
+        const char *working_directory; /* NULL: stay in svd's cwd */
+        bool working_directory_missing_ok;
+        bool change_credentials;
+        uid_t uid;
+        gid_t gid;
+        const gid_t *groups;
+        size_t n_groups;
+        bool no_new_privileges;
+        const struct rlimit *nofile; /* NULL: keep svd's */
+        SpawnMode mode;
+        bool cap_sys_admin; /* from the probe: whether autokill works without CLONE_NNP */
+} SpawnParams;
+
+/* Creates the child. On success returns 0, *ret (pid, pidfd, mode) and
+ * *ret_report_fd, the read end of the failure pipe (O_CLOEXEC|O_NONBLOCK). */
+int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd);
+
+/* Reads a failure record from the report pipe: 1 with *ret, 0 on EOF (the
+ * child exec'd or died without reaching exec), -EAGAIN if nothing yet. */
+int spawn_read_failure(int fd, SpawnFailure *ret);
+
+/* Looks up a command name in a PATH-like list of directories; an absolute
+ * or relative path containing '/' is returned as is. *ret is malloc'd.
+ * -ENOENT when no executable file of that name exists. */
+int spawn_find_executable(const char *name, const char *search_path, char **ret);
+
+#define SPAWN_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

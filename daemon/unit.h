@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Unit files: NAME.service in the unit directory, ini syntax read with inih,
+ * systemd's section and key names. unit_load_file() turns one file into a
+ * Unit or into one error message "FILE:LINE: reason" (a bad value of a known
+ * key, an unreadable file, a missing ExecStart=). Unknown sections and keys
+ * are warnings "FILE:LINE: Unknown key 'Foo=' in [Service], ignoring." passed
+ * to the caller; they never fail the unit. The parser never logs itself.
+ *
+ * Users and groups are kept as written; they are resolved to numbers by the
+ * manager before spawning (never in the child).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "basic/macros.h"
+
+/* Limits on what a unit file may make svd hold. */
+#define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
+#define UNIT_LINE_MAX 65536U           /* bytes in one logical line */
+#define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
+#define UNIT_ENV_MAX 4096U             /* Environment= assignments */
+#define UNIT_NAME_MAX 255U             /* bytes in NAME of NAME.service */
+
+typedef enum RestartPolicy {
+        RESTART_NO,
+        RESTART_ON_FAILURE,
+        RESTART_ALWAYS,
+        _RESTART_POLICY_MAX,
+        _RESTART_POLICY_INVALID = -EINVAL,
+} RestartPolicy;
+
+const char *restart_policy_to_string(RestartPolicy p);
+RestartPolicy restart_policy_from_string(const char *s);
+
+typedef struct Unit {
+        char *name;        /* "web" for web.service */
+        char *path;        /* file it was loaded from */
+        char *description; /* may be NULL */
+
+        char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written */
+        char *working_directory; /* NULL: "/" for root, or svd's own cwd? See unit.c: default "/" */
+        bool working_directory_home; /* WorkingDirectory=~ */
+        bool working_directory_missing_ok; /* WorkingDirectory=-/path */
+        char **environment; /* NULL-terminated "K=V" list, later assignments of a key win */
+
+        char *user;  /* as written: a name or a number; NULL = svd's own */
+        char *group; /* as written; NULL = the user's primary group */
+
+        RestartPolicy restart;
+        uint64_t restart_usec;      /* RestartSec=, default 100 ms like systemd */
+        int kill_signal;            /* KillSignal=, default SIGTERM */
+        uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
+        bool no_new_privileges;
+
+        bool wanted_by_default; /* [Install] WantedBy=default.target */
+} Unit;
+
+/* A warning about a unit file; the unit still loads. */
+typedef void (*UnitWarningFn)(const char *message, void *userdata);
+
+/* Loads path as unit `name` (the file name without ".service").
+ * On success returns 0 and *ret. On failure returns -errno and, when
+ * ret_error is non-NULL, a malloc'd message naming file, line and reason. */
+int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void *userdata, Unit **ret,
+                   char **ret_error);
+
+/* Same, from memory (tests, fuzzers). `path` is only used in messages. */
+int unit_load_string(const char *text, size_t len, const char *path, const char *name, UnitWarningFn warn,
+                     void *userdata, Unit **ret, char **ret_error);
+
+Unit *unit_free(Unit *u);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
+
+/* "web.service" -> "web"; returns -EINVAL for names that are not a valid
+ * NAME.service (empty, too long, '/' or control characters, leading '.'). */
+int unit_name_from_filename(const char *filename, char **ret);
+bool unit_name_is_valid(const char *name);

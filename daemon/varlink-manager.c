@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Handlers for io.svd.Manager.*: argument checks and lookups here, the
+ * decisions in service.c. */
+#include "varlink-manager.h"
+
+#include <sys/utsname.h>
+
+#include "basic/missing-syscall.h"
+#include "log.h"
+#include "manager.h"
+#include "service.h"
+#include "varlink.h"
+
+extern const char varlink_idl_io_svd_manager[];
+
+static json_t *flags_to_json(uint64_t flags) {
+        static const struct {
+                uint64_t flag;
+                const char *name;
+        } table[] = {
+                { CLONE_AUTOREAP, "CLONE_AUTOREAP" },
+                { CLONE_NNP, "CLONE_NNP" },
+                { CLONE_PIDFD_AUTOKILL, "CLONE_PIDFD_AUTOKILL" },
+        };
+        json_t *a = json_array();
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (flags & table[i].flag)
+                        json_array_append_new(a, json_string(table[i].name));
+        return a;
+}
+
+static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Manager *m = userdata;
+        static const VarlinkField fields[] = { {} };
+        struct utsname u;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        if (uname(&u) < 0)
+                return -errno;
+        return varlink_call_reply(
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I}", "version", SVD_VERSION, "kernel",
+                                u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
+                                m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
+                                "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
+                                "services", (json_int_t) m->n_services));
+}
+
+static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Manager *m = userdata;
+        static const VarlinkField fields[] = { {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        json_t *a = json_array();
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_services; i++)
+                json_array_append_new(a, service_to_json(m->services[i]));
+        return varlink_call_reply(call, json_pack("{s:o}", "services", a));
+}
+
+/* Looks up the `name` parameter; answers the call itself when that fails. */
+static Service *lookup_service(Manager *m, VarlinkCall *call, json_t *parameters) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return NULL;
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        Service *s = manager_get_service(m, name);
+        if (!s)
+                (void) varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        return s;
+}
+
+static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Service *s = lookup_service(userdata, call, parameters);
+        if (!s)
+                return 0;
+        return varlink_call_reply(call, json_pack("{s:o}", "service", service_to_json(s)));
+}
+
+static int method_start(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Service *s = lookup_service(userdata, call, parameters);
+        if (s)
+                service_start(s, call);
+        return 0;
+}
+
+static int method_stop(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Service *s = lookup_service(userdata, call, parameters);
+        if (s)
+                service_stop(s, call);
+        return 0;
+}
+
+static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Service *s = lookup_service(userdata, call, parameters);
+        if (s)
+                service_restart(s, call);
+        return 0;
+}
+
+static const VarlinkMethod manager_methods[] = {
+        { "Info", method_info, 0 },
+        { "List", method_list, 0 },
+        { "Status", method_status, 0 },
+        { "Start", method_start, VARLINK_METHOD_WRITE },
+        { "Stop", method_stop, VARLINK_METHOD_WRITE },
+        { "Restart", method_restart, VARLINK_METHOD_WRITE },
+        {},
+};
+
+int varlink_manager_register(Manager *m, VarlinkServer *server) {
+        return varlink_server_add_interface(server, "io.svd.Manager", varlink_idl_io_svd_manager, manager_methods, m);
+}

@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "varlink.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "basic/varlink-wire.h"
+#include "log.h"
+
+/* Interfaces one server can carry. */
+#define VARLINK_INTERFACES_MAX 8U
+/* After accept() fails for lack of fds, wait this long before trying again
+ * rather than spinning on a listening socket that stays readable. */
+#define VARLINK_ACCEPT_RETRY_USEC (100 * USEC_PER_MSEC)
+
+typedef struct VarlinkInterface {
+        const char *name;
+        const char *idl;
+        const VarlinkMethod *methods;
+        void *userdata;
+} VarlinkInterface;
+
+typedef struct VarlinkConnection VarlinkConnection;
+
+struct VarlinkServer {
+        sd_event *event;
+        int listen_fd;
+        char *path;
+        sd_event_source *listen_source;
+        sd_event_source *accept_retry_source;
+        VarlinkServerInfo info;
+        uid_t owner;
+        VarlinkInterface interfaces[VARLINK_INTERFACES_MAX];
+        size_t n_interfaces;
+        VarlinkConnection *connections;
+        size_t n_connections;
+};
+
+struct VarlinkCall {
+        VarlinkConnection *connection; /* NULL for oneway calls and once the peer is gone */
+        char *method;
+        bool more;
+        bool oneway;
+        bool in_dispatch; /* the handler is still running: it may not be freed yet */
+        bool done;        /* final reply sent */
+        uid_t uid;
+        VarlinkCancelFn cancel;
+        void *cancel_userdata;
+};
+
+struct VarlinkConnection {
+        VarlinkServer *server;
+        int fd;
+        uid_t uid;
+        pid_t pid;
+        sd_event_source *io_source;
+        sd_event_source *defer_source; /* resumes processing after a deferred reply */
+        VarlinkBuffer input;
+        char *output;
+        size_t output_size, output_start;
+        bool read_eof;
+        bool dead; /* a reply could not be queued: close at the next chance */
+        VarlinkCall *current; /* the call being answered */
+        VarlinkConnection *next, *prev;
+};
+
+static void connection_free(VarlinkConnection *c);
+static void connection_update(VarlinkConnection *c);
+
+/* ---- calls ---- */
+
+static VarlinkCall *call_free(VarlinkCall *call) {
+        if (!call)
+                return NULL;
+        free(call->method);
+        free(call);
+        return NULL;
+}
+
+void varlink_call_set_cancel(VarlinkCall *c, VarlinkCancelFn fn, void *userdata) {
+        assert(c);
+        c->cancel = fn;
+        c->cancel_userdata = userdata;
+}
+
+uid_t varlink_call_peer_uid(const VarlinkCall *c) {
+        assert(c);
+        return c->uid;
+}
+
+bool varlink_call_wants_more(const VarlinkCall *c) {
+        assert(c);
+        return c->more;
+}
+
+const char *varlink_call_method(const VarlinkCall *c) {
+        assert(c);
+        return c->method;
+}
+
+static int connection_queue(VarlinkConnection *c, json_t *msg) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+
+        int r = varlink_message_format(msg, &text, &len);
+        if (r < 0)
+                return r;
+        if (c->output_size - c->output_start + len > VARLINK_OUTPUT_MAX)
+                return -ENOBUFS;
+        if (c->output_start > 0 && c->output_start == c->output_size)
+                c->output_start = c->output_size = 0;
+        char *p = realloc(c->output, c->output_size + len);
+        if (!p)
+                return -ENOMEM;
+        memcpy(p + c->output_size, text, len);
+        c->output = p;
+        c->output_size += len;
+        return 0;
+}
+
+/* Sends one reply object of the call; final ones end the call. */
+static int call_send(VarlinkCall *call, json_t *msg, bool final) {
+        int r = 0;
+
+        assert(call);
+        assert(!call->done);
+
+        if (call->connection && !call->oneway) {
+                VarlinkConnection *c = call->connection;
+                r = connection_queue(c, msg);
+                if (r < 0) {
+                        log_warning_errno(r, "varlink: Failed to queue reply to uid " UID_FMT ", dropping connection: %m",
+                                          c->uid);
+                        /* Freed from its defer source, never under the replier's feet. */
+                        c->dead = true;
+                }
+        }
+        json_decref(msg);
+        if (!final)
+                return r;
+
+        call->done = true;
+        VarlinkConnection *c = call->connection;
+        if (c) {
+                assert(c->current == call);
+                c->current = NULL;
+                call->connection = NULL;
+                if (!c->dead)
+                        connection_update(c);
+                /* Further buffered calls are processed from a defer source,
+                 * never from inside whoever replied. */
+                (void) sd_event_source_set_enabled(c->defer_source, SD_EVENT_ONESHOT);
+        }
+        if (!call->in_dispatch)
+                call_free(call);
+        return r;
+}
+
+int varlink_call_reply(VarlinkCall *c, json_t *parameters) {
+        json_t *msg = json_object();
+        if (!msg) {
+                json_decref(parameters);
+                return -ENOMEM;
+        }
+        json_object_set_new(msg, "parameters", parameters ? parameters : json_object());
+        return call_send(c, msg, /* final= */ true);
+}
+
+int varlink_call_error(VarlinkCall *c, const char *error, json_t *parameters) {
+        assert(error);
+        json_t *msg = json_object();
+        if (!msg) {
+                json_decref(parameters);
+                return -ENOMEM;
+        }
+        json_object_set_new(msg, "error", json_string(error));
+        json_object_set_new(msg, "parameters", parameters ? parameters : json_object());
+        return call_send(c, msg, /* final= */ true);
+}
+
+int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter) {
+        return varlink_call_error(c, "org.varlink.service.InvalidParameter",
+                                  json_pack("{s:s}", "parameter", parameter));
+}
+
+int varlink_call_check_parameters(VarlinkCall *c, json_t *parameters, const VarlinkField *fields) {
+        const char *key;
+        json_t *v;
+
+        json_object_foreach(parameters, key, v) {
+                const VarlinkField *f;
+                for (f = fields; f->name; f++)
+                        if (streq(f->name, key))
+                                break;
+                if (!f->name)
+                        goto invalid;
+                if (json_typeof(v) != f->type && !(json_is_null(v) && !f->required) &&
+                    !(f->type == JSON_TRUE && json_is_boolean(v)))
+                        goto invalid;
+                continue;
+        invalid:
+                (void) varlink_call_error_invalid_parameter(c, key);
+                return -EINVAL;
+        }
+        for (const VarlinkField *f = fields; f->name; f++)
+                if (f->required && !json_object_get(parameters, f->name)) {
+                        (void) varlink_call_error_invalid_parameter(c, f->name);
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+/* ---- org.varlink.service ---- */
+
+static int method_get_info(VarlinkCall *call, json_t *parameters, void *userdata) {
+        VarlinkServer *s = userdata;
+        static const VarlinkField fields[] = { {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        json_t *ifaces = json_array();
+        json_array_append_new(ifaces, json_string("org.varlink.service"));
+        for (size_t i = 0; i < s->n_interfaces; i++)
+                json_array_append_new(ifaces, json_string(s->interfaces[i].name));
+        return varlink_call_reply(call, json_pack("{s:s,s:s,s:s,s:s,s:o}", "vendor", s->info.vendor, "product",
+                                                  s->info.product, "version", s->info.version, "url",
+                                                  s->info.url, "interfaces", ifaces));
+}
+
+static const char varlink_service_idl[] =
+        "# The Varlink Service Interface is provided by every varlink service. It\n"
+        "# describes the service and the interfaces it implements.\n"
+        "interface org.varlink.service\n"
+        "\n"
+        "# Get a list of all the interfaces a service provides and information\n"
+        "# about the implementation.\n"
+        "method GetInfo() -> (\n"
+        "  vendor: string,\n"
+        "  product: string,\n"
+        "  version: string,\n"
+        "  url: string,\n"
+        "  interfaces: []string\n"
+        ")\n"
+        "\n"
+        "# Get the description of an interface that is implemented by this service.\n"
+        "method GetInterfaceDescription(interface: string) -> (description: string)\n"
+        "\n"
+        "# The requested interface was not found.\n"
+        "error InterfaceNotFound (interface: string)\n"
+        "\n"
+        "# The requested method was not found\n"
+        "error MethodNotFound (method: string)\n"
+        "\n"
+        "# The interface defines the requested method, but the service does not\n"
+        "# implement it.\n"
+        "error MethodNotImplemented (method: string)\n"
+        "\n"
+        "# One of the passed parameters is invalid.\n"
+        "error InvalidParameter (parameter: string)\n"
+        "\n"
+        "# Client is denied access\n"
+        "error PermissionDenied ()\n"
+        "\n"
+        "# Method is expected to be called with 'more' set to true, but wasn't\n"
+        "error ExpectedMore ()\n";
+
+static const VarlinkInterface *server_find_interface(VarlinkServer *s, const char *name, size_t len) {
+        for (size_t i = 0; i < s->n_interfaces; i++)
+                if (strlen(s->interfaces[i].name) == len && strneq(s->interfaces[i].name, name, len))
+                        return &s->interfaces[i];
+        return NULL;
+}
+
+static int method_get_interface_description(VarlinkCall *call, json_t *parameters, void *userdata) {
+        VarlinkServer *s = userdata;
+        static const VarlinkField fields[] = { { "interface", JSON_STRING, true }, {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        const char *name = json_string_value(json_object_get(parameters, "interface"));
+        const char *idl = NULL;
+        if (streq(name, "org.varlink.service"))
+                idl = varlink_service_idl;
+        else {
+                const VarlinkInterface *i = server_find_interface(s, name, strlen(name));
+                if (i)
+                        idl = i->idl;
+        }
+        if (!idl)
+                return varlink_call_error(call, "org.varlink.service.InterfaceNotFound",
+                                          json_pack("{s:s}", "interface", name));
+        return varlink_call_reply(call, json_pack("{s:s}", "description", idl));
+}
+
+static const VarlinkMethod varlink_service_methods[] = {
+        { "GetInfo", method_get_info, 0 },
+        { "GetInterfaceDescription", method_get_interface_description, 0 },
+        {},
+};
+
+/* ---- dispatch ---- */
+
+/* Checks the envelope. Returns 0, or -EPROTO when the message is not a
+ * varlink call at all (the connection is then closed, as sd-varlink does). */
+static int call_validate(json_t *msg, const char **ret_method, json_t **ret_params, bool *ret_more,
+                         bool *ret_oneway, bool *ret_upgrade) {
+        const char *key;
+        json_t *v;
+        *ret_method = NULL;
+        *ret_params = NULL;
+        *ret_more = *ret_oneway = *ret_upgrade = false;
+
+        json_object_foreach(msg, key, v) {
+                if (streq(key, "method")) {
+                        if (!json_is_string(v))
+                                return -EPROTO;
+                        *ret_method = json_string_value(v);
+                } else if (streq(key, "parameters")) {
+                        if (!json_is_object(v) && !json_is_null(v))
+                                return -EPROTO;
+                        *ret_params = json_is_object(v) ? v : NULL;
+                } else if (streq(key, "more")) {
+                        if (!json_is_boolean(v))
+                                return -EPROTO;
+                        *ret_more = json_is_true(v);
+                } else if (streq(key, "oneway")) {
+                        if (!json_is_boolean(v))
+                                return -EPROTO;
+                        *ret_oneway = json_is_true(v);
+                } else if (streq(key, "upgrade")) {
+                        if (!json_is_boolean(v))
+                                return -EPROTO;
+                        *ret_upgrade = json_is_true(v);
+                } else
+                        return -EPROTO;
+        }
+        if (!*ret_method || (*ret_more && *ret_oneway))
+                return -EPROTO;
+        return 0;
+}
+
+static bool method_name_valid(const char *m) {
+        /* interface.Member: at least one dot, member starts upper-case. */
+        const char *dot = strrchr(m, '.');
+        return dot && dot != m && dot[1] >= 'A' && dot[1] <= 'Z';
+}
+
+static void call_dispatch(VarlinkServer *s, VarlinkCall *call, json_t *params) {
+        const char *m = call->method;
+        const char *dot = strrchr(m, '.');
+        const VarlinkMethod *methods = NULL;
+        void *userdata = NULL;
+
+        if (strneq(m, "org.varlink.service.", 20) && !strchr(m + 20, '.')) {
+                methods = varlink_service_methods;
+                userdata = s;
+        } else {
+                const VarlinkInterface *i = server_find_interface(s, m, (size_t) (dot - m));
+                if (!i) {
+                        _cleanup_free_ char *iface = strndup(m, (size_t) (dot - m));
+                        (void) varlink_call_error(call, "org.varlink.service.InterfaceNotFound",
+                                                  json_pack("{s:s}", "interface", iface ? iface : ""));
+                        return;
+                }
+                methods = i->methods;
+                userdata = i->userdata;
+        }
+
+        const VarlinkMethod *f;
+        for (f = methods; f->name; f++)
+                if (streq(f->name, dot + 1))
+                        break;
+        if (!f->name) {
+                (void) varlink_call_error(call, "org.varlink.service.MethodNotFound", json_pack("{s:s}", "method", m));
+                return;
+        }
+        if ((f->flags & VARLINK_METHOD_WRITE) && call->uid != 0 && call->uid != s->owner) {
+                log_notice("varlink: uid " UID_FMT " may not call %s, refusing", call->uid, m);
+                (void) varlink_call_error(call, "org.varlink.service.PermissionDenied", NULL);
+                return;
+        }
+
+        _cleanup_json_ json_t *empty = params ? NULL : json_object();
+        int r = f->fn(call, params ? params : empty, userdata);
+        if (r < 0 && !call->done)
+                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented",
+                                          json_pack("{s:s}", "method", m));
+}
+
+/* Handles one message. Returns -EPROTO to close the connection. */
+static int connection_handle_message(VarlinkConnection *c, const char *text, size_t len) {
+        _cleanup_json_ json_t *msg = NULL;
+        const char *method;
+        json_t *params;
+        bool more, oneway, upgrade;
+
+        if (varlink_message_parse(text, len, &msg) < 0) {
+                log_debug("varlink: unparseable message from uid " UID_FMT ", closing", c->uid);
+                return -EPROTO;
+        }
+        if (call_validate(msg, &method, &params, &more, &oneway, &upgrade) < 0 || !method_name_valid(method)) {
+                log_debug("varlink: invalid call from uid " UID_FMT ", closing", c->uid);
+                return -EPROTO;
+        }
+
+        VarlinkCall *call = calloc(1, sizeof(*call));
+        if (!call)
+                return -ENOMEM;
+        *call = (VarlinkCall){ .more = more, .oneway = oneway, .uid = c->uid, .in_dispatch = true };
+        call->method = strdup(method);
+        if (!call->method) {
+                call_free(call);
+                return -ENOMEM;
+        }
+        if (!oneway) {
+                call->connection = c;
+                c->current = call;
+        }
+
+        if (upgrade)
+                /* svd speaks nothing but varlink on this socket. */
+                (void) varlink_call_error_invalid_parameter(call, "upgrade");
+        else
+                call_dispatch(c->server, call, params);
+
+        call->in_dispatch = false;
+        if (call->done)
+                call_free(call);
+        /* else: held by a handler (oneway calls included); it frees on reply. */
+        return 0;
+}
+
+/* Processes buffered calls while nothing is pending and output is not piling up. */
+static int connection_process(VarlinkConnection *c) {
+        for (;;) {
+                if (c->current || c->output_size - c->output_start >= VARLINK_OUTPUT_HIGH)
+                        return 0;
+                const char *text;
+                size_t len;
+                int r = varlink_buffer_next(&c->input, &text, &len);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return 0;
+                r = connection_handle_message(c, text, len);
+                if (r < 0)
+                        return r;
+        }
+}
+
+static int connection_flush(VarlinkConnection *c) {
+        while (c->output_start < c->output_size) {
+                ssize_t n = send(c->fd, c->output + c->output_start, c->output_size - c->output_start,
+                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN)
+                                return 0;
+                        return -errno;
+                }
+                c->output_start += (size_t) n;
+        }
+        c->output_start = c->output_size = 0;
+        return 0;
+}
+
+static bool connection_finished(VarlinkConnection *c) {
+        return c->read_eof && !c->current && c->output_start == c->output_size;
+}
+
+/* Sets the events to wait for: input only when a call could be taken. */
+static void connection_update(VarlinkConnection *c) {
+        uint32_t events = 0;
+        if (!c->read_eof && !c->current && c->output_size - c->output_start < VARLINK_OUTPUT_HIGH)
+                events |= EPOLLIN;
+        if (c->output_start < c->output_size)
+                events |= EPOLLOUT;
+        (void) sd_event_source_set_io_events(c->io_source, events);
+}
+
+/* The one place a connection's I/O is advanced: flush, read, process. */
+static void connection_run(VarlinkConnection *c, uint32_t revents) {
+        int r;
+
+        if (c->dead) {
+                connection_free(c);
+                return;
+        }
+
+        if (c->output_start < c->output_size) {
+                r = connection_flush(c);
+                if (r < 0) {
+                        log_debug_errno(r, "varlink: write to uid " UID_FMT " failed, closing: %m", c->uid);
+                        connection_free(c);
+                        return;
+                }
+        }
+
+        if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->read_eof) {
+                if (!c->current && c->output_size - c->output_start < VARLINK_OUTPUT_HIGH) {
+                        ssize_t n = varlink_buffer_read(&c->input, c->fd);
+                        if (n == 0)
+                                c->read_eof = true;
+                        else if (n < 0 && n != -EAGAIN) {
+                                if (n == -EMSGSIZE)
+                                        log_notice("varlink: message from uid " UID_FMT " exceeds %u bytes, closing",
+                                                   c->uid, VARLINK_MESSAGE_MAX);
+                                else
+                                        log_debug_errno((int) n, "varlink: read failed, closing: %m");
+                                connection_free(c);
+                                return;
+                        }
+                } else if (revents & (EPOLLHUP | EPOLLERR)) {
+                        /* Both directions are gone while a call is pending:
+                         * nobody can read the answer. */
+                        connection_free(c);
+                        return;
+                }
+        }
+
+        r = connection_process(c);
+        if (r < 0) {
+                if (r == -EMSGSIZE)
+                        log_notice("varlink: message from uid " UID_FMT " exceeds %u bytes, closing", c->uid,
+                                   VARLINK_MESSAGE_MAX);
+                connection_free(c);
+                return;
+        }
+        if (c->output_start < c->output_size) {
+                r = connection_flush(c);
+                if (r < 0) {
+                        connection_free(c);
+                        return;
+                }
+        }
+        if (connection_finished(c) && varlink_buffer_pending(&c->input) == 0) {
+                connection_free(c);
+                return;
+        }
+        if (c->read_eof && !c->current && c->output_start == c->output_size) {
+                /* Unterminated bytes before EOF: a truncated call. */
+                connection_free(c);
+                return;
+        }
+        connection_update(c);
+}
+
+static int on_connection_io(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        connection_run(userdata, revents);
+        return 0;
+}
+
+static int on_connection_defer(sd_event_source *source, void *userdata) {
+        connection_run(userdata, 0);
+        return 0;
+}
+
+static void connection_free(VarlinkConnection *c) {
+        if (!c)
+                return;
+        VarlinkServer *s = c->server;
+
+        if (c->current) {
+                VarlinkCall *call = c->current;
+                c->current = NULL;
+                call->connection = NULL;
+                if (call->cancel) {
+                        VarlinkCancelFn fn = call->cancel;
+                        call->cancel = NULL;
+                        fn(call, call->cancel_userdata);
+                }
+                if (!call->in_dispatch)
+                        call_free(call);
+        }
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                s->connections = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        s->n_connections--;
+
+        c->io_source = sd_event_source_disable_unref(c->io_source);
+        c->defer_source = sd_event_source_disable_unref(c->defer_source);
+        safe_close(c->fd);
+        varlink_buffer_done(&c->input);
+        free(c->output);
+        free(c);
+
+        /* A slot is free again. */
+        if (s->listen_source && !s->accept_retry_source)
+                (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+}
+
+static size_t server_connections_of(VarlinkServer *s, uid_t uid) {
+        size_t n = 0;
+        for (VarlinkConnection *c = s->connections; c; c = c->next)
+                if (c->uid == uid)
+                        n++;
+        return n;
+}
+
+int varlink_server_add_connection(VarlinkServer *s, int fd) {
+        _cleanup_close_ int owned = fd;
+        struct ucred cred = {};
+        socklen_t l = sizeof(cred);
+
+        assert(s);
+        assert(fd >= 0);
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) < 0)
+                return -errno;
+        if (s->n_connections >= VARLINK_CONNECTIONS_MAX)
+                return -EMFILE;
+        if (server_connections_of(s, cred.uid) >= VARLINK_CONNECTIONS_PER_UID_MAX)
+                return -EDQUOT;
+        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+                return -errno;
+
+        VarlinkConnection *c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        *c = (VarlinkConnection){ .server = s, .fd = TAKE_FD(owned), .uid = cred.uid, .pid = cred.pid };
+        varlink_buffer_init(&c->input, VARLINK_MESSAGE_MAX);
+        c->next = s->connections;
+        if (s->connections)
+                s->connections->prev = c;
+        s->connections = c;
+        s->n_connections++;
+
+        int r = sd_event_add_io(s->event, &c->io_source, c->fd, EPOLLIN, on_connection_io, c);
+        if (r >= 0)
+                r = sd_event_add_defer(s->event, &c->defer_source, on_connection_defer, c);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->defer_source, SD_EVENT_OFF);
+        if (r < 0) {
+                connection_free(c);
+                return r;
+        }
+        return 0;
+}
+
+/* ---- listening ---- */
+
+static int on_accept_retry(sd_event_source *source, uint64_t usec, void *userdata) {
+        VarlinkServer *s = userdata;
+        s->accept_retry_source = sd_event_source_disable_unref(s->accept_retry_source);
+        (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+        return 0;
+}
+
+static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        VarlinkServer *s = userdata;
+
+        int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (cfd < 0) {
+                int r = -errno;
+                if (IN_SET(r, -EAGAIN, -EINTR, -ECONNABORTED))
+                        return 0;
+                log_warning_errno(r, "varlink: Failed to accept connection, pausing: %m");
+                /* EMFILE and friends: stop listening for a moment instead of
+                 * spinning; existing connections are served meanwhile. */
+                (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
+                if (!s->accept_retry_source)
+                        (void) sd_event_add_time_relative(s->event, &s->accept_retry_source, CLOCK_MONOTONIC,
+                                                          VARLINK_ACCEPT_RETRY_USEC, 0, on_accept_retry, s);
+                return 0;
+        }
+        int r = varlink_server_add_connection(s, cfd);
+        if (r < 0)
+                log_warning_errno(r, "varlink: Refusing connection: %m");
+        if (s->n_connections >= VARLINK_CONNECTIONS_MAX)
+                (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
+        return 0;
+}
+
+int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInfo *info, uid_t owner,
+                       VarlinkServer **ret) {
+        _cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+        assert(event);
+        assert(path);
+        assert(info);
+        assert(ret);
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->listen_fd = -EBADF;
+        s->event = sd_event_ref(event);
+        s->info = *info;
+        s->owner = owner;
+        s->path = strdup(path);
+        if (!s->path)
+                return -ENOMEM;
+
+        s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (s->listen_fd < 0)
+                return -errno;
+
+        /* A live svd on this path must not be disturbed: only a socket nobody
+         * answers on is stale. */
+        _cleanup_close_ int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (probe < 0)
+                return -errno;
+        if (connect(probe, (struct sockaddr *) &sa, sizeof(sa)) == 0)
+                return -EADDRINUSE;
+        (void) unlink(path);
+
+        mode_t old = umask(0111);
+        int r = bind(s->listen_fd, (struct sockaddr *) &sa, sizeof(sa));
+        umask(old);
+        if (r < 0)
+                return -errno;
+        if (listen(s->listen_fd, SOMAXCONN) < 0)
+                return -errno;
+        r = sd_event_add_io(event, &s->listen_source, s->listen_fd, EPOLLIN, on_listen, s);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int varlink_server_add_interface(VarlinkServer *s, const char *name, const char *idl,
+                                 const VarlinkMethod *methods, void *userdata) {
+        assert(s);
+        if (s->n_interfaces >= VARLINK_INTERFACES_MAX)
+                return -E2BIG;
+        s->interfaces[s->n_interfaces++] =
+                (VarlinkInterface){ .name = name, .idl = idl, .methods = methods, .userdata = userdata };
+        return 0;
+}
+
+size_t varlink_server_n_connections(const VarlinkServer *s) {
+        return s ? s->n_connections : 0;
+}
+
+VarlinkServer *varlink_server_free(VarlinkServer *s) {
+        if (!s)
+                return NULL;
+        while (s->connections)
+                connection_free(s->connections);
+        s->listen_source = sd_event_source_disable_unref(s->listen_source);
+        s->accept_retry_source = sd_event_source_disable_unref(s->accept_retry_source);
+        if (s->listen_fd >= 0) {
+                safe_close(s->listen_fd);
+                if (s->path)
+                        (void) unlink(s->path);
+        }
+        sd_event_unref(s->event);
+        free(s->path);
+        free(s);
+        return NULL;
+}

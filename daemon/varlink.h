@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The varlink server: the only code that reads the control socket.
+ *
+ * Framing and JSON come from basic/varlink-wire. This file enforces the
+ * protocol (a call is an object with a string `method`, optional object
+ * `parameters`, optional bool `more`/`oneway`; anything else closes the
+ * connection), dispatches to method tables registered per interface,
+ * answers org.varlink.service itself, checks SO_PEERCRED for methods that
+ * change state, and bounds everything a peer controls (VARLINK_* limits).
+ *
+ * A connection runs one call at a time; replies go out in call order. A
+ * handler either replies before returning, or keeps the VarlinkCall and
+ * replies later (the connection then reads no further call until it does).
+ * If the peer goes away first, the call's cancel callback runs and the call
+ * is freed: the holder must forget it there.
+ */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "basic/macros.h"
+
+/* Open connections in all, and per peer uid (as sd-varlink). */
+#define VARLINK_CONNECTIONS_MAX 4096U
+#define VARLINK_CONNECTIONS_PER_UID_MAX 1024U
+/* Replies queued for a slow reader before the connection is dropped. */
+#define VARLINK_OUTPUT_MAX (16U << 20)
+/* While this much output is queued, no further call is read. */
+#define VARLINK_OUTPUT_HIGH (1U << 20)
+
+typedef struct VarlinkServer VarlinkServer;
+typedef struct VarlinkCall VarlinkCall;
+
+typedef int (*VarlinkMethodFn)(VarlinkCall *call, json_t *parameters, void *userdata);
+typedef void (*VarlinkCancelFn)(VarlinkCall *call, void *userdata);
+
+typedef enum VarlinkMethodFlags {
+        VARLINK_METHOD_WRITE = 1 << 0, /* changes state: root or svd's own user only */
+} VarlinkMethodFlags;
+
+typedef struct VarlinkMethod {
+        const char *name; /* without the interface, e.g. "Start" */
+        VarlinkMethodFn fn;
+        VarlinkMethodFlags flags;
+} VarlinkMethod;
+
+typedef struct VarlinkServerInfo {
+        const char *vendor, *product, *version, *url;
+} VarlinkServerInfo;
+
+/* Listens on path (unlinking a stale socket first), mode 0666: access is
+ * decided per method from SO_PEERCRED, so readers must be able to connect. */
+int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInfo *info, uid_t owner,
+                       VarlinkServer **ret);
+VarlinkServer *varlink_server_free(VarlinkServer *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(VarlinkServer *, varlink_server_free);
+
+/* Adds an interface: its name, its IDL text (returned verbatim by
+ * GetInterfaceDescription) and a method table terminated by a NULL name. */
+int varlink_server_add_interface(VarlinkServer *s, const char *name, const char *idl,
+                                 const VarlinkMethod *methods, void *userdata);
+
+size_t varlink_server_n_connections(const VarlinkServer *s);
+
+/* Replies. Each takes ownership of `parameters` (may be NULL). The final
+ * reply or an error ends the call and frees it unless the handler that got
+ * it is still running. */
+int varlink_call_reply(VarlinkCall *c, json_t *parameters);
+int varlink_call_error(VarlinkCall *c, const char *error, json_t *parameters);
+int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter);
+/* Sends {"error":"io.svd.Manager.X", ...} etc with an errno-style system error. */
+
+void varlink_call_set_cancel(VarlinkCall *c, VarlinkCancelFn fn, void *userdata);
+uid_t varlink_call_peer_uid(const VarlinkCall *c);
+bool varlink_call_wants_more(const VarlinkCall *c);
+const char *varlink_call_method(const VarlinkCall *c);
+
+/* Checks `parameters` against a list of expected fields: each present field
+ * must have the given jansson type; required ones must be there; any other
+ * field is refused. Sends InvalidParameter naming the field and returns
+ * -EINVAL on the first problem. */
+typedef struct VarlinkField {
+        const char *name;
+        json_type type;
+        bool required;
+} VarlinkField;
+int varlink_call_check_parameters(VarlinkCall *c, json_t *parameters, const VarlinkField *fields);
+
+/* Serves an already connected stream socket (takes fd): the tests and
+ * the fuzzer use one end of a socketpair. The peer's credentials come from
+ * SO_PEERCRED as for accepted connections. */
+int varlink_server_add_connection(VarlinkServer *s, int fd);
