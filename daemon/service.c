@@ -138,6 +138,7 @@ static void service_set_state(Service *s, ServiceState state) {
 
         s->state = state;
         s->state_change_usec = now_realtime_usec();
+        s->state_enter_usec[state] = s->state_change_usec;
         if (old != state)
                 log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
 
@@ -641,6 +642,7 @@ int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit,
                 .result = SERVICE_SUCCESS,
                 .state_change_usec = now_realtime_usec(),
         };
+        s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
         s->name = strdup(name);
         s->unit_path = strdup(unit_path ? unit_path : "");
         if (!s->name || !s->unit_path)
@@ -717,6 +719,12 @@ json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
         json_object_set_new(o, "state", json_string(service_state_to_string(s->state)));
         json_object_set_new(o, "stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
+        json_t *enter = json_object();
+        for (int i = 0; i < _SERVICE_STATE_MAX; i++)
+                if (s->state_enter_usec[i] > 0)
+                        json_object_set_new(enter, service_state_to_string(i),
+                                            json_integer((json_int_t) s->state_enter_usec[i]));
+        json_object_set_new(o, "stateEnterUsec", enter);
         json_object_set_new(o, "activeEnterUsec",
                             process_is_set(&s->main) ? json_integer((json_int_t) s->active_enter_usec)
                                                      : json_null());

@@ -78,6 +78,7 @@ typedef struct Service {
         bool want_running;
         ServiceResult result;
         uint64_t state_change_usec;  /* CLOCK_REALTIME */
+        uint64_t state_enter_usec[_SERVICE_STATE_MAX]; /* last entry into each state, 0 = never */
         uint64_t active_enter_usec;  /* CLOCK_REALTIME, when the current process was spawned */
 
         Process main;

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * svctl: the command-line client of svd. Parses the command line, finds the
+ * verb, connects to svd's varlink socket and hands over to verbs.c. Exit
+ * codes follow systemctl: 0 success, 3 a service given to "status" is not
+ * running, 4 no such service, 1 anything else (with one line on stderr).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macros.h"
+#include "parse-util.h"
+#include "varlink-client.h"
+#include "verbs.h"
+
+#define SERVICE_SUFFIX ".service"
+#define SOCKET_SYSTEM "/run/svd/svd.sock"
+#define SOCKET_USER_SUFFIX "/svd/svd.sock"
+
+/* start/stop/restart wait for the service: Stop may take TimeoutStopSec=. */
+#define TIMEOUT_CHANGE_USEC (90 * USEC_PER_SEC)
+#define TIMEOUT_QUERY_USEC (10 * USEC_PER_SEC)
+
+#define VERB_ANY UINT_MAX
+
+const char *arg_socket = NULL;
+bool arg_json = false;
+uint64_t arg_timeout_usec = 0;
+static bool arg_timeout_set = false;
+
+typedef struct Verb {
+        const char *name;
+        unsigned min_args; /* names after the verb */
+        unsigned max_args;
+        bool takes_names;
+        uint64_t timeout_usec;
+        VerbFunction run;
+} Verb;
+
+static const Verb verbs[] = {
+        { "list", 0, 0, false, TIMEOUT_QUERY_USEC, verb_list },
+        { "status", 0, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_status },
+        { "start", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_start },
+        { "stop", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_stop },
+        { "restart", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_restart },
+        { "info", 0, 0, false, TIMEOUT_QUERY_USEC, verb_info },
+};
+
+static void help(void) {
+        printf("svctl [OPTIONS...] COMMAND [NAME...]\n"
+               "\n"
+               "Control the svd service supervisor.\n"
+               "\n"
+               "Commands:\n"
+               "  list                 List services (the default command)\n"
+               "  status [NAME...]     Show the status of services, of all without NAME\n"
+               "  start NAME...        Start services\n"
+               "  stop NAME...         Stop services\n"
+               "  restart NAME...      Stop services if they run, then start them\n"
+               "  info                 Show svd's version, kernel and spawn mode\n"
+               "\n"
+               "Options:\n"
+               "  -h --help            Show this help\n"
+               "     --version         Show the version\n"
+               "     --socket=PATH     Talk to svd at PATH (default: $SVD_SOCKET, else\n"
+               "                       " SOCKET_SYSTEM " for root and\n"
+               "                       $XDG_RUNTIME_DIR" SOCKET_USER_SUFFIX " for other users)\n"
+               "     --json            Print svd's replies as JSON, one object per line\n"
+               "     --timeout=SEC     Wait at most SEC for each reply (default: 90s for\n"
+               "                       start, stop and restart, 10s otherwise; 0: forever)\n"
+               "\n"
+               "NAME may be given as \"web\" or \"web.service\".\n"
+               "\n"
+               "Exit status: 0 on success; 3 when a service given to status is not\n"
+               "running; 4 when a service does not exist; 1 on any other failure.\n");
+}
+
+/* The socket when --socket is not given; *ret_buf owns the string when one was built. */
+static int default_socket(const char **ret, char **ret_buf) {
+        const char *e = getenv("SVD_SOCKET");
+        char *buf = NULL;
+
+        if (!isempty(e)) {
+                *ret = e;
+                *ret_buf = NULL;
+                return 0;
+        }
+
+        uid_t uid = geteuid(); /* SO_PEERCRED reports the effective uid */
+        if (uid == 0) {
+                *ret = SOCKET_SYSTEM;
+                *ret_buf = NULL;
+                return 0;
+        }
+
+        e = getenv("XDG_RUNTIME_DIR");
+        /* Like systemd, a relative $XDG_RUNTIME_DIR is ignored. */
+        int r;
+        if (!isempty(e) && e[0] == '/')
+                r = asprintf(&buf, "%s" SOCKET_USER_SUFFIX, e);
+        else
+                r = asprintf(&buf, "/run/user/%u" SOCKET_USER_SUFFIX, (unsigned) uid);
+        if (r < 0)
+                return -ENOMEM;
+
+        *ret = *ret_buf = buf;
+        return 0;
+}
+
+/* Returns > 0 to run a verb, 0 when done (--help, --version), < 0 on a usage error. */
+static int parse_argv(int argc, char *argv[]) {
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_SOCKET,
+                ARG_JSON,
+                ARG_TIMEOUT,
+        };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "socket", required_argument, NULL, ARG_SOCKET },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                {},
+        };
+        int c, r;
+
+        /* We print our own one-line messages; getopt's carry argv[0]'s full path. */
+        opterr = 0;
+
+        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+
+                case ARG_VERSION:
+                        printf("svctl %s\n", SVD_VERSION);
+                        return 0;
+
+                case ARG_SOCKET:
+                        if (isempty(optarg)) {
+                                fprintf(stderr, "svctl: --socket= needs a path.\n");
+                                return -EINVAL;
+                        }
+                        arg_socket = optarg;
+                        break;
+
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+
+                case ARG_TIMEOUT: {
+                        uint64_t t;
+
+                        r = parse_sec(optarg, &t);
+                        if (r < 0) {
+                                fprintf(stderr, "svctl: Failed to parse timeout '%s'.\n", optarg);
+                                return r;
+                        }
+                        arg_timeout_usec = t == 0 ? USEC_INFINITY : t;
+                        arg_timeout_set = true;
+                        break;
+                }
+
+                case ':':
+                        fprintf(stderr, "svctl: Option '%s' needs an argument.\n", argv[optind - 1]);
+                        return -EINVAL;
+
+                case '?':
+                        if (optopt != 0)
+                                fprintf(stderr, "svctl: Unknown option '-%c'.\n", optopt);
+                        else
+                                fprintf(stderr, "svctl: Unknown option '%s'.\n", argv[optind - 1]);
+                        return -EINVAL;
+
+                default:
+                        assert(!"unexpected option");
+                }
+        }
+
+        return 1;
+}
+
+static const Verb *verb_find(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}
+
+/* "web.service" → "web", in place; refuses names that end up empty. */
+static int name_normalize(char *name) {
+        size_t l = strlen(name), s = strlen(SERVICE_SUFFIX);
+
+        if (l > s && streq(name + l - s, SERVICE_SUFFIX))
+                name[l - s] = '\0';
+        return isempty(name) || streq(name, SERVICE_SUFFIX) ? -EINVAL : 0;
+}
+
+static int run(int argc, char *argv[]) {
+        static char default_verb[] = "list";
+        static char *default_argv[] = { default_verb, NULL };
+        _cleanup_(varlink_client_freep) VarlinkClient *client = NULL;
+        _cleanup_free_ char *socket_buf = NULL;
+        int r;
+
+        /* Like systemctl, no command lists. */
+        if (argc == 0) {
+                argc = 1;
+                argv = default_argv;
+        }
+
+        const Verb *verb = verb_find(argv[0]);
+        if (!verb) {
+                fprintf(stderr, "svctl: Unknown command '%s'. See 'svctl --help'.\n", argv[0]);
+                return -EINVAL;
+        }
+
+        unsigned n = (unsigned) argc - 1;
+        if (n < verb->min_args) {
+                fprintf(stderr, "svctl: '%s' needs at least one service name.\n", verb->name);
+                return -EINVAL;
+        }
+        if (n > verb->max_args) {
+                fprintf(stderr, "svctl: '%s' takes no arguments.\n", verb->name);
+                return -EINVAL;
+        }
+        if (verb->takes_names)
+                for (int i = 1; i < argc; i++)
+                        if (name_normalize(argv[i]) < 0) {
+                                fprintf(stderr, "svctl: Invalid service name '%s'.\n", argv[i]);
+                                return -EINVAL;
+                        }
+
+        if (!arg_timeout_set)
+                arg_timeout_usec = verb->timeout_usec;
+
+        if (!arg_socket) {
+                r = default_socket(&arg_socket, &socket_buf);
+                if (r < 0) {
+                        fprintf(stderr, "svctl: Out of memory.\n");
+                        return r;
+                }
+        }
+
+        r = varlink_client_connect(arg_socket, &client);
+        if (r == -ENOENT || r == -ECONNREFUSED) {
+                fprintf(stderr, "svctl: svd is not running at %s\n", arg_socket);
+                return r;
+        }
+        if (r < 0) {
+                fprintf(stderr, "svctl: Failed to connect to svd at %s: %s\n", arg_socket, strerror(-r));
+                return r;
+        }
+
+        return verb->run(client, argc, argv);
+}
+
+int main(int argc, char *argv[]) {
+        int r;
+
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+
+        r = run(argc - optind, argv + optind);
+
+        /* A full disk or a closed pipe must not pass for success. */
+        if (fflush(stdout) != 0) {
+                fprintf(stderr, "svctl: Failed to write output: %s\n", strerror(errno));
+                return EXIT_FAILURE;
+        }
+        if (ferror(stdout)) {
+                fprintf(stderr, "svctl: Failed to write output.\n");
+                return EXIT_FAILURE;
+        }
+
+        return r < 0 ? EXIT_FAILURE : r;
+}
