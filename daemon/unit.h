@@ -11,6 +11,24 @@
  *
  * Users and groups are kept as written; they are resolved to numbers by the
  * manager before spawning (never in the child).
+ *
+ * Syntax as in systemd.syntax(7): '#' and ';' start a comment only at the
+ * start of a line (there are no inline comments); a trailing backslash joins
+ * the next line; indentation is ignored; a repeated key overrides an earlier
+ * one, except Environment= which accumulates; an empty assignment ("Key=")
+ * resets a key to its default (Environment= and ExecStart= to empty).
+ * Sections and keys starting with "X-" are ignored silently. Lines outside a
+ * section, lines without '=' and malformed section headers are errors.
+ *
+ * svd expands no specifiers and substitutes no variables: "%%" and, in
+ * ExecStart=, "$$" are unescaped as systemd does; other "%x" specifiers and
+ * systemd's "$NAME"/"${NAME}" substitutions make the unit fail to load
+ * rather than run differently than under systemd.
+ *
+ * Description=, User=, Group= and WorkingDirectory= are valid UTF-8 (they go
+ * out in JSON). ExecStart= words and Environment= values may hold any byte
+ * but NUL (through \xNN escapes). Messages quote user values with control
+ * characters escaped, cut to a bounded length, and are valid UTF-8.
  */
 
 #include <stdbool.h>
@@ -23,7 +41,7 @@
 #define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
 #define UNIT_LINE_MAX 65536U           /* bytes in one logical line */
 #define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
-#define UNIT_ENV_MAX 4096U             /* Environment= assignments */
+#define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
 #define UNIT_NAME_MAX 255U             /* bytes in NAME of NAME.service */
 
 typedef enum RestartPolicy {
@@ -43,8 +61,8 @@ typedef struct Unit {
         char *description; /* may be NULL */
 
         char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written */
-        char *working_directory; /* NULL: "/" for root, or svd's own cwd? See unit.c: default "/" */
-        bool working_directory_home; /* WorkingDirectory=~ */
+        char *working_directory; /* absolute path; NULL: "/" (or the home directory, see below) */
+        bool working_directory_home; /* WorkingDirectory=~ (working_directory is then NULL) */
         bool working_directory_missing_ok; /* WorkingDirectory=-/path */
         char **environment; /* NULL-terminated "K=V" list, later assignments of a key win */
 
@@ -57,7 +75,8 @@ typedef struct Unit {
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;
 
-        bool wanted_by_default; /* [Install] WantedBy=default.target */
+        bool wanted_by_default; /* [Install] WantedBy=default.target or multi-user.target: svd has no
+                                 * targets, and for a service both mean "start when the system is up" */
 } Unit;
 
 /* A warning about a unit file; the unit still loads. */
@@ -65,7 +84,12 @@ typedef void (*UnitWarningFn)(const char *message, void *userdata);
 
 /* Loads path as unit `name` (the file name without ".service").
  * On success returns 0 and *ret. On failure returns -errno and, when
- * ret_error is non-NULL, a malloc'd message naming file, line and reason. */
+ * ret_error is non-NULL, a malloc'd message naming file, line and reason
+ * (NULL only if memory ran out). Errors: -EINVAL bad syntax or value,
+ * -EOPNOTSUPP a systemd value svd does not support, -ENOBUFS a line longer
+ * than UNIT_LINE_MAX, -EFBIG a file larger than UNIT_FILE_SIZE_MAX, -E2BIG
+ * too many words, -EISDIR/-EBADFD not a regular file, or open()/read() errors.
+ * A FIFO or device in the unit directory is refused without blocking. */
 int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void *userdata, Unit **ret,
                    char **ret_error);
 
@@ -79,4 +103,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
 /* "web.service" -> "web"; returns -EINVAL for names that are not a valid
  * NAME.service (empty, too long, '/' or control characters, leading '.'). */
 int unit_name_from_filename(const char *filename, char **ret);
+/* NAME without ".service": 1..UNIT_NAME_MAX bytes of systemd's unit name
+ * characters [A-Za-z0-9:_.@\-], not starting with '.' or '-'. */
 bool unit_name_is_valid(const char *name);
