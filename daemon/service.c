@@ -262,7 +262,6 @@ static int service_spawn(Service *s) {
                 goto fail;
 
         s->main = proc;
-        s->have_exit = false;
         s->have_spawn_failure = false;
         s->exit_info_retries = 0;
         s->active_enter_usec = now_realtime_usec();
@@ -338,6 +337,7 @@ static int on_restart_timer(sd_event_source *source, uint64_t usec, void *userda
         assert(s->state == SERVICE_AUTO_RESTART);
         service_unset_timer(s);
         s->restarts++;
+        s->result = SERVICE_SUCCESS; /* the failure that caused the restart is history now */
         log_info("%s: restarting (restart %u)", s->name, s->restarts);
         (void) service_spawn(s);
         return 0;
@@ -406,7 +406,7 @@ static int on_report_event(sd_event_source *source, int fd, uint32_t revents, vo
 
         service_drain_report(s);
         if (s->report_fd < 0 && !s->have_spawn_failure && s->state == SERVICE_STARTING) {
-                log_info("%s: started, pid %d", s->name, (int) s->main.pid);
+                log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
                 service_set_state(s, SERVICE_RUNNING);
         }
         return 0;

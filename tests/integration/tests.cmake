@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# End-to-end and crash-recovery tests, run by svd_integration_test() from
+# tests/CMakeLists.txt. Each is tests/integration/NAME.sh: POSIX sh (dash and
+# busybox sh), TAP output, exit 77 to skip.
+svd_integration_test(e2e-basic)
+svd_integration_test(e2e-restart)
+svd_integration_test(e2e-stop-timeout)
+svd_integration_test(e2e-permissions)
+svd_integration_test(crash)
