@@ -32,7 +32,22 @@ static int strdup_or_null(const char *s, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int credentials_resolve(const char *user, const char *group, Credentials *ret, char **ret_error) {
+static int credentials_add_group(Credentials *c, gid_t g) {
+        for (size_t i = 0; i < c->n_groups; i++)
+                if (c->groups[i] == g)
+                        return 0;
+        if (c->n_groups >= CREDS_GROUPS_MAX)
+                return -E2BIG;
+        gid_t *a = reallocarray(c->groups, c->n_groups + 1, sizeof(gid_t));
+        if (!a)
+                return -ENOMEM;
+        c->groups = a;
+        c->groups[c->n_groups++] = g;
+        return 0;
+}
+
+int credentials_resolve(const char *user, const char *group, char *const *supplementary, Credentials *ret,
+                        char **ret_error) {
         _cleanup_(credentials_done) Credentials c = {};
         struct passwd *pw = NULL;
         uid_t uid;
@@ -40,7 +55,7 @@ int credentials_resolve(const char *user, const char *group, Credentials *ret, c
 
         assert(ret);
 
-        if (!user && !group) {
+        if (!user && !group && !(supplementary && *supplementary)) {
                 *ret = (Credentials){};
                 return 0;
         }
@@ -105,6 +120,23 @@ int credentials_resolve(const char *user, const char *group, Credentials *ret, c
                                 return -E2BIG;
                         n = k;
                 }
+        }
+
+        for (char *const *g = supplementary; g && *g; g++) {
+                struct group *gr;
+                errno = 0;
+                if (parse_gid(*g, &gid) < 0) {
+                        gr = getgrnam(*g);
+                        if (!gr) {
+                                if (ret_error && asprintf(ret_error, "Group '%s' does not exist", *g) < 0)
+                                        *ret_error = NULL;
+                                return errno > 0 ? -errno : -ESRCH;
+                        }
+                        gid = gr->gr_gid;
+                }
+                int r = credentials_add_group(&c, gid);
+                if (r < 0)
+                        return r;
         }
 
         *ret = c;

@@ -22,7 +22,9 @@ typedef struct Credentials {
 } Credentials;
 
 /* Resolves user (name or number; NULL: svd's own) and group (name or number;
- * NULL: the user's primary group). Returns 0, or -ESRCH with *ret_error
+ * NULL: the user's primary group), plus SupplementaryGroups= (names or
+ * numbers) on top of the user's own groups. Returns 0, or -ESRCH with *ret_error
  * saying which name is unknown, or another -errno. */
-int credentials_resolve(const char *user, const char *group, Credentials *ret, char **ret_error);
+int credentials_resolve(const char *user, const char *group, char *const *supplementary, Credentials *ret,
+                        char **ret_error);
 void credentials_done(Credentials *c);

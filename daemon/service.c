@@ -201,6 +201,10 @@ static int service_build_environment(Service *s, char ***ret) {
         return 0;
 }
 
+static uint64_t capability_mask(int last) {
+        return last >= 63 ? UINT64_MAX : (UINT64_C(1) << (last + 1)) - 1;
+}
+
 static int on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 static int on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart);
@@ -253,15 +257,44 @@ static int service_spawn(Service *s) {
                 .groups = s->creds.groups,
                 .n_groups = s->creds.n_groups,
                 .no_new_privileges = u->no_new_privileges,
-                .nofile = &m->nofile,
+                .umask = u->umask >= 0 ? u->umask : 0022,
+                .bounding_drop = ~u->capability_bounding_set & capability_mask(m->probe.cap_last),
+                .ambient = u->ambient_capabilities,
+                .cap_last = m->probe.cap_last,
+                .private_pids = u->private_pids > 0,
+                .user_namespace = u->private_pids > 0 && m->uid != 0,
+                .outer_uid = getuid(),
+                .outer_gid = getgid(),
+                .cgroup_fd = -EBADF,
                 .mode = m->probe.mode,
                 .cap_sys_admin = m->probe.cap_sys_admin,
         };
+        /* Limits: the unit's, else (for NOFILE) the one svd started with. */
+        const struct {
+                int resource;
+                const struct rlimit_setting *set;
+        } limits[] = {
+                { RLIMIT_NOFILE, &u->limit_nofile },
+                { RLIMIT_NPROC, &u->limit_nproc },
+                { RLIMIT_CORE, &u->limit_core },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(limits); i++) {
+                if (limits[i].set->set)
+                        params.rlimits[params.n_rlimits++] = (SpawnRlimit){
+                                limits[i].resource, { .rlim_cur = limits[i].set->soft, .rlim_max = limits[i].set->hard }
+                        };
+                else if (limits[i].resource == RLIMIT_NOFILE)
+                        params.rlimits[params.n_rlimits++] = (SpawnRlimit){ RLIMIT_NOFILE, m->nofile };
+        }
+
         r = spawn_process(&params, &proc, &report_fd);
         if (r < 0)
                 goto fail;
 
         s->main = proc;
+        s->main_pid1 = params.private_pids;
+        s->execed = false;
+        s->have_reported_exit = false;
         s->have_spawn_failure = false;
         s->exit_info_retries = 0;
         s->active_enter_usec = now_realtime_usec();
@@ -383,37 +416,50 @@ static void service_note_spawn_failure(Service *s) {
                                          msg ? msg : "spawn failed"));
 }
 
-/* Reads what the child reported: a failure record, or EOF once it exec'd. */
+/* Reads what the child reported: failure records, the PID-namespace init's
+ * "exec'd" and "exited" records, or EOF (without an init: it exec'd). */
 static void service_drain_report(Service *s) {
-        if (s->report_fd < 0)
-                return;
-        SpawnFailure f;
-        int r = spawn_read_failure(s->report_fd, &f);
-        if (r == -EAGAIN)
-                return;
-        s->report_source = sd_event_source_disable_unref(s->report_source);
-        s->report_fd = safe_close(s->report_fd);
-        if (r > 0) {
-                s->spawn_failure = f;
-                s->have_spawn_failure = true;
-                service_note_spawn_failure(s);
-        } else if (r < 0)
-                log_warning_errno(r, "%s: Failed to read spawn report, ignoring: %m", s->name);
+        while (s->report_fd >= 0) {
+                SpawnFailure f;
+                int r = spawn_read_failure(s->report_fd, &f);
+                if (r == -EAGAIN)
+                        return;
+                if (r <= 0) {
+                        if (r < 0)
+                                log_warning_errno(r, "%s: Failed to read spawn report, ignoring: %m", s->name);
+                        s->report_source = sd_event_source_disable_unref(s->report_source);
+                        s->report_fd = safe_close(s->report_fd);
+                        if (!s->main_pid1 && !s->have_spawn_failure)
+                                s->execed = true;
+                        return;
+                }
+                if (f.stage == SPAWN_REPORT_EXECED)
+                        s->execed = true;
+                else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
+                        s->reported_exit = exit_status_from_wait_status(f.error);
+                        s->have_reported_exit = true;
+                } else if (!s->have_spawn_failure) {
+                        s->spawn_failure = f;
+                        s->have_spawn_failure = true;
+                        service_note_spawn_failure(s);
+                }
+        }
 }
 
 static int on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         Service *s = userdata;
 
         service_drain_report(s);
-        if (s->report_fd < 0 && !s->have_spawn_failure && s->state == SERVICE_STARTING) {
+        if (s->execed && !s->have_spawn_failure && s->state == SERVICE_STARTING) {
                 log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
                 service_set_state(s, SERVICE_RUNNING);
         }
         return 0;
 }
 
-static void service_handle_exit(Service *s, const ExitStatus *st) {
+static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         ServiceState was = s->state;
+        const ExitStatus *st = exit_status;
 
         /* The child wrote its report before it exited, and its end of the
          * pipe closed when it exec'd or died, so the report is complete now. */
@@ -427,6 +473,10 @@ static void service_handle_exit(Service *s, const ExitStatus *st) {
         process_done(&s->main);
         service_unset_timer(s);
 
+        /* With PrivatePIDs= the process svd watched is our init; what counts
+         * is how the command ended, which init reported. */
+        if (s->have_reported_exit)
+                st = &s->reported_exit;
         s->have_exit = true;
         s->last_exit = *st;
         if (st->code == CLD_EXITED)
@@ -652,7 +702,7 @@ int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit,
 
         if (unit) {
                 char *err = NULL;
-                int r = credentials_resolve(unit->user, unit->group, &s->creds, &err);
+                int r = credentials_resolve(unit->user, unit->group, unit->supplementary_groups, &s->creds, &err);
                 if (r < 0) {
                         if (err)
                                 r = asprintf(&s->load_error, "%s: %s", s->unit_path, err) < 0 ? -ENOMEM : 0;

@@ -92,6 +92,10 @@ typedef struct Service {
         ExitStatus last_exit;
         SpawnFailure spawn_failure;
         bool have_spawn_failure;
+        bool main_pid1;          /* main is svd's init of a PID namespace (PrivatePIDs=yes) */
+        bool execed;             /* the command has exec'd */
+        bool have_reported_exit; /* the PID-namespace init reported the command's exit */
+        ExitStatus reported_exit;
         char *last_error;
         unsigned restarts;
 

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <grp.h>
 #include <time.h>
+#include <sys/mount.h>
+#include <linux/capability.h>
 
 #include "basic/missing-syscall.h"
 
@@ -24,12 +26,20 @@ static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_CLOSE_FDS] = "close-fds",
         [SPAWN_STAGE_SIGNALS] = "signals",
         [SPAWN_STAGE_SETSID] = "setsid",
+        [SPAWN_STAGE_USER_NAMESPACE] = "user-namespace",
+        [SPAWN_STAGE_MOUNT_PROC] = "mount-proc",
+        [SPAWN_STAGE_PID1_FORK] = "pid1-fork",
         [SPAWN_STAGE_STDIN] = "stdin",
         [SPAWN_STAGE_RLIMITS] = "rlimits",
+        [SPAWN_STAGE_UMASK] = "umask",
         [SPAWN_STAGE_CHDIR] = "chdir",
         [SPAWN_STAGE_SETGROUPS] = "setgroups",
         [SPAWN_STAGE_SETGID] = "setgid",
+        [SPAWN_STAGE_BOUNDING_SET] = "capability-bounding-set",
+        [SPAWN_STAGE_KEEPCAPS] = "keep-capabilities",
         [SPAWN_STAGE_SETUID] = "setuid",
+        [SPAWN_STAGE_CAPABILITIES] = "capabilities",
+        [SPAWN_STAGE_AMBIENT] = "ambient-capabilities",
         [SPAWN_STAGE_NO_NEW_PRIVS] = "no-new-privileges",
         [SPAWN_STAGE_PDEATHSIG] = "pdeathsig",
         [SPAWN_STAGE_PARENT] = "parent-check",
@@ -42,10 +52,158 @@ const char *spawn_stage_to_string(SpawnStage s) {
 
 /* ---- child side: only async-signal-safe calls from here to exec ---- */
 
+static void child_report(int fd, int32_t stage, int32_t value) {
+        SpawnFailure f = { .stage = stage, .error = value };
+        (void) !write(fd, &f, sizeof(f));
+}
+
 static _noreturn_ void child_fail(int report_fd, SpawnStage stage, int error) {
-        SpawnFailure f = { .stage = stage, .error = error };
-        (void) !write(report_fd, &f, sizeof(f));
+        child_report(report_fd, stage, error);
         _exit(127);
+}
+
+/* Writes a whole short string to a /proc file; returns 0 or -errno. */
+static int child_write_file(const char *path, const char *text, size_t len) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, text, len);
+        int r = n < 0 ? -errno : (size_t) n == len ? 0 : -EIO;
+        (void) close(fd);
+        return r;
+}
+
+/* "U U 1\n" without stdio (async-signal-safe). */
+static size_t format_id_map(char *buf, unsigned id) {
+        char digits[16];
+        size_t n = 0, k = 0;
+        do
+                digits[k++] = (char) ('0' + id % 10);
+        while ((id /= 10) > 0);
+        for (int rep = 0; rep < 2; rep++) {
+                for (size_t i = k; i > 0; i--)
+                        buf[n++] = digits[i - 1];
+                buf[n++] = ' ';
+        }
+        buf[n++] = '1';
+        buf[n++] = '\n';
+        return n;
+}
+
+/* In a new user namespace (unprivileged svd): map our own uid and gid onto
+ * themselves, which the kernel allows without privilege once setgroups is
+ * denied (user_namespaces(7)). */
+static void child_setup_user_namespace(const SpawnParams *p, int report_fd) {
+        char map[48];
+        int r = child_write_file("/proc/self/setgroups", "deny", 4);
+        if (r >= 0)
+                r = child_write_file("/proc/self/uid_map", map, format_id_map(map, p->outer_uid));
+        if (r >= 0)
+                r = child_write_file("/proc/self/gid_map", map, format_id_map(map, p->outer_gid));
+        if (r < 0)
+                child_fail(report_fd, SPAWN_STAGE_USER_NAMESPACE, -r);
+}
+
+/* The PID namespace's init. It is PID 1 there: the kernel only delivers
+ * signals to it for which it has a handler, and when it exits everything
+ * else in the namespace is SIGKILLed. It forwards stop signals to the
+ * command, reaps orphans, and reports the command's exit through the pipe
+ * (its own exit status could not carry a signal), then exits. */
+static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, const sigset_t *all) {
+        SpawnFailure f;
+        ssize_t n;
+
+        /* The command's end of exec_fd closes on exec; a record means it failed. */
+        do
+                n = read(exec_fd, &f, sizeof(f));
+        while (n < 0 && errno == EINTR);
+        (void) close(exec_fd);
+        if (n == (ssize_t) sizeof(f)) {
+                child_report(report_fd, f.stage, f.error);
+                (void) waitpid(main_pid, NULL, 0);
+                _exit(127);
+        }
+        child_report(report_fd, SPAWN_REPORT_EXECED, 0);
+
+        for (;;) {
+                siginfo_t si;
+                int sig = sigwaitinfo(all, &si);
+                if (sig < 0)
+                        continue;
+                if (sig != SIGCHLD) {
+                        (void) kill(main_pid, sig);
+                        continue;
+                }
+                for (;;) {
+                        int status;
+                        pid_t pid = waitpid(-1, &status, WNOHANG);
+                        if (pid <= 0)
+                                break;
+                        if (pid == main_pid) {
+                                child_report(report_fd, SPAWN_REPORT_EXIT_STATUS, status);
+                                _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                        }
+                }
+        }
+}
+
+/* Becomes init of the new PID namespace and returns in the command's
+ * process, with *report_fd switched to the pipe that init relays. */
+static void child_become_pid1(const SpawnParams *p, int *report_fd) {
+        int exec_pipe[2];
+
+        if (p->user_namespace)
+                child_setup_user_namespace(p, *report_fd);
+
+        /* A /proc of our own namespace, without leaking the mount to the host. */
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+
+        if (pipe2(exec_pipe, O_CLOEXEC) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
+
+        /* Every signal stays blocked in init, taken with sigwaitinfo(). */
+        sigset_t all;
+        sigfillset(&all);
+        if (sigprocmask(SIG_SETMASK, &all, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_SIGNALS, errno);
+
+        struct clone_args args = { .exit_signal = SIGCHLD };
+        pid_t pid = sys_clone3(&args, sizeof(args));
+        if (pid < 0)
+                child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
+        if (pid > 0) {
+                (void) close(exec_pipe[1]);
+                pid1_run(pid, *report_fd, exec_pipe[0], &all);
+        }
+
+        /* The command: failures go to init, which relays them. */
+        (void) close(exec_pipe[0]);
+        (void) close(*report_fd);
+        *report_fd = exec_pipe[1];
+        sigset_t none;
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_SIGNALS, errno);
+}
+
+static int child_apply_capabilities(const SpawnParams *p) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+
+        if (sys_capget(&h, d) < 0)
+                return -errno;
+        for (int i = 0; i < 2; i++) {
+                uint32_t amb = (uint32_t) (p->ambient >> (32 * i));
+                d[i].permitted |= 0; /* keep: KEEPCAPS preserved them across setuid */
+                d[i].inheritable |= amb;
+                d[i].effective |= amb & d[i].permitted;
+        }
+        if (sys_capset(&h, d) < 0)
+                return -errno;
+        return 0;
 }
 
 static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent) {
@@ -78,6 +236,27 @@ static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t pare
         if (setsid() < 0)
                 child_fail(report_fd, SPAWN_STAGE_SETSID, errno);
 
+        if (p->mode == SPAWN_MODE_FALLBACK) {
+                /* FIXME: drop when 7.1 is the oldest kernel we support.
+                 * Without autokill the leash is the parent-death signal. The
+                 * kernel clears it on a credential change, so unless init
+                 * (which keeps its credentials) holds it, it is set after the
+                 * last change below; and svd may already have died, so check
+                 * that svd is still the parent. */
+                if (p->private_pids) {
+                        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                                child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
+                        /* getppid() is 0 in the new namespace; the report
+                         * pipe tells instead: no reader means svd is gone. */
+                        struct pollfd pfd = { .fd = report_fd, .events = POLLOUT };
+                        if (poll(&pfd, 1, 0) < 0 || (pfd.revents & POLLERR))
+                                child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
+                }
+        }
+
+        if (p->private_pids)
+                child_become_pid1(p, &report_fd);
+
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (null < 0)
                 child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
@@ -88,8 +267,11 @@ static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t pare
         } else if (fcntl(STDIN_FILENO, F_SETFD, 0) < 0)
                 child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
 
-        if (p->nofile && setrlimit(RLIMIT_NOFILE, p->nofile) < 0)
-                child_fail(report_fd, SPAWN_STAGE_RLIMITS, errno);
+        for (size_t i = 0; i < p->n_rlimits; i++)
+                if (setrlimit(p->rlimits[i].resource, &p->rlimits[i].limit) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_RLIMITS, errno);
+        if (p->umask >= 0)
+                (void) umask((mode_t) p->umask);
 
         if (p->working_directory && chdir(p->working_directory) < 0 &&
             !(p->working_directory_missing_ok && errno == ENOENT))
@@ -100,19 +282,35 @@ static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t pare
                         child_fail(report_fd, SPAWN_STAGE_SETGROUPS, errno);
                 if (setresgid(p->gid, p->gid, p->gid) < 0)
                         child_fail(report_fd, SPAWN_STAGE_SETGID, errno);
+        }
+
+        /* The bounding set needs CAP_SETPCAP, so it goes before setuid. */
+        for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
+                if ((p->bounding_drop & (UINT64_C(1) << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_BOUNDING_SET, errno);
+
+        if (p->change_credentials) {
+                /* Ambient capabilities must survive the switch away from uid 0. */
+                if (p->ambient && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_KEEPCAPS, errno);
                 if (setresuid(p->uid, p->uid, p->uid) < 0)
                         child_fail(report_fd, SPAWN_STAGE_SETUID, errno);
+        }
+
+        if (p->ambient) {
+                int r = child_apply_capabilities(p);
+                if (r < 0)
+                        child_fail(report_fd, SPAWN_STAGE_CAPABILITIES, -r);
+                for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
+                        if ((p->ambient & (UINT64_C(1) << cap)) &&
+                            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+                                child_fail(report_fd, SPAWN_STAGE_AMBIENT, errno);
         }
 
         if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 child_fail(report_fd, SPAWN_STAGE_NO_NEW_PRIVS, errno);
 
-        if (p->mode == SPAWN_MODE_FALLBACK) {
-                /* FIXME: drop when 7.1 is the oldest kernel we support.
-                 * Without autokill the leash is the parent-death signal. The
-                 * kernel clears it on a credential change, so it is set after
-                 * the last one; and svd may already have died before it was
-                 * set, so check that svd is still the parent. */
+        if (p->mode == SPAWN_MODE_FALLBACK && !p->private_pids) {
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
                         child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
                 if (getppid() != parent)
@@ -139,6 +337,10 @@ static uint64_t spawn_clone_flags(const SpawnParams *p, int *ret_exit_signal) {
                 *ret_exit_signal = 0; /* CLONE_AUTOREAP requires it */
         } else
                 *ret_exit_signal = SIGCHLD;
+        if (p->private_pids)
+                flags |= CLONE_NEWPID | CLONE_NEWNS | (p->user_namespace ? CLONE_NEWUSER : 0);
+        if (p->cgroup_fd >= 0)
+                flags |= CLONE_INTO_CGROUP;
         return flags;
 }
 
@@ -161,6 +363,7 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
                 .flags = flags,
                 .pidfd = (uint64_t) (uintptr_t) &pidfd,
                 .exit_signal = (uint64_t) exit_signal,
+                .cgroup = p->cgroup_fd >= 0 ? (uint64_t) p->cgroup_fd : 0,
         };
         pid_t parent = getpid();
         pid_t pid = sys_clone3(&args, sizeof(args));
@@ -314,11 +517,22 @@ static int probe_autokill(char *reason, size_t n) {
         return 0;
 }
 
+static int probe_cap_last(void) {
+        FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+        int last = CAP_LAST_CAP;
+        if (f) {
+                if (fscanf(f, "%d", &last) != 1 || last < 0 || last > 63)
+                        last = CAP_LAST_CAP;
+                fclose(f);
+        }
+        return last;
+}
+
 void spawn_probe(bool force_fallback, SpawnProbe *ret) {
         int pidfd;
 
         assert(ret);
-        *ret = (SpawnProbe){ .mode = SPAWN_MODE_FALLBACK };
+        *ret = (SpawnProbe){ .mode = SPAWN_MODE_FALLBACK, .cap_last = probe_cap_last() };
 
         /* Each flag on its own, for Info's list of what the kernel accepts. */
         if (probe_clone(CLONE_AUTOREAP, 0, &pidfd) >= 0) {

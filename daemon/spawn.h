@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "process.h"
@@ -28,6 +29,7 @@ typedef struct SpawnProbe {
         char reason[256];
         uint64_t flags;    /* the flags the kernel accepted */
         bool cap_sys_admin; /* autokill without CLONE_NNP is allowed */
+        int cap_last;       /* highest capability the kernel knows */
 } SpawnProbe;
 
 /* Probes the kernel. Never fails: a kernel without the flags gives
@@ -41,18 +43,30 @@ typedef enum SpawnStage {
         SPAWN_STAGE_CLOSE_FDS,
         SPAWN_STAGE_SIGNALS,
         SPAWN_STAGE_SETSID,
+        SPAWN_STAGE_USER_NAMESPACE,
+        SPAWN_STAGE_MOUNT_PROC,
+        SPAWN_STAGE_PID1_FORK,
         SPAWN_STAGE_STDIN,
         SPAWN_STAGE_RLIMITS,
+        SPAWN_STAGE_UMASK,
         SPAWN_STAGE_CHDIR,
         SPAWN_STAGE_SETGROUPS,
         SPAWN_STAGE_SETGID,
+        SPAWN_STAGE_BOUNDING_SET,
+        SPAWN_STAGE_KEEPCAPS,
         SPAWN_STAGE_SETUID,
+        SPAWN_STAGE_CAPABILITIES,
+        SPAWN_STAGE_AMBIENT,
         SPAWN_STAGE_NO_NEW_PRIVS,
         SPAWN_STAGE_PDEATHSIG,
         SPAWN_STAGE_PARENT,
         SPAWN_STAGE_EXEC,
         _SPAWN_STAGE_MAX,
         _SPAWN_STAGE_INVALID = -EINVAL,
+
+        /* Not failures: records the PID-namespace init sends on the same pipe. */
+        SPAWN_REPORT_EXECED = 100,      /* the command exec'd */
+        SPAWN_REPORT_EXIT_STATUS = 101, /* the command ended; `error` holds its wait status */
 } SpawnStage;
 
 const char *spawn_stage_to_string(SpawnStage s);
@@ -61,6 +75,13 @@ typedef struct SpawnFailure {
         int32_t stage;
         int32_t error; /* positive errno */
 } SpawnFailure;
+
+/* Resource limits a service gets, applied in the child. */
+typedef struct SpawnRlimit {
+        int resource;
+        struct rlimit limit;
+} SpawnRlimit;
+#define SPAWN_RLIMITS_MAX 4
 
 typedef struct SpawnParams {
         const char *path;   /* what to execve() */
@@ -74,7 +95,17 @@ typedef struct SpawnParams {
         const gid_t *groups;
         size_t n_groups;
         bool no_new_privileges;
-        const struct rlimit *nofile; /* NULL: keep svd's */
+        SpawnRlimit rlimits[SPAWN_RLIMITS_MAX];
+        size_t n_rlimits;
+        int umask; /* -1: leave svd's */
+        uint64_t bounding_drop; /* capabilities to drop from the bounding set */
+        uint64_t ambient;       /* capabilities to raise as ambient */
+        int cap_last;           /* /proc/sys/kernel/cap_last_cap */
+        bool private_pids;      /* PID namespace with svd's init as PID 1 and a fresh /proc */
+        bool user_namespace;    /* with private_pids, for an unprivileged svd: map own uid/gid */
+        uid_t outer_uid;        /* svd's uid/gid, for that mapping */
+        gid_t outer_gid;
+        int cgroup_fd;          /* CLONE_INTO_CGROUP target, or -1 */
         SpawnMode mode;
         bool cap_sys_admin; /* from the probe: whether autokill works without CLONE_NNP */
 } SpawnParams;
@@ -83,8 +114,9 @@ typedef struct SpawnParams {
  * *ret_report_fd, the read end of the failure pipe (O_CLOEXEC|O_NONBLOCK). */
 int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd);
 
-/* Reads a failure record from the report pipe: 1 with *ret, 0 on EOF (the
- * child exec'd or died without reaching exec), -EAGAIN if nothing yet. */
+/* Reads one record from the report pipe: 1 with *ret, 0 on EOF (the child
+ * exec'd or died without reaching exec), -EAGAIN if nothing yet. A record is
+ * a failure {stage, errno}, or, from a PID-namespace init, SPAWN_REPORT_*. */
 int spawn_read_failure(int fd, SpawnFailure *ret);
 
 /* Looks up a command name in a PATH-like list of directories; an absolute

@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <cap-ng.h>
 
 #include "basic/extract-word.h"
 #include "basic/parse-util.h"
@@ -39,6 +41,7 @@
 #define UNIT_SECTION_NAME_MAX  48U  /* bytes in a section name; inih keeps at most 49 */
 #define UNIT_WANTED_BY_MAX     64U  /* words in all WantedBy= of one file */
 #define UNIT_USER_NAME_MAX     255U /* bytes in User=/Group= (LOGIN_NAME_MAX less the NUL) */
+#define UNIT_GROUPS_MAX        64U  /* SupplementaryGroups= entries */
 #define UNIT_WARNINGS_MAX      32U  /* warnings reported for one file; the rest are summarised */
 #define UNIT_MESSAGE_VALUE_MAX 80U  /* bytes of a value quoted in a message */
 
@@ -324,6 +327,7 @@ Unit *unit_free(Unit *u) {
         strv_free(u->environment);
         free(u->user);
         free(u->group);
+        strv_free(u->supplementary_groups);
         free(u);
         return NULL;
 }
@@ -801,6 +805,251 @@ static int parse_wanted_by(UnitParser *p) {
         return 0;
 }
 
+static int parse_supplementary_groups(UnitParser *p) {
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->supplementary_groups = strv_free(p->unit->supplementary_groups);
+                return 0;
+        }
+        r = split_exec_line(p->value, UNIT_GROUPS_MAX, &l);
+        if (r == -ENOMEM)
+                return parser_error(p, r, p->line, "Out of memory");
+        if (r < 0)
+                return invalid_value(p, r, "expected group names or numbers separated by spaces");
+        for (char **g = l; *g; g++) {
+                if (!user_group_name_is_valid(*g))
+                        return invalid_value(p, -EINVAL, "not a valid group name or id");
+                r = strv_extend(&p->unit->supplementary_groups, *g);
+                if (r < 0)
+                        return parser_error(p, r, p->line, "Out of memory");
+        }
+        if (strv_length(p->unit->supplementary_groups) > UNIT_GROUPS_MAX)
+                return invalid_value(p, -E2BIG, "more than %u groups", UNIT_GROUPS_MAX);
+        return 0;
+}
+
+/* "CAP_NET_ADMIN cap_chown ~CAP_SYS_TIME": a leading '~' inverts the whole list, as in systemd.
+ * Names go through libcap-ng, so that they match the running kernel's list. */
+static int parse_capability_list(UnitParser *p, uint64_t *ret, bool *ret_invert) {
+        _cleanup_strv_free_ char **l = NULL;
+        const char *v = p->value;
+        bool invert = false;
+        uint64_t mask = 0;
+        int r;
+
+        if (*v == '~') {
+                invert = true;
+                v++;
+        }
+        r = split_exec_line(v, 64, &l);
+        if (r == -ENOMEM)
+                return parser_error(p, r, p->line, "Out of memory");
+        if (r < 0)
+                return invalid_value(p, r, "expected capability names such as 'CAP_NET_BIND_SERVICE'");
+        for (char **c = l; *c; c++) {
+                const char *name = *c;
+                if (strncasecmp(name, "cap_", 4) == 0)
+                        name += 4;
+                int cap = capng_name_to_capability(name);
+                if (cap < 0 || cap >= 64)
+                        return invalid_value(p, -EINVAL, "unknown capability");
+                mask |= UINT64_C(1) << cap;
+        }
+        *ret = mask;
+        *ret_invert = invert;
+        return 0;
+}
+
+static int parse_capability_bounding_set(UnitParser *p) {
+        uint64_t mask;
+        bool invert;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->capability_bounding_set = UNIT_CAPABILITIES_ALL;
+                return 0;
+        }
+        r = parse_capability_list(p, &mask, &invert);
+        if (r < 0)
+                return r;
+        /* Several assignments combine as in systemd: positive lists add up, "~" ones take away. */
+        if (invert)
+                p->unit->capability_bounding_set &= ~mask;
+        else if (p->unit->capability_bounding_set == UNIT_CAPABILITIES_ALL)
+                p->unit->capability_bounding_set = mask;
+        else
+                p->unit->capability_bounding_set |= mask;
+        return 0;
+}
+
+static int parse_ambient_capabilities(UnitParser *p) {
+        uint64_t mask;
+        bool invert;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->ambient_capabilities = 0;
+                return 0;
+        }
+        r = parse_capability_list(p, &mask, &invert);
+        if (r < 0)
+                return r;
+        if (invert)
+                p->unit->ambient_capabilities &= ~mask;
+        else
+                p->unit->ambient_capabilities |= mask;
+        return 0;
+}
+
+static int parse_umask(UnitParser *p) {
+        char *end;
+
+        if (isempty(p->value)) {
+                p->unit->umask = -1;
+                return 0;
+        }
+        errno = 0;
+        unsigned long m = strtoul(p->value, &end, 8);
+        if (errno != 0 || *end || end == p->value || m > 0777 || p->value[0] == '-' || p->value[0] == '+')
+                return invalid_value(p, -EINVAL, "expected an octal mode such as '0027'");
+        p->unit->umask = (int) m;
+        return 0;
+}
+
+static int parse_rlimit_value(const char *s, uint64_t *ret) {
+        if (streq(s, "infinity")) {
+                *ret = RLIM_INFINITY;
+                return 0;
+        }
+        return safe_atou64(s, ret);
+}
+
+/* "N", "soft:hard" or "infinity", as systemd's LimitXXX=. */
+static int parse_limit(UnitParser *p, struct rlimit_setting *l) {
+        uint64_t soft, hard;
+        int r;
+
+        if (isempty(p->value)) {
+                *l = (struct rlimit_setting){};
+                return 0;
+        }
+        const char *colon = strchr(p->value, ':');
+        if (colon) {
+                _cleanup_free_ char *a = strndup(p->value, (size_t) (colon - p->value));
+                if (!a)
+                        return parser_error(p, -ENOMEM, p->line, "Out of memory");
+                r = parse_rlimit_value(a, &soft);
+                if (r >= 0)
+                        r = parse_rlimit_value(colon + 1, &hard);
+        } else {
+                r = parse_rlimit_value(p->value, &soft);
+                hard = soft;
+        }
+        if (r < 0)
+                return invalid_value(p, r, "expected a number, 'infinity' or 'SOFT:HARD'");
+        if (soft > hard)
+                return invalid_value(p, -EINVAL, "the soft limit is above the hard limit");
+        *l = (struct rlimit_setting){ .set = true, .soft = soft, .hard = hard };
+        return 0;
+}
+
+static int parse_limit_nofile(UnitParser *p) {
+        return parse_limit(p, &p->unit->limit_nofile);
+}
+
+static int parse_limit_nproc(UnitParser *p) {
+        return parse_limit(p, &p->unit->limit_nproc);
+}
+
+static int parse_limit_core(UnitParser *p) {
+        return parse_limit(p, &p->unit->limit_core);
+}
+
+static int parse_private_pids(UnitParser *p) {
+        bool b;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->private_pids = -1;
+                return 0;
+        }
+        r = parse_boolean(p->value, &b);
+        if (r < 0)
+                return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
+        p->unit->private_pids = b;
+        return 0;
+}
+
+/* Bytes with an optional K, M, G, T suffix (base 1024), or "infinity". */
+static int parse_size_or_infinity(const char *s, uint64_t *ret) {
+        uint64_t v, mult = 1;
+        size_t n = strlen(s);
+        int r;
+
+        if (streq(s, "infinity")) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        if (n == 0)
+                return -EINVAL;
+        switch (s[n - 1]) {
+        case 'K': mult = UINT64_C(1) << 10; break;
+        case 'M': mult = UINT64_C(1) << 20; break;
+        case 'G': mult = UINT64_C(1) << 30; break;
+        case 'T': mult = UINT64_C(1) << 40; break;
+        default: break;
+        }
+        _cleanup_free_ char *num = strndup(s, mult == 1 ? n : n - 1);
+        if (!num)
+                return -ENOMEM;
+        r = safe_atou64(num, &v);
+        if (r < 0)
+                return r;
+        if (v > UINT64_MAX / mult)
+                return -ERANGE;
+        *ret = v * mult;
+        return 0;
+}
+
+static int parse_memory_max(UnitParser *p) {
+        int r;
+        if (isempty(p->value)) {
+                p->unit->memory_max = UINT64_MAX;
+                return 0;
+        }
+        r = parse_size_or_infinity(p->value, &p->unit->memory_max);
+        if (r < 0)
+                return invalid_value(p, r, "expected a size such as '512M' or '2G', or 'infinity'");
+        return 0;
+}
+
+static int parse_tasks_max(UnitParser *p) {
+        int r;
+        if (isempty(p->value)) {
+                p->unit->tasks_max = UINT64_MAX;
+                return 0;
+        }
+        r = streq(p->value, "infinity") ? (p->unit->tasks_max = UINT64_MAX, 0)
+                                        : safe_atou64(p->value, &p->unit->tasks_max);
+        if (r < 0 || p->unit->tasks_max == 0)
+                return invalid_value(p, r < 0 ? r : -EINVAL, "expected a positive number or 'infinity'");
+        return 0;
+}
+
+static int parse_cpu_weight(UnitParser *p) {
+        uint64_t w;
+        if (isempty(p->value)) {
+                p->unit->cpu_weight = 0;
+                return 0;
+        }
+        if (safe_atou64(p->value, &w) < 0 || w < 1 || w > 10000)
+                return invalid_value(p, -ERANGE, "expected a number from 1 to 10000");
+        p->unit->cpu_weight = w;
+        return 0;
+}
+
 typedef int (*KeyParser)(UnitParser *p);
 
 /* Every key svd knows. A NULL parser marks a systemd key that svd does not implement yet: it gets
@@ -834,14 +1083,21 @@ static const struct {
         { "Service", "TimeoutStopSec", parse_timeout_stop_sec },
         { "Service", "NoNewPrivileges", parse_no_new_privileges },
         { "Service", "EnvironmentFile", NULL },
-        { "Service", "SupplementaryGroups", NULL },
-        { "Service", "CapabilityBoundingSet", NULL },
-        { "Service", "AmbientCapabilities", NULL },
+        { "Service", "UMask", parse_umask },
+        { "Service", "LimitNPROC", parse_limit_nproc },
+        { "Service", "LimitCORE", parse_limit_core },
+        { "Service", "PrivatePIDs", parse_private_pids },
+        { "Service", "MemoryMax", parse_memory_max },
+        { "Service", "TasksMax", parse_tasks_max },
+        { "Service", "CPUWeight", parse_cpu_weight },
+        { "Service", "SupplementaryGroups", parse_supplementary_groups },
+        { "Service", "CapabilityBoundingSet", parse_capability_bounding_set },
+        { "Service", "AmbientCapabilities", parse_ambient_capabilities },
         { "Service", "StartLimitIntervalSec", NULL },
         { "Service", "StartLimitBurst", NULL },
         { "Service", "StandardOutput", NULL },
         { "Service", "StandardError", NULL },
-        { "Service", "LimitNOFILE", NULL },
+        { "Service", "LimitNOFILE", parse_limit_nofile },
         { "Service", "ExecStartPre", NULL },
         { "Service", "ExecStartPost", NULL },
         { "Service", "ExecStop", NULL },
@@ -1103,6 +1359,11 @@ static Unit *unit_new(const char *path, const char *name) {
         u->restart_usec = UNIT_RESTART_USEC_DEFAULT;
         u->kill_signal = SIGTERM;
         u->timeout_stop_usec = UNIT_TIMEOUT_STOP_USEC_DEFAULT;
+        u->capability_bounding_set = UNIT_CAPABILITIES_ALL;
+        u->umask = -1;
+        u->private_pids = -1;
+        u->memory_max = UINT64_MAX;
+        u->tasks_max = UINT64_MAX;
         return TAKE_PTR(u);
 }
 

@@ -77,7 +77,25 @@ typedef struct Unit {
 
         bool wanted_by_default; /* [Install] WantedBy=default.target or multi-user.target: svd has no
                                  * targets, and for a service both mean "start when the system is up" */
+
+        /* Credentials and sandboxing (all applied in the child, prepared by svd). */
+        char **supplementary_groups;      /* SupplementaryGroups=, names or numbers */
+        uint64_t capability_bounding_set; /* CapabilityBoundingSet=, bit n = capability n */
+        uint64_t ambient_capabilities;    /* AmbientCapabilities= */
+        int umask;                        /* UMask=, -1 = 0022 */
+        struct rlimit_setting {
+                bool set;
+                uint64_t soft, hard; /* RLIM_INFINITY for "infinity" */
+        } limit_nofile, limit_nproc, limit_core;
+        int private_pids; /* PrivatePIDs=: -1 = default (see service.c), 0, 1 */
+
+        /* cgroup v2 resource control (when svd has a delegated subtree). */
+        uint64_t memory_max; /* MemoryMax=, bytes; UINT64_MAX = unset/infinity */
+        uint64_t tasks_max;  /* TasksMax=; UINT64_MAX = unset/infinity */
+        uint64_t cpu_weight; /* CPUWeight=, 1..10000; 0 = unset */
 } Unit;
+
+#define UNIT_CAPABILITIES_ALL UINT64_MAX
 
 /* A warning about a unit file; the unit still loads. */
 typedef void (*UnitWarningFn)(const char *message, void *userdata);

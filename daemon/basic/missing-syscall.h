@@ -81,6 +81,16 @@ static inline int sys_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, uns
         return (int) syscall(__NR_pidfd_send_signal, pidfd, sig, info, flags);
 }
 
+struct __user_cap_header_struct;
+struct __user_cap_data_struct;
+static inline int sys_capget(struct __user_cap_header_struct *h, struct __user_cap_data_struct *d) {
+        return (int) syscall(__NR_capget, h, d);
+}
+
+static inline int sys_capset(struct __user_cap_header_struct *h, struct __user_cap_data_struct *d) {
+        return (int) syscall(__NR_capset, h, d);
+}
+
 static inline int sys_close_range(unsigned first, unsigned last, unsigned flags) {
         return (int) syscall(__NR_close_range, first, last, flags);
 }

@@ -55,6 +55,9 @@ static void spawn(SpawnMode mode, char *const *argv, const char *wd, Process *re
                 .argv = argv,
                 .envp = env_empty,
                 .working_directory = wd,
+                .umask = -1,
+                .cgroup_fd = -EBADF,
+                .cap_last = probe.cap_last,
                 .mode = mode,
                 .cap_sys_admin = probe.cap_sys_admin,
         };
@@ -197,6 +200,93 @@ START_TEST(test_autokill_on_close) {
 }
 END_TEST
 
+/* Runs a shell snippet with extra parameters and returns its exit status. */
+static ExitStatus run_with(const char *script, SpawnParams extra, int *ret_report) {
+        char *argv[] = { "/bin/sh", "-c", (char *) script, NULL };
+        Process p;
+        extra.path = argv[0];
+        extra.argv = argv;
+        extra.envp = env_empty;
+        extra.working_directory = "/";
+        extra.mode = probe.mode;
+        extra.cap_sys_admin = probe.cap_sys_admin;
+        extra.cap_last = probe.cap_last;
+        ck_assert_int_eq(spawn_process(&extra, &p, ret_report), 0);
+        ExitStatus st = wait_exit(&p);
+        process_done(&p);
+        return st;
+}
+
+START_TEST(test_umask_and_rlimits) {
+        SpawnParams p = { .umask = 027, .cgroup_fd = -EBADF };
+        p.rlimits[p.n_rlimits++] = (SpawnRlimit){ RLIMIT_NOFILE, { 100, 200 } };
+        p.rlimits[p.n_rlimits++] = (SpawnRlimit){ RLIMIT_CORE, { 0, 0 } };
+        int report;
+        ExitStatus st = run_with("test \"$(umask)\" = 0027 || exit 1; "
+                                 "test \"$(ulimit -n)\" = 100 || exit 2; "
+                                 "test \"$(ulimit -c)\" = 0 || exit 3; exit 0",
+                                 p, &report);
+        ck_assert_int_eq(st.code, CLD_EXITED);
+        ck_assert_int_eq(st.status, 0);
+        close(report);
+}
+END_TEST
+
+START_TEST(test_private_pids) {
+        if (geteuid() != 0) {
+                printf("SKIP test_private_pids: needs root (unprivileged PrivatePIDs= goes through a user namespace, "
+                       "tested end to end)\n");
+                return;
+        }
+        /* The command is PID 2 under our init, sees only its namespace in
+         * /proc, and its exit status reaches us through init. */
+        SpawnParams p = { .umask = -1, .cgroup_fd = -EBADF, .private_pids = true };
+        int report;
+        char script[256];
+        snprintf(script, sizeof(script),
+                 "test $$ = 2 || exit 1; test -e /proc/1 || exit 2; test ! -e /proc/%d || exit 3; exit 42",
+                 (int) getpid());
+        ExitStatus st = run_with(script, p, &report);
+        ck_assert_int_eq(st.code, CLD_EXITED);
+        ck_assert_int_eq(st.status, 42); /* init exits with the command's status */
+        SpawnFailure f;
+        ck_assert_int_eq(spawn_read_failure(report, &f), 1);
+        ck_assert_int_eq(f.stage, SPAWN_REPORT_EXECED);
+        ck_assert_int_eq(spawn_read_failure(report, &f), 1);
+        ck_assert_int_eq(f.stage, SPAWN_REPORT_EXIT_STATUS);
+        ck_assert(WIFEXITED(f.error) && WEXITSTATUS(f.error) == 42);
+        ck_assert_int_eq(spawn_read_failure(report, &f), 0);
+        close(report);
+
+        /* A signal that kills the command is reported as such. */
+        st = run_with("kill -SEGV $$", p, &report);
+        ck_assert_int_eq(spawn_read_failure(report, &f), 1);
+        ck_assert_int_eq(f.stage, SPAWN_REPORT_EXECED);
+        ck_assert_int_eq(spawn_read_failure(report, &f), 1);
+        ck_assert_int_eq(f.stage, SPAWN_REPORT_EXIT_STATUS);
+        ck_assert(WIFSIGNALED(f.error) && WTERMSIG(f.error) == SIGSEGV);
+        close(report);
+}
+END_TEST
+
+START_TEST(test_bounding_set) {
+        if (geteuid() != 0) {
+                printf("SKIP test_bounding_set: dropping from the bounding set needs CAP_SETPCAP\n");
+                return;
+        }
+        /* Drop CAP_NET_RAW (13): CapBnd must lack bit 13. */
+        SpawnParams p = { .umask = -1, .cgroup_fd = -EBADF, .bounding_drop = UINT64_C(1) << 13 };
+        int report;
+        ExitStatus st = run_with("b=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/self/status); "
+                                 "test $(( 0x$b & (1 << 13) )) = 0 || exit 1; "
+                                 "test $(( 0x$b & (1 << 12) )) != 0 || exit 2; exit 0",
+                                 p, &report);
+        ck_assert_int_eq(st.code, CLD_EXITED);
+        ck_assert_int_eq(st.status, 0);
+        close(report);
+}
+END_TEST
+
 START_TEST(test_find_executable) {
         char *p = NULL;
         ck_assert_int_eq(spawn_find_executable("sh", "/nonexistent:/bin", &p), 0);
@@ -223,6 +313,9 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_only_stdio_inherited);
         tcase_add_test(tc, test_kill_through_pidfd);
         tcase_add_test(tc, test_autokill_on_close);
+        tcase_add_test(tc, test_umask_and_rlimits);
+        tcase_add_test(tc, test_private_pids);
+        tcase_add_test(tc, test_bounding_set);
         tcase_add_test(tc, test_find_executable);
         suite_add_tcase(s, tc);
         return s;
