@@ -18,6 +18,8 @@
 /* What RLIMIT_NOFILE's soft limit is raised to for svd itself (connections
  * and pidfds); services get the limit svd started with. */
 #define MANAGER_NOFILE_WANT 65536U
+/* How long start-up waits for a crashed predecessor's leftovers to die. */
+#define MANAGER_LEFTOVER_TIMEOUT_MSEC 5000
 
 static int service_compare(const void *a, const void *b) {
         return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
@@ -168,6 +170,21 @@ static int manager_load_units(Manager *m) {
         return 0;
 }
 
+/* A crashed predecessor's services may have left forked processes in their
+ * cgroups (their main processes died with it). Nothing may survive that. */
+static void manager_kill_leftovers(Manager *m) {
+        for (size_t i = 0; m->cgroup.available && i < m->n_services; i++) {
+                Service *s = m->services[i];
+                _cleanup_close_ int fd = -EBADF;
+                if (cgroup_service_open_existing(&m->cgroup, s->name, &fd) < 0 || cgroup_is_populated(fd) <= 0)
+                        continue;
+                log_warning("%s: processes left over from a previous svd, killing them.", s->name);
+                int r = cgroup_service_kill_and_remove(&m->cgroup, s->name, MANAGER_LEFTOVER_TIMEOUT_MSEC);
+                if (r < 0)
+                        log_error_errno(r, "%s: Failed to kill leftover processes: %m", s->name);
+        }
+}
+
 /* Creates the socket's directory if missing (0755, svd's user). */
 static int mkdir_parent(const char *path) {
         _cleanup_free_ char *dir = strdup(path);
@@ -193,6 +210,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         if (!m)
                 return -ENOMEM;
         m->uid = getuid();
+        m->cgroup.services_fd = -EBADF;
 
         if (config->unit_dir)
                 m->unit_dir = strdup(config->unit_dir);
@@ -248,9 +266,17 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
 
+        cgroup_root_setup(&m->cgroup);
+        if (m->cgroup.available)
+                log_info("cgroup: %s.", m->cgroup.reason);
+        else
+                log_notice("cgroup: not used: %s; a forking service's children are contained only with "
+                           "PrivatePIDs=yes.", m->cgroup.reason);
+
         r = manager_load_units(m);
         if (r < 0)
                 return r;
+        manager_kill_leftovers(m);
 
         r = mkdir_parent(m->socket_path);
         if (r < 0)
@@ -300,6 +326,7 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_services; i++)
                 service_free(m->services[i]);
         free(m->services);
+        cgroup_root_done(&m->cgroup);
         m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
         m->sigint_source = sd_event_source_disable_unref(m->sigint_source);
         m->sighup_source = sd_event_source_disable_unref(m->sighup_source);

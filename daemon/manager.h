@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "basic/macros.h"
+#include "cgroup.h"
 #include "spawn.h"
 
 /* Most unit files svd loads from its directory. */
@@ -39,6 +40,7 @@ typedef struct Manager {
 
         VarlinkServer *varlink;
         SpawnProbe probe;
+        CgroupRoot cgroup;
 
         uid_t uid;              /* svd's own user: may change state over varlink */
         struct rlimit nofile;   /* RLIMIT_NOFILE as svd found it, restored for services */

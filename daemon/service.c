@@ -287,6 +287,27 @@ static int service_spawn(Service *s) {
                         params.rlimits[params.n_rlimits++] = (SpawnRlimit){ RLIMIT_NOFILE, m->nofile };
         }
 
+        if (m->cgroup.available) {
+                if (s->cgroup_fd < 0) {
+                        r = cgroup_service_open(&m->cgroup, s->name, &s->cgroup_fd);
+                        if (r < 0)
+                                log_warning_errno(r, "%s: Failed to create cgroup, running without: %m", s->name);
+                }
+                if (s->cgroup_fd >= 0) {
+                        unsigned skipped = 0;
+                        r = cgroup_apply_limits(&m->cgroup, s->cgroup_fd, u->memory_max, u->tasks_max,
+                                                u->cpu_weight, &skipped);
+                        if (r < 0)
+                                log_warning_errno(r, "%s: Failed to set cgroup limits, ignoring: %m", s->name);
+                        if (skipped > 0)
+                                log_warning("%s: %u cgroup limits set but their controllers are not available, ignoring.",
+                                            s->name, skipped);
+                        params.cgroup_fd = s->cgroup_fd;
+                }
+        } else if (u->memory_max != UINT64_MAX || u->tasks_max != UINT64_MAX || u->cpu_weight != 0)
+                log_warning("%s: MemoryMax=/TasksMax=/CPUWeight= need a cgroup and svd has none (%s), ignoring.",
+                            s->name, m->cgroup.reason);
+
         r = spawn_process(&params, &proc, &report_fd);
         if (r < 0)
                 goto fail;
@@ -457,6 +478,9 @@ static int on_report_event(sd_event_source *source, int fd, uint32_t revents, vo
         return 0;
 }
 
+static void service_finish_exit(Service *s);
+static int service_kill_leftovers(Service *s);
+
 static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         ServiceState was = s->state;
         const ExitStatus *st = exit_status;
@@ -492,15 +516,93 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
                 result = result_from_exit(st);
+        s->exit_was = was;
+        s->exit_result = result;
 
-        if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING) && s->want_running && !s->manager->shutting_down) {
+        if (service_kill_leftovers(s) > 0)
+                return; /* on_cgroup_event finishes once the cgroup is empty */
+        service_finish_exit(s);
+}
+
+/* The main process is gone; the rest of its tree goes now. */
+static void service_finish_exit(Service *s) {
+        ServiceState was = s->exit_was;
+        bool start_pending = false;
+
+        if (s->cgroup_fd >= 0) {
+                /* Empty now; the next start gets a fresh one (see cgroup.h). */
+                s->cgroup_fd = safe_close(s->cgroup_fd);
+                int r = cgroup_service_remove(&s->manager->cgroup, s->name);
+                if (r < 0)
+                        log_debug_errno(r, "%s: Failed to remove cgroup, ignoring: %m", s->name);
+        }
+
+        for (ServiceWaiter *w = s->waiters; w; w = w->next)
+                if ((1U << w->op) & OPS_START)
+                        start_pending = true;
+        if ((IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING) || start_pending) && s->want_running &&
+            !s->manager->shutting_down) {
                 /* A restart asked for by a client: start again at once. */
                 if (s->result == SERVICE_FAILURE_TIMEOUT)
                         s->result = SERVICE_SUCCESS;
                 (void) service_spawn(s);
                 return;
         }
-        service_enter_dead(s, result, /* allow_restart= */ !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING));
+        service_enter_dead(s, s->exit_result,
+                           /* allow_restart= */ !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING));
+}
+
+static void service_unwatch_cgroup(Service *s) {
+        s->cgroup_source = sd_event_source_disable_unref(s->cgroup_source);
+        s->cgroup_events_fd = safe_close(s->cgroup_events_fd);
+}
+
+static int on_cgroup_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        Service *s = userdata;
+        int r = cgroup_events_populated(fd);
+        if (r > 0)
+                return 0;
+        if (r < 0)
+                log_warning_errno(r, "%s: Failed to read cgroup.events, assuming empty: %m", s->name);
+        service_unwatch_cgroup(s);
+        service_finish_exit(s);
+        return 0;
+}
+
+/* SIGKILLs what the main process left in the service's cgroup. Returns 1
+ * when there was something and the caller must wait for on_cgroup_event,
+ * 0 when the cgroup is empty (or there is none). */
+static int service_kill_leftovers(Service *s) {
+        int r;
+
+        if (s->cgroup_fd < 0)
+                return 0;
+        /* Watch first, then kill, then look: no change can slip in between. */
+        r = cgroup_open_events(s->cgroup_fd, &s->cgroup_events_fd);
+        if (r < 0)
+                return log_warning_errno(r, "%s: Failed to open cgroup.events: %m", s->name), 0;
+        r = cgroup_events_populated(s->cgroup_events_fd);
+        if (r <= 0) {
+                service_unwatch_cgroup(s);
+                return 0;
+        }
+        log_info("%s: killing the processes the main process left behind.", s->name);
+        r = cgroup_kill(s->cgroup_fd);
+        if (r < 0)
+                log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
+        r = sd_event_add_io(s->manager->event, &s->cgroup_source, s->cgroup_events_fd, EPOLLPRI, on_cgroup_event,
+                            s);
+        if (r < 0) {
+                log_error_errno(r, "%s: Failed to watch cgroup.events: %m", s->name);
+                service_unwatch_cgroup(s);
+                return 0;
+        }
+        if (cgroup_events_populated(s->cgroup_events_fd) == 0) {
+                service_unwatch_cgroup(s);
+                return 0;
+        }
+        service_set_state(s, SERVICE_KILLING);
+        return 1;
 }
 
 static int on_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata);
@@ -688,6 +790,8 @@ int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit,
                 .manager = m,
                 .main = PROCESS_NULL,
                 .report_fd = -EBADF,
+                .cgroup_fd = -EBADF,
+                .cgroup_events_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
                 .state_change_usec = now_realtime_usec(),
@@ -733,6 +837,9 @@ Service *service_free(Service *s) {
         }
         service_unwatch(s);
         service_unset_timer(s);
+        s->cgroup_source = sd_event_source_disable_unref(s->cgroup_source);
+        s->cgroup_events_fd = safe_close(s->cgroup_events_fd);
+        s->cgroup_fd = safe_close(s->cgroup_fd);
         if (process_is_set(&s->main) && s->main.mode == SPAWN_MODE_FALLBACK) {
                 /* Only at exit with the service still up after its stop sequence. */
                 (void) process_kill(&s->main, SIGKILL);

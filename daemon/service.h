@@ -92,6 +92,11 @@ typedef struct Service {
         ExitStatus last_exit;
         SpawnFailure spawn_failure;
         bool have_spawn_failure;
+        int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
+        int cgroup_events_fd;           /* its cgroup.events, while leftovers are being killed */
+        sd_event_source *cgroup_source; /* cgroup.events changed */
+        ServiceState exit_was;          /* the state when the main process exited */
+        ServiceResult exit_result;      /* the result that exit gives */
         bool main_pid1;          /* main is svd's init of a PID namespace (PrivatePIDs=yes) */
         bool execed;             /* the command has exec'd */
         bool have_reported_exit; /* the PID-namespace init reported the command's exit */

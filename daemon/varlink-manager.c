@@ -39,11 +39,12 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
         if (uname(&u) < 0)
                 return -errno;
         return varlink_call_reply(
-                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I}", "version", SVD_VERSION, "kernel",
-                                u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s}", "version", SVD_VERSION,
+                                "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
-                                "services", (json_int_t) m->n_services));
+                                "services", (json_int_t) m->n_services, "cgroup", m->cgroup.available,
+                                "cgroupReason", m->cgroup.reason));
 }
 
 static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cgroup.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "basic/macros.h"
+
+/* Longest line of /proc/self/mountinfo or /proc/self/cgroup read. */
+#define CGROUP_LINE_MAX 4096
+
+static int read_small_file_at(int dir_fd, const char *name, char *buf, size_t size) {
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return (int) n;
+}
+
+static int write_file_at(int dir_fd, const char *name, const char *text) {
+        _cleanup_close_ int fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(text);
+        ssize_t n = write(fd, text, len);
+        if (n < 0)
+                return -errno;
+        return (size_t) n == len ? 0 : -EIO;
+}
+
+/* The mount point of the cgroup2 hierarchy, from /proc/self/mountinfo. */
+static int find_cgroup2_mount(char **ret) {
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        char line[CGROUP_LINE_MAX];
+        int r = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f)) {
+                char *sep = strstr(line, " - ");
+                if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+                        continue;
+                /* field 5 is the mount point */
+                char *p = line;
+                for (int i = 0; i < 4 && p; i++) {
+                        p = strchr(p, ' ');
+                        if (p)
+                                p++;
+                }
+                if (!p)
+                        continue;
+                size_t l = strcspn(p, " ");
+                *ret = strndup(p, l);
+                r = *ret ? 0 : -ENOMEM;
+                break;
+        }
+        fclose(f);
+        return r;
+}
+
+/* svd's own cgroup path ("/" or "/a/b"), from the "0::" line of /proc/self/cgroup. */
+static int find_own_cgroup(char **ret) {
+        FILE *f = fopen("/proc/self/cgroup", "re");
+        char line[CGROUP_LINE_MAX];
+        int r = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f)) {
+                if (strncmp(line, "0::", 3) != 0)
+                        continue;
+                line[strcspn(line, "\n")] = 0;
+                *ret = strdup(line + 3);
+                r = *ret ? 0 : -ENOMEM;
+                break;
+        }
+        fclose(f);
+        return r;
+}
+
+/* Enables whichever of memory, pids and cpu the cgroup offers for its children. */
+static void enable_controllers(int dir_fd, CgroupRoot *r, bool record) {
+        char buf[512];
+        if (read_small_file_at(dir_fd, "cgroup.controllers", buf, sizeof(buf)) < 0)
+                return;
+        static const char *const names[] = { "memory", "pids", "cpu" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                bool ok = false;
+                for (char *t = strtok(strdupa(buf), " \n"); t; t = strtok(NULL, " \n"))
+                        if (streq(t, names[i]))
+                                ok = true;
+                char cmd[16];
+                snprintf(cmd, sizeof(cmd), "+%s", names[i]);
+                if (ok)
+                        ok = write_file_at(dir_fd, "cgroup.subtree_control", cmd) >= 0;
+                if (record) {
+                        if (i == 0)
+                                r->memory = ok;
+                        else if (i == 1)
+                                r->pids = ok;
+                        else
+                                r->cpu = ok;
+                }
+        }
+}
+
+void cgroup_root_setup(CgroupRoot *ret) {
+        _cleanup_free_ char *mnt = NULL, *own = NULL, *own_path = NULL;
+        _cleanup_close_ int own_fd = -EBADF;
+        int r;
+
+        *ret = (CgroupRoot){ .services_fd = -EBADF };
+
+        r = find_cgroup2_mount(&mnt);
+        if (r < 0) {
+                snprintf(ret->reason, sizeof(ret->reason), "no cgroup2 hierarchy mounted");
+                return;
+        }
+        r = find_own_cgroup(&own);
+        if (r < 0) {
+                snprintf(ret->reason, sizeof(ret->reason), "svd's cgroup2 path is unknown: %s", strerror(-r));
+                return;
+        }
+        if (asprintf(&own_path, "%s%s", mnt, streq(own, "/") ? "" : own) < 0)
+                return;
+        own_fd = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (own_fd < 0 || faccessat(own_fd, "cgroup.procs", W_OK, 0) < 0 ||
+            faccessat(own_fd, ".", W_OK, 0) < 0) {
+                snprintf(ret->reason, sizeof(ret->reason), "svd's cgroup %s is not writable (not delegated)",
+                         own_path);
+                return;
+        }
+
+        const char *sub = "svd";
+        if (!streq(own, "/")) {
+                /* Not the root: svd must leave its cgroup for a leaf of its own
+                 * before the services' cgroups may get controllers. */
+                if ((mkdirat(own_fd, "supervisor", 0755) < 0 && errno != EEXIST) ||
+                    write_file_at(own_fd, "supervisor/cgroup.procs", "0") < 0) {
+                        snprintf(ret->reason, sizeof(ret->reason), "cannot move svd into %s/supervisor: %s",
+                                 own_path, strerror(errno));
+                        return;
+                }
+                sub = "services";
+        }
+        enable_controllers(own_fd, ret, /* record= */ false);
+        if (mkdirat(own_fd, sub, 0755) < 0 && errno != EEXIST) {
+                snprintf(ret->reason, sizeof(ret->reason), "cannot create %s/%s: %s", own_path, sub,
+                         strerror(errno));
+                return;
+        }
+        ret->services_fd = openat(own_fd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ret->services_fd < 0) {
+                snprintf(ret->reason, sizeof(ret->reason), "cannot open %s/%s: %s", own_path, sub, strerror(errno));
+                return;
+        }
+        enable_controllers(ret->services_fd, ret, /* record= */ true);
+        if (asprintf(&ret->services_path, "%s/%s", own_path, sub) < 0) {
+                ret->services_fd = safe_close(ret->services_fd);
+                return;
+        }
+        ret->available = true;
+        snprintf(ret->reason, sizeof(ret->reason), "services in %s (controllers:%s%s%s%s)", ret->services_path,
+                 ret->memory ? " memory" : "", ret->pids ? " pids" : "", ret->cpu ? " cpu" : "",
+                 ret->memory || ret->pids || ret->cpu ? "" : " none");
+}
+
+void cgroup_root_done(CgroupRoot *r) {
+        r->services_fd = safe_close(r->services_fd);
+        free(r->services_path);
+        r->services_path = NULL;
+        r->available = false;
+}
+
+int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd) {
+        if (!r->available)
+                return -EOPNOTSUPP;
+        int fd = openat(r->services_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        return 0;
+}
+
+int cgroup_service_remove(CgroupRoot *r, const char *name) {
+        if (!r->available)
+                return -EOPNOTSUPP;
+        if (unlinkat(r->services_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd) {
+        if (!r->available)
+                return -EOPNOTSUPP;
+        if (mkdirat(r->services_fd, name, 0755) < 0) {
+                if (errno != EEXIST)
+                        return -errno;
+                /* Busy: still in use, so use it as it is. */
+                if (cgroup_service_remove(r, name) >= 0 && mkdirat(r->services_fd, name, 0755) < 0)
+                        return -errno;
+        }
+        return cgroup_service_open_existing(r, name, ret_fd);
+}
+
+int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec) {
+        _cleanup_close_ int fd = -EBADF, events = -EBADF;
+        int k = cgroup_service_open_existing(r, name, &fd);
+        if (k < 0)
+                return k == -ENOENT ? 0 : k;
+        k = cgroup_open_events(fd, &events);
+        if (k < 0)
+                return k;
+        k = cgroup_events_populated(events);
+        if (k > 0) {
+                k = cgroup_kill(fd);
+                if (k < 0)
+                        return k;
+                struct pollfd p = { .fd = events, .events = POLLPRI };
+                while ((k = cgroup_events_populated(events)) > 0) {
+                        int n = poll(&p, 1, timeout_msec);
+                        if (n == 0)
+                                return -ETIMEDOUT;
+                        if (n < 0 && errno != EINTR)
+                                return -errno;
+                }
+        }
+        if (k < 0)
+                return k;
+        return cgroup_service_remove(r, name);
+}
+
+int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t tasks_max, uint64_t cpu_weight,
+                        unsigned *ret_skipped) {
+        char buf[32];
+        unsigned skipped = 0;
+        int ret = 0, k;
+
+        if (memory_max != UINT64_MAX || r->memory) {
+                if (!r->memory)
+                        skipped++;
+                else {
+                        if (memory_max == UINT64_MAX)
+                                snprintf(buf, sizeof(buf), "max");
+                        else
+                                snprintf(buf, sizeof(buf), "%llu", (unsigned long long) memory_max);
+                        k = write_file_at(cg_fd, "memory.max", buf);
+                        if (k < 0 && ret == 0)
+                                ret = k;
+                }
+        }
+        if (tasks_max != UINT64_MAX || r->pids) {
+                if (!r->pids)
+                        skipped++;
+                else {
+                        if (tasks_max == UINT64_MAX)
+                                snprintf(buf, sizeof(buf), "max");
+                        else
+                                snprintf(buf, sizeof(buf), "%llu", (unsigned long long) tasks_max);
+                        k = write_file_at(cg_fd, "pids.max", buf);
+                        if (k < 0 && ret == 0)
+                                ret = k;
+                }
+        }
+        if (cpu_weight != 0 || r->cpu) {
+                if (!r->cpu)
+                        skipped++;
+                else {
+                        snprintf(buf, sizeof(buf), "%llu", (unsigned long long) (cpu_weight ? cpu_weight : 100));
+                        k = write_file_at(cg_fd, "cpu.weight", buf);
+                        if (k < 0 && ret == 0)
+                                ret = k;
+                }
+        }
+        if (ret_skipped)
+                *ret_skipped = skipped;
+        return ret;
+}
+
+static int parse_populated(const char *buf) {
+        const char *p = strstr(buf, "populated ");
+        if (!p)
+                return -EBADMSG;
+        return p[10] == '1';
+}
+
+int cgroup_is_populated(int cg_fd) {
+        char buf[256];
+        int r = read_small_file_at(cg_fd, "cgroup.events", buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return parse_populated(buf);
+}
+
+int cgroup_events_populated(int events_fd) {
+        char buf[256];
+        ssize_t n = pread(events_fd, buf, sizeof(buf) - 1, 0);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return parse_populated(buf);
+}
+
+int cgroup_kill(int cg_fd) {
+        return write_file_at(cg_fd, "cgroup.kill", "1");
+}
+
+int cgroup_open_events(int cg_fd, int *ret_fd) {
+        int fd = openat(cg_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        return 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * cgroup v2 containment. When svd finds a cgroup2 subtree it may write to
+ * (root, or a delegated subtree under systemd's Delegate=yes), each service
+ * gets a cgroup of its own below svd's: the process is created in it with
+ * CLONE_INTO_CGROUP, so its whole tree stays there however it forks, and
+ * cgroup.kill (Linux 5.14) ends that tree in one write. Without a usable
+ * subtree svd carries on without, and says why (CgroupRoot.reason).
+ *
+ * Layout: svd in the root cgroup → /svd/NAME; svd in cgroup X → svd moves
+ * itself to X/supervisor (no processes in inner nodes, cgroups(7)) and the
+ * services live in X/services/NAME.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct CgroupRoot {
+        bool available;
+        int services_fd; /* directory fd of the parent of the service cgroups */
+        char *services_path;
+        char reason[256];
+        /* controllers enabled for the service cgroups */
+        bool memory, pids, cpu;
+} CgroupRoot;
+
+/* Finds svd's cgroup2 subtree and prepares it. Never fails: on any problem
+ * returns with available = false and the reason. */
+void cgroup_root_setup(CgroupRoot *ret);
+void cgroup_root_done(CgroupRoot *r);
+
+/* Creates the cgroup for a service and returns its directory fd
+ * (O_CLOEXEC), for CLONE_INTO_CGROUP and the calls below. A cgroup left from
+ * before is removed and made anew when it is empty: a cgroup that once got
+ * cgroup.kill SIGKILLs processes cloned into it later (seen on 6.18), and a
+ * fresh one carries no stale limits either. */
+int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd);
+
+/* Removes a service's (empty) cgroup; -EBUSY while processes remain. */
+int cgroup_service_remove(CgroupRoot *r, const char *name);
+
+/* Kills what is left in a service's cgroup, waits up to timeout_msec for it
+ * to empty, and removes it. For start-up only (it blocks). */
+int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec);
+
+/* Opens an existing service cgroup; -ENOENT when there is none. */
+int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd);
+
+/* Writes memory.max, pids.max and cpu.weight (UINT64_MAX / 0: leave as is).
+ * Returns 0 or the first error; limits whose controller is missing are
+ * skipped and counted in *ret_skipped. */
+int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t tasks_max, uint64_t cpu_weight,
+                        unsigned *ret_skipped);
+
+/* Whether any process is left in the cgroup (cgroup.events "populated"). */
+int cgroup_is_populated(int cg_fd);
+
+/* SIGKILLs every process in the cgroup (cgroup.kill). */
+int cgroup_kill(int cg_fd);
+
+/* Opens cgroup.events for polling (EPOLLPRI on change). */
+int cgroup_open_events(int cg_fd, int *ret_fd);
+
+/* Reads "populated" through an fd from cgroup_open_events(); reading is
+ * also what re-arms the fd's poll notification. */
+int cgroup_events_populated(int events_fd);
