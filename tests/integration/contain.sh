@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Whole process trees: a service that forks, double-forks and starts a
+# grandchild that forks again leaves nothing behind
+#   A. after `svctl stop`,
+#   B. after its main process dies,
+#   C. after `kill -9` of svd,
+# with PrivatePIDs=yes (svd's init is PID 1 of the service's PID namespace;
+# its death takes the namespace down) and, where svd has a cgroup2 subtree,
+# with the service's cgroup (cgroup.kill; after a crash, at svd's next
+# start). A service's processes are found by their PID namespace
+# (/proc/PID/ns/pid) or by their cgroup (cgroup.procs), never by name. TAP.
+
+TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=../lib/lib.sh
+. "$TESTS_DIR/lib/lib.sh"
+
+setup_test
+
+cat >"$T/tree.sh" <<EOF
+$SLEEP 10000 &
+( $SLEEP 10001 & )
+$SH -c '$SLEEP 10003 & wait' &
+exec $SLEEP 10002
+EOF
+for name in tree cgtree; do
+        pp=yes
+        [ $name = cgtree ] && pp=no
+        write_unit $name <<EOF
+[Service]
+ExecStart=$SH $T/tree.sh
+PrivatePIDs=$pp
+TimeoutStopSec=5
+EOF
+done
+
+# ns_members PID: "pid:start" of every process in PID's PID namespace.
+ns_members() {
+        _ns=$(readlink "/proc/$1/ns/pid" 2>/dev/null) || return 0
+        for _d in /proc/[0-9]*; do
+                _p=${_d#/proc/}
+                [ "$(readlink "$_d/ns/pid" 2>/dev/null)" = "$_ns" ] || continue
+                _s=$(pid_start "$_p")
+                [ -n "$_s" ] && echo "$_p:$_s"
+        done
+}
+
+# cg_members NAME: "pid:start" of every process in the service's cgroup.
+cg_members() {
+        [ -r "$CGROOT/$1/cgroup.procs" ] || return 0
+        while read -r _p; do
+                _s=$(pid_start "$_p")
+                [ -n "$_s" ] && echo "$_p:$_s"
+        done <"$CGROOT/$1/cgroup.procs"
+}
+
+count() {
+        echo "$1" | grep -c .
+}
+
+# The main process and its sleeps (and the inner sh) exist.
+ns_tree_up() {
+        _pid=$(svc_pid tree)
+        [ -n "$_pid" ] && [ "$(count "$(ns_members "$_pid")")" -ge 6 ]
+}
+cg_tree_up() {
+        [ "$(count "$(cg_members cgtree)")" -ge 5 ]
+}
+
+# none_left "pid:start...": no process of the list is alive or a zombie.
+none_left() {
+        for _ps in $1; do
+                pid_alive "${_ps%%:*}" "${_ps#*:}" && return 1
+                pid_zombie "${_ps%%:*}" "${_ps#*:}" && return 1
+        done
+        return 0
+}
+
+# ns_command "pid:start...": the host pid of the namespace's PID 2 (the command).
+ns_command() {
+        for _ps in $1; do
+                _nspid=$(sed -n 's/^NSpid:[[:space:]]*//p' "/proc/${_ps%%:*}/status" 2>/dev/null)
+                case "$_nspid" in
+                *[[:space:]]2)
+                        echo "${_ps%%:*}"
+                        return
+                        ;;
+                esac
+        done
+}
+
+start_svd
+CGROOT=
+if [ "$(svctl --json info | _json_field cgroup)" = true ]; then
+        CGROOT=$(svctl --json info | _json_field cgroupReason | sed -n 's/^services in \([^ ]*\) .*/\1/p')
+fi
+diag "mode $(svd_mode); cgroup: $(svctl --json info | _json_field cgroupReason)"
+
+# ---- PrivatePIDs=yes ----
+NS=yes
+run svctl start tree
+if [ "$RC" -ne 0 ] && echo "$ERR" | grep -q -e "mount-proc" -e "user-namespace" -e "pid1-fork"; then
+        skip "PrivatePIDs=yes: this environment cannot create the namespaces ($ERR)"
+        NS=no
+else
+        expect_rc "A: start tree (PrivatePIDs=yes)" 0
+fi
+
+if [ $NS = yes ]; then
+        check "A: tree has forked its processes" wait_until 10 ns_tree_up
+        M=$(ns_members "$(svc_pid tree)")
+        TRACKED="$TRACKED $M"
+        diag "A: $(count "$M") processes in the namespace"
+        run svctl stop tree
+        expect_rc "A: stop tree" 0
+        check "A: nothing of the tree is left once stop returns" none_left "$M"
+
+        run svctl start tree
+        check "B: tree has forked its processes" wait_until 10 ns_tree_up
+        M=$(ns_members "$(svc_pid tree)")
+        TRACKED="$TRACKED $M"
+        CMD=$(ns_command "$M")
+        expect_ne "B: the command is PID 2 in the namespace" "" "$CMD"
+        [ -n "$CMD" ] && kill -KILL "$CMD"
+        check "B: the service notices its main process died" wait_until 10 state_is tree failed
+        check "B: nothing of the tree is left" none_left "$M"
+        expect_eq "B: last exit is the command's (SIGKILL)" '{"code":"killed","status":9}' \
+                "$(svc_json tree | _json_field lastExit)"
+
+        run svctl start tree
+        check "C: tree has forked its processes" wait_until 10 ns_tree_up
+        M=$(ns_members "$(svc_pid tree)")
+        TRACKED="$TRACKED $M"
+fi
+
+# ---- the service's cgroup ----
+if [ -n "$CGROOT" ]; then
+        run svctl start cgtree
+        expect_rc "A: start cgtree (PrivatePIDs=no, cgroup)" 0
+        check "A: cgtree has forked its processes" wait_until 10 cg_tree_up
+        CM=$(cg_members cgtree)
+        TRACKED="$TRACKED $CM"
+        run svctl stop cgtree
+        expect_rc "A: stop cgtree" 0
+        check "A: nothing of cgtree is alive once stop returns" pids_dead "$CM"
+
+        run svctl start cgtree
+        check "B: cgtree has forked its processes" wait_until 10 cg_tree_up
+        CM=$(cg_members cgtree)
+        TRACKED="$TRACKED $CM"
+        kill -KILL "$(svc_pid cgtree)"
+        check "B: cgtree's main process death is noticed" wait_until 10 state_is cgtree failed
+        check "B: nothing of cgtree is alive" pids_dead "$CM"
+
+        run svctl start cgtree
+        check "C: cgtree has forked its processes" wait_until 10 cg_tree_up
+        CM=$(cg_members cgtree)
+        TRACKED="$TRACKED $CM"
+else
+        skip "cgroup cases: svd has no cgroup2 subtree here ($(svctl --json info | _json_field cgroupReason))"
+fi
+
+# ---- C: kill -9 svd ----
+kill -KILL "$SVD_PID"
+wait_until 10 svd_exited
+SVD_PID=
+if [ $NS = yes ]; then
+        check "C: the whole PrivatePIDs tree dies with svd (2 s)" wait_until 2 none_left "$M"
+fi
+if [ -n "$CGROOT" ]; then
+        # Without a PID namespace only the main process is on svd's leash;
+        # the rest waits in the cgroup for the next svd, which kills it.
+        start_svd
+        check "C: the next svd kills what the crashed one left in cgtree" wait_until 5 pids_dead "$CM"
+        run svctl status cgtree
+        expect_rc "C: cgtree is not running after the restart (it was started by hand)" 3
+fi
+
+done_testing
