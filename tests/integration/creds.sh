@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Credentials and sandboxing keys, each checked from inside the service:
+# User=, Group=, SupplementaryGroups=, NoNewPrivileges=,
+# CapabilityBoundingSet=, AmbientCapabilities=, UMask=, LimitNOFILE=,
+# LimitNPROC=, LimitCORE=, and that the service gets exactly fds 0, 1, 2.
+# The service writes what it sees to a file. Needs root (svd must be able to
+# change to an unprivileged user); SVD_TEST_USER (default: svdtest if it
+# exists, else nobody) is that user. TAP.
+
+TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=../lib/lib.sh
+. "$TESTS_DIR/lib/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to run a service as another user"
+setup_test
+
+USER_NAME=${SVD_TEST_USER:-}
+if [ -z "$USER_NAME" ]; then
+        if grep -q '^svdtest:' /etc/passwd; then USER_NAME=svdtest; else USER_NAME=nobody; fi
+fi
+TUID=$(sed -n "s/^$USER_NAME:[^:]*:\([0-9]*\):.*/\1/p" /etc/passwd)
+TGID=$(sed -n "s/^$USER_NAME:[^:]*:[0-9]*:\([0-9]*\):.*/\1/p" /etc/passwd)
+[ -n "$TUID" ] || bail_out "no user $USER_NAME"
+chmod 0777 "$T"
+
+# The report runs in the service's own shell: `exec >FILE` redirects without
+# keeping a copy of the old fd, so /proc/$$/fd shows exactly what svd gave.
+cat >"$T/unit.in" <<'EOF'
+[Service]
+ExecStart=@SH@ -c 'exec >@OUT@ 2>&1; echo "uid=$(id -u) gid=$(id -g) groups=$(id -G)"; grep -E "^(Cap|NoNewPrivs|Umask)" /proc/self/status; grep -E "^Max (open files|processes|core file size)" /proc/self/limits; echo fds:; ls /proc/$$$$/fd; echo fds-end; exec @SLEEP@ 10000'
+User=@USER@
+Group=@GID@
+SupplementaryGroups=4242 4243
+NoNewPrivileges=yes
+CapabilityBoundingSet=CAP_NET_BIND_SERVICE CAP_CHOWN
+AmbientCapabilities=CAP_NET_BIND_SERVICE
+UMask=0027
+LimitNOFILE=123:456
+LimitNPROC=77
+LimitCORE=0
+EOF
+sed -e "s|@SH@|$SH|" -e "s|@OUT@|$T/out|" -e "s|@SLEEP@|$SLEEP|" -e "s|@USER@|$USER_NAME|" -e "s|@GID@|$TGID|" \
+        "$T/unit.in" | write_unit creds
+
+start_svd
+run svctl start creds
+expect_rc "start a service with every credential key" 0
+check "the service wrote its report" wait_until 10 grep -q '^fds-end' "$T/out"
+R=$(cat "$T/out")
+diag "report: $(echo "$R" | tr '\n' ';')"
+
+field() {
+        echo "$R" | sed -n "s/^$1:[[:space:]]*//p"
+}
+
+expect_contains "User= (uid $TUID)" "$R" "uid=$TUID "
+expect_contains "Group= (gid $TGID)" "$R" "gid=$TGID "
+G=$(echo "$R" | sed -n 's/.*groups=//p')
+expect_contains "SupplementaryGroups= 4242" " $G" " 4242"
+expect_contains "SupplementaryGroups= 4243" " $G" " 4243"
+expect_eq "NoNewPrivileges=yes" 1 "$(field NoNewPrivs)"
+# CAP_CHOWN is 0, CAP_NET_BIND_SERVICE 10.
+expect_eq "CapabilityBoundingSet= keeps exactly CHOWN and NET_BIND_SERVICE" 0000000000000401 "$(field CapBnd)"
+expect_eq "AmbientCapabilities= raises NET_BIND_SERVICE" 0000000000000400 "$(field CapAmb)"
+expect_eq "the ambient capability is effective after exec" 0000000000000400 "$(field CapEff)"
+expect_eq "UMask=0027" 0027 "$(field Umask)"
+expect_eq "LimitNOFILE=123:456" "123 456" "$(echo "$R" | sed -n 's/^Max open files *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
+expect_eq "LimitNPROC=77" "77 77" "$(echo "$R" | sed -n 's/^Max processes *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
+expect_eq "LimitCORE=0" "0 0" "$(echo "$R" | sed -n 's/^Max core file size *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
+expect_eq "the service has exactly fds 0, 1 and 2" "0 1 2 " "$(echo "$R" | sed -n '/^fds:/,/^fds-end/p' | grep -v fds | tr '\n' ' ')"
+
+# A bounding set that forbids what User= needs: a clear stage in the error.
+write_unit badcaps <<EOF
+[Service]
+ExecStart=$SLEEP 10000
+User=$USER_NAME
+AmbientCapabilities=CAP_NET_ADMIN
+CapabilityBoundingSet=CAP_CHOWN
+EOF
+run svctl stop creds
+stop_svd # no reload yet: a new svd picks up the new unit
+start_svd
+run svctl start badcaps
+expect_rc "an ambient capability outside the bounding set fails" 1
+expect_contains "the error names the step" "$ERR" "capabilities"
+
+done_testing
