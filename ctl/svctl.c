@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 
 const char *arg_socket = NULL;
 bool arg_json = false;
+int arg_signal = SIGTERM;
 uint64_t arg_timeout_usec = 0;
 static bool arg_timeout_set = false;
 
@@ -49,6 +51,7 @@ static const Verb verbs[] = {
         { "start", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_start },
         { "stop", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_stop },
         { "restart", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_restart },
+        { "kill", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_kill },
         { "info", 0, 0, false, TIMEOUT_QUERY_USEC, verb_info },
 };
 
@@ -63,6 +66,7 @@ static void help(void) {
                "  start NAME...        Start services\n"
                "  stop NAME...         Stop services\n"
                "  restart NAME...      Stop services if they run, then start them\n"
+               "  kill NAME...         Send a signal (--signal, default SIGTERM) to services\n"
                "  info                 Show svd's version, kernel and spawn mode\n"
                "\n"
                "Options:\n"
@@ -72,6 +76,7 @@ static void help(void) {
                "                       " SOCKET_SYSTEM " for root and\n"
                "                       $XDG_RUNTIME_DIR" SOCKET_USER_SUFFIX " for other users)\n"
                "     --json            Print svd's replies as JSON, one object per line\n"
+               "  -s --signal=SIGNAL   Signal for kill, by name or number\n"
                "     --timeout=SEC     Wait at most SEC for each reply (default: 90s for\n"
                "                       start, stop and restart, 10s otherwise; 0: forever)\n"
                "\n"
@@ -127,6 +132,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "socket", required_argument, NULL, ARG_SOCKET },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "signal", required_argument, NULL, 's' },
                 {},
         };
         int c, r;
@@ -134,7 +140,7 @@ static int parse_argv(int argc, char *argv[]) {
         /* We print our own one-line messages; getopt's carry argv[0]'s full path. */
         opterr = 0;
 
-        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hs:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -154,6 +160,14 @@ static int parse_argv(int argc, char *argv[]) {
 
                 case ARG_JSON:
                         arg_json = true;
+                        break;
+
+                case 's':
+                        r = signal_from_string(optarg, &arg_signal);
+                        if (r < 0) {
+                                fprintf(stderr, "svctl: Unknown signal '%s'.\n", optarg);
+                                return r;
+                        }
                         break;
 
                 case ARG_TIMEOUT: {

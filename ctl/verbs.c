@@ -18,6 +18,7 @@
 #define METHOD_LIST "io.svd.Manager.List"
 #define METHOD_STATUS "io.svd.Manager.Status"
 #define METHOD_START "io.svd.Manager.Start"
+#define METHOD_KILL "io.svd.Manager.Kill"
 #define METHOD_STOP "io.svd.Manager.Stop"
 #define METHOD_RESTART "io.svd.Manager.Restart"
 
@@ -405,6 +406,35 @@ int verb_stop(VarlinkClient *c, int argc, char **argv) {
 
 int verb_restart(VarlinkClient *c, int argc, char **argv) {
         return verb_change(c, argc, argv, METHOD_RESTART);
+}
+
+/* ---- kill ---- */
+
+int verb_kill(VarlinkClient *c, int argc, char **argv) {
+        int ret = EXIT_SUCCESS;
+
+        for (int i = 1; i < argc; i++) {
+                _cleanup_json_ json_t *reply = NULL, *parameters = NULL;
+                const char *error;
+
+                parameters = json_pack("{s:s,s:i}", "name", argv[i], "signal", arg_signal);
+                if (!parameters) {
+                        log_error("Failed to kill '%s': invalid name", argv[i]);
+                        ret = EXIT_FAILURE;
+                        continue;
+                }
+                int r = varlink_client_call(c, METHOD_KILL, parameters, arg_timeout_usec, &reply, &error);
+                if (r < 0) {
+                        (void) log_call_failure("kill", argv[i], r, NULL, NULL);
+                        return ret != EXIT_SUCCESS ? ret : r;
+                }
+                if (error) {
+                        int k = log_call_failure("kill", argv[i], 0, error, reply);
+                        if (ret == EXIT_SUCCESS)
+                                ret = k;
+                }
+        }
+        return ret;
 }
 
 /* ---- status ---- */

@@ -25,6 +25,7 @@
 /* Command-line flags, set by svctl.c before a verb runs. */
 extern const char *arg_socket;
 extern bool arg_json;
+extern int arg_signal; /* for kill */
 /* The timeout for each call, in force for this verb (USEC_INFINITY: none). */
 extern uint64_t arg_timeout_usec;
 
@@ -38,3 +39,4 @@ int verb_restart(VarlinkClient *c, int argc, char **argv);
 int verb_status(VarlinkClient *c, int argc, char **argv);
 int verb_list(VarlinkClient *c, int argc, char **argv);
 int verb_info(VarlinkClient *c, int argc, char **argv);
+int verb_kill(VarlinkClient *c, int argc, char **argv);

@@ -769,6 +769,14 @@ void service_restart(Service *s, VarlinkCall *call) {
                 service_enter_stopping(s);
 }
 
+int service_kill(Service *s, int sig) {
+        assert(s);
+        if (!process_is_set(&s->main))
+                return -ESRCH;
+        log_info("%s: sending %s on request.", s->name, strna(signal_to_string(sig)));
+        return process_kill(&s->main, sig);
+}
+
 bool service_is_settled(const Service *s) {
         return IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) || (s->state == SERVICE_AUTO_RESTART && s->manager->shutting_down);
 }

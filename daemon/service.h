@@ -120,6 +120,10 @@ void service_start(Service *s, VarlinkCall *call);
 void service_stop(Service *s, VarlinkCall *call);
 void service_restart(Service *s, VarlinkCall *call);
 
+/* Sends sig to the main process (with PrivatePIDs=, svd's init forwards all
+ * but SIGKILL/SIGSTOP to the command). -ESRCH when there is none. */
+int service_kill(Service *s, int sig);
+
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
 
 /* The wire representation (io.svd.Manager Service type). */

@@ -3,6 +3,8 @@
  * decisions in service.c. */
 #include "varlink-manager.h"
 
+#include <signal.h>
+#include <string.h>
 #include <sys/utsname.h>
 
 #include "basic/missing-syscall.h"
@@ -102,6 +104,30 @@ static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata)
         return 0;
 }
 
+static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, { "signal", JSON_INTEGER, true }, {} };
+        Manager *m = userdata;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        json_int_t sig = json_integer_value(json_object_get(parameters, "signal"));
+        if (sig < 1 || sig >= NSIG)
+                return varlink_call_error_invalid_parameter(call, "signal");
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        Service *s = manager_get_service(m, name);
+        if (!s)
+                return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        int r = service_kill(s, (int) sig);
+        if (r == -ESRCH)
+                return varlink_call_error(call, "io.svd.Manager.NotRunning",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message",
+                                                    "the service has no process to signal"));
+        if (r < 0)
+                return varlink_call_error(call, "io.svd.Manager.SpawnFailed",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", strerror(-r)));
+        return varlink_call_reply(call, NULL);
+}
+
 static const VarlinkMethod manager_methods[] = {
         { "Info", method_info, 0 },
         { "List", method_list, 0 },
@@ -109,6 +135,7 @@ static const VarlinkMethod manager_methods[] = {
         { "Start", method_start, VARLINK_METHOD_WRITE },
         { "Stop", method_stop, VARLINK_METHOD_WRITE },
         { "Restart", method_restart, VARLINK_METHOD_WRITE },
+        { "Kill", method_kill, VARLINK_METHOD_WRITE },
         {},
 };
 
