@@ -806,6 +806,9 @@ int verb_info(VarlinkClient *c, int argc, char **argv) {
                 print_info_line("Services", "%lld", (long long) v);
         else
                 print_info_line("Services", "-");
+        json_t *cg = json_object_get(p, "cgroup");
+        const char *cg_reason = json_get_str(p, "cgroupReason");
+        print_info_line("Cgroups", "%s: %s", json_is_true(cg) ? "yes" : "no", isempty(cg_reason) ? "-" : cg_reason);
 
         return EXIT_SUCCESS;
 }
