@@ -1,0 +1,247 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# get-kernel.sh: print the path of a Debian cloud kernel (vmlinuz) that has
+# CLONE_AUTOREAP, CLONE_NNP and CLONE_PIDFD_AUTOKILL (Linux >= 7.1).
+#
+# Usage: get-kernel.sh [--offline] [--refresh] [--package NAME]
+#
+# --package pins one linux-binary-<ver>-cloud-amd64 instead of the newest
+# (e.g. to compare sid's 7.2 with trixie-backports' 7.3); it too must be
+# >= 7.1.
+#
+# The newest linux-binary-<ver>-cloud-amd64 of version >= 7.1 is resolved from
+# Debian sid and trixie-backports through a private apt configuration: the
+# system's sources, lists, package cache and dpkg status are never touched.
+# The mirror is the one the system's own apt sources name (SVD_LAB_MIRROR
+# overrides it); no host is written here.
+#
+# Cache: ${SVD_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-lab}
+#   apt/                      private apt state (sources.list, lists, pkgcache)
+#   kernels/<pkg>_<version>/  vmlinuz and kernel.release, one per package version
+#
+# Network use: `apt-get update` runs only when the private lists are missing,
+# older than SVD_LAB_REFRESH_SEC (default 86400) or --refresh is given; the
+# .deb is downloaded only when its version is not cached yet. So a second run
+# touches no network. If the update fails (offline) and a kernel is cached,
+# the newest cached one is used with a note on stderr. --offline never
+# touches the network and uses the newest cached kernel.
+#
+# stdout: the absolute path of vmlinuz, nothing else. Exit 1 with one line on
+# stderr when no kernel >= 7.1 can be had.
+
+set -euo pipefail
+
+readonly MIN_VERSION=7.1
+readonly SUITES="sid trixie-backports"
+readonly KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+cache=${SVD_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-lab}
+refresh_sec=${SVD_LAB_REFRESH_SEC:-86400}
+offline=0
+force_refresh=0
+want_pkg=""
+
+die() { echo "get-kernel: $*" >&2; exit 1; }
+note() { echo "get-kernel: $*" >&2; }
+
+while [ $# -gt 0 ]; do
+        case $1 in
+        --offline) offline=1 ;;
+        --refresh) force_refresh=1 ;;
+        --package) [ $# -ge 2 ] || die "--package needs a name"; want_pkg=$2; shift ;;
+        -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
+        *) die "unknown argument '$1'" ;;
+        esac
+        shift
+done
+
+apt_dir=$cache/apt
+kernels_dir=$cache/kernels
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/pkgcache" "$kernels_dir" ||
+        die "cannot create cache directory '$cache'"
+
+# One run at a time per cache: ctest may start several.
+exec 9>"$cache/.lock"
+flock 9
+
+# Newest cached kernel (by package version), or nothing.
+newest_cached() {
+        local d best="" best_ver="" ver
+        for d in "$kernels_dir"/*/; do
+                [ -f "$d/vmlinuz" ] && [ -f "$d/version" ] || continue
+                ver=$(cat "$d/version")
+                if [ -z "$best" ] || dpkg --compare-versions "$ver" gt "$best_ver"; then
+                        best=${d%/}; best_ver=$ver
+                fi
+        done
+        [ -n "$best" ] && echo "$best/vmlinuz"
+}
+
+use_cached_or_die() {
+        local k d
+        if [ -n "$want_pkg" ]; then
+                for d in "$kernels_dir/${want_pkg}"_*/; do
+                        [ -f "$d/vmlinuz" ] || continue
+                        note "$1; using cached $want_pkg"
+                        echo "${d%/}/vmlinuz"
+                        exit 0
+                done
+                die "$1, and $want_pkg is not cached"
+        fi
+        k=$(newest_cached) || true
+        [ -n "$k" ] || die "$1, and no kernel is cached in '$kernels_dir'"
+        note "$1; using cached $(cat "$(dirname "$k")/kernel.release")"
+        echo "$k"
+        exit 0
+}
+
+if [ "$offline" = 1 ]; then
+        use_cached_or_die "--offline given"
+fi
+
+# The Debian mirror the system already uses: a source of type deb whose
+# suites include this system's release (or a Debian suite name), read from
+# deb822 .sources files and one-line .list files.
+system_mirror() {
+        local codename f
+        codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+        {
+                for f in /etc/apt/sources.list.d/*.sources; do
+                        [ -r "$f" ] || continue
+                        # Print "URI SUITE..." per deb822 stanza.
+                        awk 'function flush() { if (types ~ /(^| )deb( |$)/ && uris != "") print uris "\t" suites;
+                                                types = ""; uris = ""; suites = "" }
+                             /^[ \t]*#/ { next }
+                             /^[ \t]*$/ { flush(); next }
+                             tolower($1) == "types:"  { $1 = ""; types = $0 }
+                             tolower($1) == "uris:"   { uris = $2 }
+                             tolower($1) == "suites:" { $1 = ""; suites = $0 }
+                             END { flush() }' "$f"
+                done
+                for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+                        [ -r "$f" ] || continue
+                        # deb [opts] URI SUITE COMPONENTS...
+                        sed -n 's/^[ \t]*deb[ \t]\+\(\[[^]]*\][ \t]\+\)\{0,1\}\([^ \t]\+\)[ \t]\+\([^ \t]\+\).*/\2\t\3/p' "$f"
+                done
+        } | while IFS=$'\t' read -r uri suites; do
+                for s in $suites; do
+                        case $s in
+                        "$codename"|"$codename"-updates|"$codename"-backports|\
+                        stable|testing|unstable|sid|bookworm|trixie|forky|duke)
+                                echo "${uri%/}"; break ;;
+                        esac
+                done
+        done | head -n 1
+}
+
+mirror=${SVD_LAB_MIRROR:-$(system_mirror)}
+[ -n "$mirror" ] || use_cached_or_die "no Debian mirror found in /etc/apt/sources* (set SVD_LAB_MIRROR)"
+[ -r "$KEYRING" ] || use_cached_or_die "$KEYRING missing (apt-get install debian-archive-keyring)"
+
+sources=$apt_dir/sources.list
+want_sources=$(for s in $SUITES; do echo "deb [signed-by=$KEYRING] $mirror $s main"; done)
+if [ ! -f "$sources" ] || [ "$(cat "$sources")" != "$want_sources" ]; then
+        echo "$want_sources" >"$sources"
+        rm -f "$apt_dir/lists/"*_Packages* "$apt_dir/lists/"*Release* "$apt_dir/lists/.updated" \
+                "$apt_dir/resolved" 2>/dev/null || true
+fi
+: >"$apt_dir/status" # an empty dpkg status: nothing "installed" as far as this apt knows
+
+apt_opts=(
+        -o "Dir::Etc::sourcelist=$sources"
+        -o "Dir::Etc::sourceparts=-"
+        -o "Dir::Etc::preferencesparts=-"
+        -o "Dir::State::Lists=$apt_dir/lists"
+        -o "Dir::State::status=$apt_dir/status"
+        -o "Dir::Cache=$apt_dir/pkgcache"
+        -o "Dir::Cache::archives=$apt_dir/archives"
+        -o "APT::Architecture=amd64"
+        -o "APT::Architectures=amd64"
+        -o "Acquire::Languages=none"
+        -o "Acquire::Retries=0"
+        -o "Acquire::http::Timeout=20"
+)
+
+stamp=$apt_dir/lists/.updated
+need_update=$force_refresh
+if [ ! -f "$stamp" ] || ! compgen -G "$apt_dir/lists/*_Packages*" >/dev/null; then
+        need_update=1
+elif [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -ge "$refresh_sec" ]; then
+        need_update=1
+fi
+
+if [ "$need_update" = 1 ]; then
+        if apt-get "${apt_opts[@]}" --error-on=any -q update >"$apt_dir/update.log" 2>&1; then
+                touch "$stamp"
+        else
+                use_cached_or_die "apt-get update failed (see $apt_dir/update.log)"
+        fi
+fi
+
+# The resolution below reads ~10 MB of lists; remember its answer until the
+# lists change.
+resolved=$apt_dir/resolved
+if [ -z "$want_pkg" ] && [ "$need_update" = 0 ] && [ -f "$resolved" ] && [ "$resolved" -nt "$stamp" ]; then
+        read -r best_pkg best_ver <"$resolved" || true
+        dir=$kernels_dir/${best_pkg:-none}_${best_ver:-none}
+        if [ -f "$dir/vmlinuz" ]; then
+                echo "$dir/vmlinuz"
+                exit 0
+        fi
+fi
+
+# "PACKAGE VERSION" for every linux-binary-<ver>-cloud-amd64 (not -unsigned).
+candidates=$(apt-cache "${apt_opts[@]}" pkgnames linux-binary- 2>/dev/null |
+        grep -E '^linux-binary-[0-9][^ ]*-cloud-amd64$' | sort) || true
+if [ -n "$want_pkg" ]; then
+        echo "$candidates" | grep -qxF -- "$want_pkg" || die "no package '$want_pkg' in $SUITES at $mirror"
+        candidates=$want_pkg
+fi
+[ -n "$candidates" ] || use_cached_or_die "no linux-binary-*-cloud-amd64 in $SUITES at $mirror"
+
+best_pkg="" best_ver=""
+while read -r pkg ver; do
+        dpkg --compare-versions "$ver" ge "$MIN_VERSION" || continue
+        if [ -z "$best_pkg" ] || dpkg --compare-versions "$ver" gt "$best_ver"; then
+                best_pkg=$pkg; best_ver=$ver
+        fi
+done < <(apt-cache "${apt_opts[@]}" show --no-all-versions $candidates 2>/dev/null |
+        awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }')
+
+[ -n "$best_pkg" ] || [ -z "$want_pkg" ] || die "$want_pkg is older than $MIN_VERSION"
+[ -n "$best_pkg" ] || use_cached_or_die "no linux-binary-*-cloud-amd64 >= $MIN_VERSION in $SUITES at $mirror"
+
+[ -n "$want_pkg" ] || echo "$best_pkg $best_ver" >"$resolved"
+dir=$kernels_dir/${best_pkg}_$best_ver
+if [ -f "$dir/vmlinuz" ]; then
+        echo "$dir/vmlinuz"
+        exit 0
+fi
+
+note "downloading $best_pkg $best_ver"
+work=$(mktemp -d "$kernels_dir/.tmp.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if ! (cd "$work" && apt-get "${apt_opts[@]}" -q download "$best_pkg=$best_ver" >"$work/download.log" 2>&1); then
+        cp "$work/download.log" "$apt_dir/download.log" 2>/dev/null || true
+        use_cached_or_die "apt-get download $best_pkg=$best_ver failed (see $apt_dir/download.log)"
+fi
+deb=$(echo "$work"/*.deb)
+[ -f "$deb" ] || die "apt-get download left no .deb for $best_pkg"
+mkdir "$work/x"
+dpkg-deb -x "$deb" "$work/x"
+vmlinuz=$(find "$work/x" \( -path '*/lib/modules/*/vmlinuz' -o -name 'vmlinuz-*' \) -type f | head -n 1)
+[ -n "$vmlinuz" ] || die "no vmlinuz in $best_pkg $best_ver"
+
+mkdir "$work/k"
+mv "$vmlinuz" "$work/k/vmlinuz"
+case $vmlinuz in
+*/lib/modules/*/vmlinuz) release=$(basename "$(dirname "$vmlinuz")") ;;
+*) release=${vmlinuz##*/vmlinuz-} ;;
+esac
+echo "$release" >"$work/k/kernel.release"
+echo "$best_ver" >"$work/k/version"
+echo "$best_pkg" >"$work/k/package"
+rm -rf "$dir"
+mv "$work/k" "$dir"
+echo "$dir/vmlinuz"
