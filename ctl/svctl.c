@@ -34,6 +34,8 @@ const char *arg_socket = NULL;
 bool arg_json = false;
 int arg_signal = SIGTERM;
 uint64_t arg_timeout_usec = 0;
+int64_t arg_lines = -1;
+bool arg_follow = false;
 static bool arg_timeout_set = false;
 
 typedef struct Verb {
@@ -52,7 +54,11 @@ static const Verb verbs[] = {
         { "stop", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_stop },
         { "restart", 1, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_restart },
         { "kill", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_kill },
+        { "reset-failed", 0, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_reset_failed },
         { "info", 0, 0, false, TIMEOUT_QUERY_USEC, verb_info },
+        { "logs", 1, 1, true, TIMEOUT_QUERY_USEC, verb_logs },
+        { "watch", 0, 0, false, TIMEOUT_QUERY_USEC, verb_watch },
+        { "reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_reload },
 };
 
 static void help(void) {
@@ -67,7 +73,15 @@ static void help(void) {
                "  stop NAME...         Stop services\n"
                "  restart NAME...      Stop services if they run, then start them\n"
                "  kill NAME...         Send a signal (--signal, default SIGTERM) to services\n"
+               "  reset-failed [NAME...]\n"
+               "                       Forget failures and start limits of services, of all\n"
+               "                       without NAME\n"
                "  info                 Show svd's version, kernel and spawn mode\n"
+               "  logs NAME            Show a service's output, with time and stream\n"
+               "                       (-n N: the last N lines; -f: follow until Ctrl-C)\n"
+               "  watch                Print every state change as it happens (Ctrl-C ends)\n"
+               "  reload               Re-read the unit directory; say what was added,\n"
+               "                       changed and removed (running services keep running)\n"
                "\n"
                "Options:\n"
                "  -h --help            Show this help\n"
@@ -77,6 +91,8 @@ static void help(void) {
                "                       $XDG_RUNTIME_DIR" SOCKET_USER_SUFFIX " for other users)\n"
                "     --json            Print svd's replies as JSON, one object per line\n"
                "  -s --signal=SIGNAL   Signal for kill, by name or number\n"
+               "  -n --lines=N         For logs: show the last N lines (default: all svd keeps)\n"
+               "  -f --follow          For logs: keep printing new lines until interrupted\n"
                "     --timeout=SEC     Wait at most SEC for each reply (default: 90s for\n"
                "                       start, stop and restart, 10s otherwise; 0: forever)\n"
                "\n"
@@ -133,6 +149,8 @@ static int parse_argv(int argc, char *argv[]) {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "timeout", required_argument, NULL, ARG_TIMEOUT },
                 { "signal", required_argument, NULL, 's' },
+                { "lines", required_argument, NULL, 'n' },
+                { "follow", no_argument, NULL, 'f' },
                 {},
         };
         int c, r;
@@ -140,7 +158,7 @@ static int parse_argv(int argc, char *argv[]) {
         /* We print our own one-line messages; getopt's carry argv[0]'s full path. */
         opterr = 0;
 
-        while ((c = getopt_long(argc, argv, ":hs:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hs:n:f", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -168,6 +186,20 @@ static int parse_argv(int argc, char *argv[]) {
                                 fprintf(stderr, "svctl: Unknown signal '%s'.\n", optarg);
                                 return r;
                         }
+                        break;
+
+                case 'n': {
+                        uint64_t n;
+                        if (safe_atou64(optarg, &n) < 0 || n > INT64_MAX) {
+                                fprintf(stderr, "svctl: Invalid number of lines '%s'.\n", optarg);
+                                return -EINVAL;
+                        }
+                        arg_lines = (int64_t) n;
+                        break;
+                }
+
+                case 'f':
+                        arg_follow = true;
                         break;
 
                 case ARG_TIMEOUT: {

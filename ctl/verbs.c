@@ -21,6 +21,7 @@
 #define METHOD_KILL "io.svd.Manager.Kill"
 #define METHOD_STOP "io.svd.Manager.Stop"
 #define METHOD_RESTART "io.svd.Manager.Restart"
+#define METHOD_RESET_FAILED "io.svd.Manager.ResetFailed"
 
 #define ERROR_NO_SUCH_SERVICE "io.svd.Manager.NoSuchService"
 #define ERROR_CANCELLED "io.svd.Manager.Cancelled"
@@ -48,7 +49,7 @@ static size_t c1_control_len(const unsigned char *s) {
 /* Writes s with control characters (C0, DEL, C1) shown as \xNN: a unit's
  * Description= or a peer's error message must not be able to move the
  * cursor or retitle the terminal. */
-static void fputs_escaped(const char *s, FILE *f) {
+void fputs_escaped(const char *s, FILE *f) {
         for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
                 size_t c1 = c1_control_len(p);
                 if (c1 > 0) {
@@ -116,7 +117,7 @@ static bool use_colors(void) {
         return isatty(STDOUT_FILENO) && isempty(getenv("NO_COLOR")) && !(term && streq(term, "dumb"));
 }
 
-static int print_json(json_t *v) {
+int print_json(json_t *v) {
         if (!v) {
                 puts("{}");
                 return 0;
@@ -331,7 +332,7 @@ static char *describe_failure(int r, const char *error, json_t *reply, const cha
 }
 
 /* Prints "svctl: Failed to <action> ['<name>']: <reason>" and returns the exit code. */
-static int log_call_failure(const char *action, const char *name, int r, const char *error, json_t *reply) {
+int log_call_failure(const char *action, const char *name, int r, const char *error, json_t *reply) {
         _cleanup_free_ char *reason = describe_failure(r, error, reply, name);
 
         if (name)
@@ -437,7 +438,74 @@ int verb_kill(VarlinkClient *c, int argc, char **argv) {
         return ret;
 }
 
+/* ---- reset-failed ---- */
+
+int verb_reset_failed(VarlinkClient *c, int argc, char **argv) {
+        int ret = EXIT_SUCCESS;
+
+        for (int i = argc > 1 ? 1 : 0; i < argc; i++) {
+                _cleanup_json_ json_t *reply = NULL;
+                const char *name = i > 0 ? argv[i] : NULL, *error;
+
+                int r = call(c, METHOD_RESET_FAILED, name, &reply, &error);
+                if (r < 0) {
+                        (void) log_call_failure("reset-failed", name, r, NULL, NULL);
+                        return ret != EXIT_SUCCESS ? ret : r;
+                }
+                if (error) {
+                        int k = log_call_failure("reset-failed", name, 0, error, reply);
+                        if (ret == EXIT_SUCCESS)
+                                ret = k;
+                        continue;
+                }
+                if (arg_json) {
+                        r = print_json(reply_parameters(reply));
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return ret;
+}
+
 /* ---- status ---- */
+
+/* Type=, sd_notify status, the pending job and the dependencies. */
+static void print_status_extra(json_t *s) {
+        static const struct {
+                const char *key, *label;
+        } deps[] = { { "requires", "Requires" }, { "wants", "Wants" }, { "after", "After" }, { "before", "Before" } };
+        const char *type = json_get_str(s, "type");
+        const char *status_text = json_get_str(s, "statusText");
+        const char *job = json_get_str(s, "job");
+        int64_t v;
+
+        if (type)
+                print_field("Type", "%s", type);
+        if (!isempty(status_text)) {
+                if (json_get_int(s, "statusErrno", &v))
+                        print_field("Status", "\"%s\" (errno %lld)", status_text, (long long) v);
+                else
+                        print_field("Status", "\"%s\"", status_text);
+        }
+        if (job)
+                print_field("Job", "%s", job);
+        for (size_t i = 0; i < ELEMENTSOF(deps); i++) {
+                json_t *a = json_object_get(s, deps[i].key), *e;
+                size_t k;
+                if (!json_is_array(a) || json_array_size(a) == 0)
+                        continue;
+                _cleanup_free_ char *buf = NULL;
+                size_t size = 0;
+                FILE *f = open_memstream(&buf, &size);
+                if (!f)
+                        continue;
+                json_array_foreach(a, k, e)
+                        fprintf(f, "%s%s.service", k > 0 ? " " : "", json_string_value(e) ?: "?");
+                if (fclose(f) != 0)
+                        continue;
+                print_field(deps[i].label, "%s", buf);
+        }
+}
 
 static void print_status_block(json_t *s) {
         const char *name = json_get_str(s, "name") ?: "?";
@@ -457,7 +525,7 @@ static void print_status_block(json_t *s) {
 
         const char *on = "", *off = "";
         if (use_colors()) {
-                if (streq(state, "running"))
+                if (streq(state, "running") || streq(state, "reloading") || streq(state, "exited"))
                         on = ANSI_GREEN, off = ANSI_NORMAL;
                 else if (streq(state, "failed") || streq(load_state, "error"))
                         on = ANSI_RED, off = ANSI_NORMAL;
@@ -499,6 +567,16 @@ static void print_status_block(json_t *s) {
         print_field("Command", "%s", command ?: "-");
         if (!isempty(last_error))
                 print_field("Error", "%s", last_error);
+        if (json_get_int(s, "restoredUsec", &v)) {
+                const char *when = format_timestamp(ts, sizeof(ts), v);
+                print_field("Restored", "yes, started again after svd restarted from a crash%s%s",
+                            when ? " at " : "", when ?: "");
+        }
+        if (json_is_true(json_object_get(s, "reloadPending")))
+                print_field("Unit file", "changed at a reload; applies when the service next starts");
+        if (json_get_int(s, "logDropped", &v) && v > 0)
+                print_field("Log", "%lld lines dropped by the rate limit", (long long) v);
+        print_status_extra(s);
 }
 
 /* One service: a JSON line, or a status block with a blank line before all but the first. */
@@ -581,6 +659,8 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 r = show_service(service, &first);
                 if (r < 0)
                         return r;
+                if (!arg_json)
+                        show_status_log_tail(c, argv[i]); /* verbs-log.c */
 
                 /* The first problem decides the exit code, as in systemctl. */
                 const char *state = json_get_str(service, "state");

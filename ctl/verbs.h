@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "macros.h"
 #include "varlink-client.h"
@@ -40,3 +41,19 @@ int verb_status(VarlinkClient *c, int argc, char **argv);
 int verb_list(VarlinkClient *c, int argc, char **argv);
 int verb_info(VarlinkClient *c, int argc, char **argv);
 int verb_kill(VarlinkClient *c, int argc, char **argv);
+int verb_logs(VarlinkClient *c, int argc, char **argv);
+int verb_watch(VarlinkClient *c, int argc, char **argv);
+int verb_reload(VarlinkClient *c, int argc, char **argv);
+
+/* For `logs` (set by svctl.c): -n/--lines (-1: all svd keeps), -f/--follow. */
+extern int64_t arg_lines;
+extern bool arg_follow;
+
+/* Shared by the verb files (verbs.c). */
+void fputs_escaped(const char *s, FILE *f); /* control characters as \xNN */
+int print_json(json_t *v);
+/* Prints "svctl: Failed to <action> ['<name>']: <reason>" and returns the exit code. */
+int log_call_failure(const char *action, const char *name, int r, const char *error, json_t *reply);
+/* The last lines of a service's log after its status block (verbs-log.c). */
+void show_status_log_tail(VarlinkClient *c, const char *name);
+int verb_reset_failed(VarlinkClient *c, int argc, char **argv);

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "deps.h"
 #include "log.h"
+#include "notify.h"
 #include "service.h"
 #include "unit.h"
 #include "varlink-manager.h"
@@ -167,7 +169,7 @@ static int manager_load_units(Manager *m) {
 
         qsort(m->services, m->n_services, sizeof(Service *), service_compare);
         log_info("Loaded %zu units from '%s' (%zu failed).", m->n_services, m->unit_dir, failed);
-        return 0;
+        return deps_resolve(m);
 }
 
 /* A crashed predecessor's services may have left forked processes in their
@@ -211,6 +213,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return -ENOMEM;
         m->uid = getuid();
         m->cgroup.services_fd = -EBADF;
+        m->notify_fd = -EBADF;
 
         if (config->unit_dir)
                 m->unit_dir = strdup(config->unit_dir);
@@ -222,6 +225,9 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return r;
         if (!m->unit_dir || !m->socket_path)
                 return -ENOMEM;
+        r = notify_socket_path(m->socket_path, &m->notify_path);
+        if (r < 0)
+                return r;
 
         /* Services get the limit svd was started with; svd itself needs more
          * for pidfds and connections. */
@@ -296,16 +302,27 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to register io.svd.Manager: %m");
         log_info("Listening on '%s'.", m->socket_path);
+        r = notify_socket_open(m);
+        if (r < 0)
+                log_error_errno(r, "Failed to open the notify socket '%s', Type=notify and WatchdogSec= will "
+                                "fail: %m", m->notify_path);
+
+        /* Only now, with the socket ours: a second svd must not take the file. */
+        manager_restore_prepare(m);
 
         size_t n = 0;
         for (size_t i = 0; i < m->n_services; i++) {
                 Service *s = m->services[i];
-                if (s->unit && s->unit->wanted_by_default) {
+                if (s->unit && manager_wanted_at_startup(m, s)) {
                         service_start(s, NULL);
                         n++;
                 }
         }
-        log_info("Started %zu services wanted by default.target.", n);
+        if (m->crash_restored)
+                log_notice("Restored %zu services wanted before svd's previous instance ended uncleanly.", n);
+        else
+                log_info("Started %zu services wanted by default.target.", n);
+        manager_save_wanted(m);
 
         (void) sd_notifyf(/* unset_environment= */ false, "READY=1\nSTATUS=Supervising %zu services\nMAINPID=%d",
                           m->n_services, (int) getpid());
@@ -316,13 +333,23 @@ int manager_run(Manager *m) {
         int r = sd_event_loop(m->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
+        if (m->shutting_down) {
+                /* A clean exit: the next svd starts the default set (wanted.h). */
+                int k = wanted_file_remove(m);
+                if (k < 0)
+                        log_warning_errno(k, "Failed to remove the wanted-state file, ignoring: %m");
+        }
         return r;
 }
 
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        events_done(&m->events);
         m->varlink = varlink_server_free(m->varlink);
+        m->gc_source = sd_event_source_disable_unref(m->gc_source);
+        notify_socket_close(m);
+        m->jobs_source = sd_event_source_disable_unref(m->jobs_source);
         for (size_t i = 0; i < m->n_services; i++)
                 service_free(m->services[i]);
         free(m->services);
@@ -333,6 +360,7 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         free(m->unit_dir);
         free(m->socket_path);
+        free(m->notify_path);
         free(m);
         return NULL;
 }

@@ -14,6 +14,7 @@
 
 #include "basic/macros.h"
 #include "cgroup.h"
+#include "events.h"
 #include "spawn.h"
 
 /* Most unit files svd loads from its directory. */
@@ -42,6 +43,16 @@ typedef struct Manager {
         SpawnProbe probe;
         CgroupRoot cgroup;
 
+        char *notify_path;             /* $NOTIFY_SOCKET of the services (notify.h) */
+        int notify_fd;                 /* -EBADF when there is none */
+        sd_event_source *notify_source;
+        sd_event_source *jobs_source;  /* runs deps_dispatch() once per loop iteration when armed */
+
+        EventSubscribers events;       /* Subscribe calls (events.h) */
+        sd_event_source *gc_source;    /* drops removed units once they are settled (manager-reload.c) */
+        bool crash_restored;           /* the wanted file was found at start-up: svd had crashed */
+        bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
+
         uid_t uid;              /* svd's own user: may change state over varlink */
         struct rlimit nofile;   /* RLIMIT_NOFILE as svd found it, restored for services */
         bool shutting_down;
@@ -60,6 +71,33 @@ Service *manager_get_service(Manager *m, const char *name);
 
 /* Called by services whenever they settle; ends the loop once shutdown is complete. */
 void manager_check_shutdown(Manager *m);
+
+/* Reload (manager-reload.c): re-reads the unit directory. Units added are
+ * loaded (not started); changed ones take the new definition at once when
+ * they are settled, else when they next settle (a running process keeps
+ * running, as with systemd's daemon-reload); removed ones are dropped when
+ * settled, else marked removed and dropped once they stop. *ret_added,
+ * *ret_changed and *ret_removed get the names (NULL-terminated). On an
+ * unreadable directory returns -errno and changes nothing. */
+int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***ret_removed);
+/* Drops removed units that have settled (from a defer source). */
+void manager_schedule_gc(Manager *m);
+/* Before an operator's start: a settled service takes a pending reloaded definition now. */
+void manager_apply_pending(Manager *m, Service *s);
+/* Before a spawn (a restart is a start): takes a pending reloaded definition
+ * that loaded; dependencies are resolved again from the loop. */
+void manager_take_pending_unit(Manager *m, Service *s);
+
+/* An operator started (true) or stopped (false) s: records it in the wanted file. */
+void manager_record_wanted(Manager *m, Service *s, bool start);
+/* Start-up, socket bound: fingerprints the unit files (for reload) and reads
+ * the wanted file (restore after a crash). */
+void manager_restore_prepare(Manager *m);
+/* Whether s starts at start-up: WantedBy= and the operator's overrides;
+ * after a crash, marks it restored. */
+bool manager_wanted_at_startup(Manager *m, Service *s);
+/* Writes the wanted file, logging a failure. */
+void manager_save_wanted(Manager *m);
 
 /* Default paths for root and for other users (DESIGN.md, "Paths"). */
 int manager_default_unit_dir(char **ret);

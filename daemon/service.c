@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "service.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,7 +33,19 @@ static const char *const service_state_table[_SERVICE_STATE_MAX] = {
         [SERVICE_RUNNING] = "running",     [SERVICE_STOPPING] = "stopping",
         [SERVICE_KILLING] = "killing",     [SERVICE_AUTO_RESTART] = "auto-restart",
         [SERVICE_FAILED] = "failed",
+        [SERVICE_RELOADING] = "reloading", [SERVICE_EXITED] = "exited",
 };
+
+static const char *const service_job_table[_SERVICE_JOB_MAX] = {
+        [SERVICE_JOB_NONE] = "none",
+        [SERVICE_JOB_START] = "start-queued",
+        [SERVICE_JOB_STARTING] = "start-running",
+        [SERVICE_JOB_STOP] = "stop-queued",
+};
+
+const char *service_job_to_string(ServiceJob j) {
+        return j >= 0 && j < _SERVICE_JOB_MAX ? service_job_table[j] : NULL;
+}
 
 static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
         [SERVICE_SUCCESS] = "success",
@@ -42,6 +55,8 @@ static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
         [SERVICE_FAILURE_TIMEOUT] = "timeout",
         [SERVICE_FAILURE_EXEC] = "exec",
         [SERVICE_FAILURE_RESOURCES] = "resources",
+        [SERVICE_FAILURE_WATCHDOG] = "watchdog",
+        [SERVICE_FAILURE_START_LIMIT_HIT] = "start-limit-hit",
 };
 
 const char *service_state_to_string(ServiceState s) {
@@ -62,6 +77,12 @@ const char *service_result_to_string(ServiceResult r) {
 static uint64_t now_realtime_usec(void) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+static uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
@@ -131,6 +152,44 @@ static void service_cancel_waiters(Service *s, unsigned ops) {
         service_answer_waiters(s, ops, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
 }
 
+/* ---- readiness ---- */
+
+static int on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+
+static void service_arm_watchdog(Service *s) {
+        s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
+        if (s->watchdog_usec == 0 || !IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING))
+                return;
+        int r = sd_event_add_time_relative(s->manager->event, &s->watchdog_source, CLOCK_MONOTONIC,
+                                           s->watchdog_usec, /* accuracy= */ 0, on_watchdog_timeout, s);
+        if (r < 0)
+                log_warning_errno(r, "%s: Failed to arm the watchdog, running without: %m", s->name);
+}
+
+/* The start is complete, as Type= defines it: answer Start, let dependents go. */
+static void service_ready(Service *s) {
+        s->ready = true;
+        service_answer_waiters(s, OPS_START, NULL, NULL);
+        deps_job_done(s, /* success= */ true, NULL);
+        service_arm_watchdog(s);
+}
+
+/* The start failed (s->result and s->last_error say why): answer Start, fail dependents' jobs. */
+static void service_start_failed(Service *s) {
+        const char *result = strna(service_result_to_string(s->result));
+        _cleanup_free_ char *msg = NULL;
+
+        if (s->last_error)
+                msg = strdup(s->last_error);
+        else if (asprintf(&msg, "the start failed (result: %s)", result) < 0)
+                msg = NULL;
+        service_answer_waiters(s, OPS_START, "io.svd.Manager.StartFailed",
+                               json_pack("{s:s,s:s,s:s}", "name", s->name, "result", result, "message",
+                                         msg ? msg : "the start failed"));
+        if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
+                deps_job_done(s, /* success= */ false, msg ? msg : result);
+}
+
 /* ---- the state setter ---- */
 
 static void service_set_state(Service *s, ServiceState state) {
@@ -139,11 +198,18 @@ static void service_set_state(Service *s, ServiceState state) {
         s->state = state;
         s->state_change_usec = now_realtime_usec();
         s->state_enter_usec[state] = s->state_change_usec;
-        if (old != state)
+        if (old != state) {
                 log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
+                events_emit_state_change(&s->manager->events, s, old);
+        }
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->have_next_unit))
+                manager_schedule_gc(s->manager); /* a reload is waiting for it to settle */
 
-        if (state == SERVICE_RUNNING)
-                service_answer_waiters(s, OPS_START, NULL, NULL);
+        if (!IN_SET(state, SERVICE_RUNNING, SERVICE_RELOADING))
+                s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
+        if (state == SERVICE_RUNNING && s->execed && !s->ready)
+                service_ready(s);
+        deps_schedule(s->manager);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
                 service_answer_waiters(s, OPS_STOP, NULL, NULL);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED))
@@ -190,6 +256,15 @@ static int service_build_environment(Service *s, char ***ret) {
                 if (asprintf(&a, "SHELL=%s", shell) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }
+        /* sd_notify(3): where to send READY=1 and the watchdog keep-alives, as systemd does. */
+        if ((s->unit->type == SERVICE_TYPE_NOTIFY || s->unit->watchdog_usec > 0) && s->manager->notify_path) {
+                if (asprintf(&a, "NOTIFY_SOCKET=%s", s->manager->notify_path) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
+        if (s->unit->watchdog_usec > 0) {
+                if (asprintf(&a, "WATCHDOG_USEC=%" PRIu64, s->unit->watchdog_usec) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
         for (char **e = s->unit->environment; e && *e; e++) {
                 char *c = strdup(*e);
                 if (!c || strv_env_replace_consume(&env, c) < 0)
@@ -208,10 +283,14 @@ static uint64_t capability_mask(int last) {
 static int on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 static int on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart);
+static int on_start_timeout(sd_event_source *source, uint64_t usec, void *userdata);
 
 static int service_spawn(Service *s) {
+        /* A restart is the next start: a reloaded unit file applies now. */
+        manager_take_pending_unit(s->manager, s);
+
         _cleanup_strv_free_ char **env = NULL;
-        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ char *path = NULL, *log_error = NULL;
         _cleanup_close_ int report_fd = -EBADF;
         Manager *m = s->manager;
         Unit *u = s->unit;
@@ -221,6 +300,10 @@ static int service_spawn(Service *s) {
         assert(u);
         assert(!process_is_set(&s->main));
 
+        if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && m->notify_fd < 0) {
+                r = -ENOTCONN; /* svd has no notify socket: said at start-up */
+                goto fail;
+        }
         r = service_build_environment(s, &env);
         if (r < 0)
                 goto fail;
@@ -308,7 +391,13 @@ static int service_spawn(Service *s) {
                 log_warning("%s: MemoryMax=/TasksMax=/CPUWeight= need a cgroup and svd has none (%s), ignoring.",
                             s->name, m->cgroup.reason);
 
+        r = service_log_prepare(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error);
+        if (r < 0) {
+                log_error("%s: %s", s->name, strna(log_error));
+                goto fail;
+        }
         r = spawn_process(&params, &proc, &report_fd);
+        service_log_spawned(s->log);
         if (r < 0)
                 goto fail;
 
@@ -318,6 +407,13 @@ static int service_spawn(Service *s) {
         s->have_reported_exit = false;
         s->have_spawn_failure = false;
         s->exit_info_retries = 0;
+        s->ready = false;
+        s->failing = false;
+        s->stop_by_notify = false;
+        free(s->status_text);
+        s->status_text = NULL;
+        s->status_errno = -1;
+        s->watchdog_usec = u->watchdog_usec;
         s->active_enter_usec = now_realtime_usec();
         r = sd_event_add_io(m->event, &s->exit_source, s->main.pidfd, EPOLLIN, on_exit_event, s);
         if (r >= 0)
@@ -333,7 +429,13 @@ static int service_spawn(Service *s) {
         }
         s->report_fd = TAKE_FD(report_fd);
         log_debug("%s: spawned pid %d (%s)", s->name, (int) s->main.pid, spawn_mode_to_string(s->main.mode));
-        service_set_state(s, SERVICE_STARTING);
+        /* Type=simple is running once created; Start still waits for the exec (service_note_execed). */
+        service_set_state(s, u->type == SERVICE_TYPE_SIMPLE ? SERVICE_RUNNING : SERVICE_STARTING);
+        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT)) {
+                r = service_arm_timer(s, u->timeout_start_usec, on_start_timeout);
+                if (r < 0)
+                        log_warning_errno(r, "%s: Failed to arm TimeoutStartSec=, waiting without: %m", s->name);
+        }
         return 0;
 
 fail:
@@ -373,16 +475,46 @@ static ServiceResult result_from_exit(const ExitStatus *st) {
 }
 
 static bool service_should_restart(Service *s, ServiceResult result) {
-        if (s->manager->shutting_down || !s->want_running)
+        if (s->manager->shutting_down || !s->want_running || result == SERVICE_FAILURE_START_LIMIT_HIT)
                 return false;
+        /* systemd.service(5), "Table 2. Exit causes and the effect of the Restart= settings". */
         switch (s->unit->restart) {
         case RESTART_ALWAYS:
                 return true;
         case RESTART_ON_FAILURE:
                 return result != SERVICE_SUCCESS;
+        case RESTART_ON_SUCCESS:
+                return result == SERVICE_SUCCESS;
+        case RESTART_ON_ABNORMAL:
+                return IN_SET(result, SERVICE_FAILURE_SIGNAL, SERVICE_FAILURE_CORE_DUMP, SERVICE_FAILURE_TIMEOUT,
+                              SERVICE_FAILURE_WATCHDOG);
+        case RESTART_ON_WATCHDOG:
+                return result == SERVICE_FAILURE_WATCHDOG;
+        case RESTART_ON_ABORT:
+                return IN_SET(result, SERVICE_FAILURE_SIGNAL, SERVICE_FAILURE_CORE_DUMP);
         default:
                 return false;
         }
+}
+
+/* StartLimitIntervalSec=/StartLimitBurst=: whether one more start fits into the window (systemd's
+ * ratelimit_below()). A start by hand opens a new window (service_start_now). */
+static bool service_start_limit_test(Service *s) {
+        const Unit *u = s->unit;
+        uint64_t now = now_monotonic_usec();
+
+        if (u->start_limit_interval_usec == 0 || u->start_limit_burst == 0)
+                return true;
+        if (s->start_limit_begin == 0 ||
+            (u->start_limit_interval_usec != USEC_INFINITY && now - s->start_limit_begin >= u->start_limit_interval_usec)) {
+                s->start_limit_begin = now;
+                s->start_limit_count = 0;
+        }
+        if (s->start_limit_count < u->start_limit_burst) {
+                s->start_limit_count++;
+                return true;
+        }
+        return false;
 }
 
 static int on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata) {
@@ -390,6 +522,22 @@ static int on_restart_timer(sd_event_source *source, uint64_t usec, void *userda
 
         assert(s->state == SERVICE_AUTO_RESTART);
         service_unset_timer(s);
+        if (!service_start_limit_test(s)) {
+                char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
+                if (asprintf(&msg,
+                             "start limit hit: %u starts within StartLimitIntervalSec=%s (StartLimitBurst=%u); "
+                             "'svctl reset-failed %s' clears it",
+                             s->start_limit_count, format_timespan(t, sizeof(t), s->unit->start_limit_interval_usec),
+                             s->unit->start_limit_burst, s->name) < 0)
+                        msg = NULL;
+                log_error("%s: Start request repeated too quickly, refusing to start: %s", s->name,
+                          msg ? msg : "start limit hit");
+                service_set_last_error(s, msg);
+                s->result = SERVICE_FAILURE_START_LIMIT_HIT;
+                s->want_running = false;
+                service_set_state(s, SERVICE_FAILED);
+                return 0;
+        }
         s->restarts++;
         s->result = SERVICE_SUCCESS; /* the failure that caused the restart is history now */
         log_info("%s: restarting (restart %u)", s->name, s->restarts);
@@ -402,10 +550,29 @@ static void service_enter_dead(Service *s, ServiceResult result, bool allow_rest
         if (s->result == SERVICE_SUCCESS || result != SERVICE_SUCCESS)
                 s->result = result;
 
+        /* Type=oneshot: a successful exit is what its start waited for. */
+        bool oneshot_done = !s->ready && s->execed && s->unit->type == SERVICE_TYPE_ONESHOT &&
+                            s->result == SERVICE_SUCCESS;
+        if (oneshot_done && s->unit->remain_after_exit) {
+                service_unset_timer(s);
+                service_set_state(s, SERVICE_EXITED);
+                service_ready(s);
+                return;
+        }
+        if (!s->ready && !oneshot_done)
+                service_start_failed(s);
+
         if (allow_restart && service_should_restart(s, s->result)) {
-                int r = service_arm_timer(s, s->unit->restart_usec, on_restart_timer);
+                uint64_t delay = unit_restart_delay_usec(s->unit, s->restarts + 1);
+                int r = service_arm_timer(s, delay, on_restart_timer);
                 if (r >= 0) {
+                        if (delay != s->unit->restart_usec)
+                                log_info("%s: restarting in %s (back-off step %u).", s->name,
+                                         format_timespan((char[FORMAT_TIMESPAN_MAX]){}, FORMAT_TIMESPAN_MAX, delay),
+                                         s->restarts + 1);
                         service_set_state(s, SERVICE_AUTO_RESTART);
+                        if (oneshot_done)
+                                service_ready(s);
                         return;
                 }
                 log_error_errno(r, "%s: Failed to schedule restart: %m", s->name);
@@ -413,6 +580,8 @@ static void service_enter_dead(Service *s, ServiceResult result, bool allow_rest
         service_unset_timer(s);
         s->want_running = false;
         service_set_state(s, s->result == SERVICE_SUCCESS ? SERVICE_INACTIVE : SERVICE_FAILED);
+        if (oneshot_done)
+                service_ready(s);
 }
 
 static void service_note_spawn_failure(Service *s) {
@@ -467,14 +636,24 @@ static void service_drain_report(Service *s) {
         }
 }
 
+/* The command has exec'd: the start is complete for Type=exec (running now) and Type=simple (running
+ * already); notify and oneshot wait on. */
+static void service_note_execed(Service *s) {
+        if (s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) {
+                log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
+                service_set_state(s, SERVICE_RUNNING);
+        } else if (s->state == SERVICE_RUNNING && !s->ready) {
+                log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
+                service_ready(s);
+        }
+}
+
 static int on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         Service *s = userdata;
 
         service_drain_report(s);
-        if (s->execed && !s->have_spawn_failure && s->state == SERVICE_STARTING) {
-                log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
-                service_set_state(s, SERVICE_RUNNING);
-        }
+        if (s->execed && !s->have_spawn_failure)
+                service_note_execed(s);
         return 0;
 }
 
@@ -485,13 +664,20 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         ServiceState was = s->state;
         const ExitStatus *st = exit_status;
 
+        /* Its last words go into the log before its state changes. */
+        service_log_drain(s->log);
         /* The child wrote its report before it exited, and its end of the
          * pipe closed when it exec'd or died, so the report is complete now. */
         service_drain_report(s);
-        if (was == SERVICE_STARTING && !s->have_spawn_failure) {
-                service_set_state(s, SERVICE_RUNNING); /* it did exec: Start succeeded */
+        if (!s->have_spawn_failure &&
+            ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->ready))) {
+                s->execed = true; /* it did exec: Start succeeded */
+                service_note_execed(s);
                 was = SERVICE_RUNNING;
         }
+        /* After STOPPING=1 the exit is the service's own doing, judged by its status. */
+        if (s->stop_by_notify && IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
+                was = s->ready ? SERVICE_RUNNING : SERVICE_STARTING;
 
         service_unwatch(s);
         process_done(&s->main);
@@ -516,6 +702,21 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
                 result = result_from_exit(st);
+        if (was == SERVICE_STARTING && !s->have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
+                char *msg = NULL;
+                if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),
+                             st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                        msg = NULL;
+                service_set_last_error(s, msg);
+                if (result == SERVICE_SUCCESS)
+                        result = SERVICE_FAILURE_EXIT_CODE; /* gone before ready is no success */
+        } else if (was == SERVICE_STARTING && !s->have_spawn_failure && result != SERVICE_SUCCESS) {
+                char *msg = NULL;
+                if (asprintf(&msg, "%s %s%d", strna(exit_code_to_string(st->code)),
+                             st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                        msg = NULL;
+                service_set_last_error(s, msg);
+        }
         s->exit_was = was;
         s->exit_result = result;
 
@@ -537,6 +738,11 @@ static void service_finish_exit(Service *s) {
                         log_debug_errno(r, "%s: Failed to remove cgroup, ignoring: %m", s->name);
         }
 
+        if (was == SERVICE_STARTING || s->failing) {
+                /* The start ended (oneshot) or failed, or svd stopped it for a failure: policy decides. */
+                service_enter_dead(s, s->exit_result, /* allow_restart= */ true);
+                return;
+        }
         for (ServiceWaiter *w = s->waiters; w; w = w->next)
                 if ((1U << w->op) & OPS_START)
                         start_pending = true;
@@ -653,13 +859,12 @@ static int on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdat
         return 0;
 }
 
-static void service_enter_stopping(Service *s) {
+static void service_enter_stopping_signal(Service *s, int sig) {
         assert(process_is_set(&s->main));
 
-        int r = process_kill(&s->main, s->unit->kill_signal);
+        int r = process_kill(&s->main, sig);
         if (r < 0 && r != -ESRCH)
-                log_error_errno(r, "%s: Failed to send %s: %m", s->name,
-                                strna(signal_to_string(s->unit->kill_signal)));
+                log_error_errno(r, "%s: Failed to send %s: %m", s->name, strna(signal_to_string(sig)));
         r = service_arm_timer(s, s->unit->timeout_stop_usec, on_stop_timeout);
         if (r < 0) {
                 log_error_errno(r, "%s: Failed to arm stop timeout, killing now: %m", s->name);
@@ -668,6 +873,106 @@ static void service_enter_stopping(Service *s) {
                 return;
         }
         service_set_state(s, SERVICE_STOPPING);
+}
+
+static void service_enter_stopping(Service *s) {
+        service_enter_stopping_signal(s, s->unit->kill_signal);
+}
+
+/* svd ends the service because of a failure (start timeout, watchdog): the exit that follows is
+ * judged by `result`, and Restart= applies. */
+static void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
+        if (s->result == SERVICE_SUCCESS)
+                s->result = result;
+        s->failing = true;
+        if (!s->ready)
+                service_start_failed(s);
+        service_enter_stopping_signal(s, sig);
+}
+
+static int on_start_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
+
+        service_unset_timer(s);
+        if (asprintf(&msg, "%s within TimeoutStartSec=%s",
+                     s->unit->type == SERVICE_TYPE_ONESHOT ? "did not finish" : "did not report READY=1",
+                     format_timespan(t, sizeof(t), s->unit->timeout_start_usec)) < 0)
+                msg = NULL;
+        log_warning("%s: start timed out: %s, stopping.", s->name, msg ? msg : "timeout");
+        service_set_last_error(s, msg);
+        service_enter_failure_stop(s, SERVICE_FAILURE_TIMEOUT, s->unit->kill_signal);
+        return 0;
+}
+
+static void service_watchdog_failed(Service *s, char *msg) {
+        log_error("%s: %s, aborting it.", s->name, msg ? msg : "watchdog timeout");
+        service_set_last_error(s, msg);
+        s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
+        /* systemd's WatchdogSignal= default: SIGABRT, for a core dump of the hung process. */
+        service_enter_failure_stop(s, SERVICE_FAILURE_WATCHDOG, SIGABRT);
+}
+
+static int on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
+
+        if (asprintf(&msg, "watchdog timeout: no WATCHDOG=1 within %s",
+                     format_timespan(t, sizeof(t), s->watchdog_usec)) < 0)
+                msg = NULL;
+        service_watchdog_failed(s, msg);
+        return 0;
+}
+
+void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
+        assert(s);
+        assert(msg);
+
+        if (!s->unit || !process_is_set(&s->main))
+                return;
+        if (s->unit->type != SERVICE_TYPE_NOTIFY && s->unit->watchdog_usec == 0) {
+                log_debug("%s: notify message from pid %d, but Type=%s and no WatchdogSec=, ignoring.", s->name,
+                          (int) pid, service_type_to_string(s->unit->type));
+                return;
+        }
+        if (msg->main_pid > 0 && msg->main_pid != s->main.pid)
+                log_debug("%s: MAINPID=%d ignored: svd follows the process it started.", s->name, (int) msg->main_pid);
+        if (msg->status) {
+                char *c = strdup(msg->status);
+                if (c) {
+                        free(s->status_text);
+                        s->status_text = c;
+                }
+        }
+        if (msg->errno_value >= 0)
+                s->status_errno = msg->errno_value;
+        if (msg->watchdog_usec > 0) {
+                s->watchdog_usec = msg->watchdog_usec;
+                service_arm_watchdog(s);
+        }
+        if (msg->watchdog_trigger) {
+                service_watchdog_failed(s, strdup("the service triggered its watchdog (WATCHDOG=trigger)"));
+                return;
+        }
+        if (msg->watchdog)
+                service_arm_watchdog(s);
+
+        if (msg->ready && s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_NOTIFY) {
+                log_debug("%s: READY=1 from pid %d", s->name, (int) pid);
+                s->execed = true; /* it runs our command, so it exec'd */
+                service_unset_timer(s); /* TimeoutStartSec= */
+                service_set_state(s, SERVICE_RUNNING);
+        } else if (msg->ready && s->state == SERVICE_RELOADING)
+                service_set_state(s, SERVICE_RUNNING);
+        if (msg->reloading && s->state == SERVICE_RUNNING && s->unit->type == SERVICE_TYPE_NOTIFY)
+                service_set_state(s, SERVICE_RELOADING);
+        if (msg->stopping && IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING)) {
+                s->stop_by_notify = true;
+                int r = service_arm_timer(s, s->unit->timeout_stop_usec, on_stop_timeout);
+                if (r < 0)
+                        log_warning_errno(r, "%s: Failed to arm TimeoutStopSec=: %m", s->name);
+                service_set_state(s, SERVICE_STOPPING);
+        }
 }
 
 /* ---- operations ---- */
@@ -699,15 +1004,38 @@ void service_start(Service *s, VarlinkCall *call) {
                 return;
         service_cancel_waiters(s, OPS_STOP);
         s->want_running = true;
+        if (s->job == SERVICE_JOB_STOP)
+                s->job = SERVICE_JOB_NONE;
 
         switch (s->state) {
         case SERVICE_RUNNING:
-                service_answer_waiters(s, OPS_START, NULL, NULL);
-                break;
+        case SERVICE_RELOADING:
+        case SERVICE_EXITED:
+                if (s->ready)
+                        service_answer_waiters(s, OPS_START, NULL, NULL);
+                break; /* else Type=simple before its exec: service_note_execed answers */
         case SERVICE_STARTING:
         case SERVICE_STOPPING:
         case SERVICE_KILLING:
-                break; /* on_report_event or the exit handler finishes the job */
+                break; /* readiness or the exit handler finishes the job */
+        case SERVICE_AUTO_RESTART:
+        case SERVICE_INACTIVE:
+        case SERVICE_FAILED:
+                deps_queue_start(s); /* deps_dispatch() calls service_start_now() when its turn comes */
+                break;
+        default:
+                assert(!"bad state");
+        }
+}
+
+void service_start_now(Service *s) {
+        assert(s);
+
+        if (!s->unit || s->manager->shutting_down) {
+                deps_job_done(s, /* success= */ false, "svd is shutting down");
+                return;
+        }
+        switch (s->state) {
         case SERVICE_AUTO_RESTART:
                 service_unset_timer(s);
                 _fallthrough_;
@@ -715,11 +1043,31 @@ void service_start(Service *s, VarlinkCall *call) {
         case SERVICE_FAILED:
                 s->restarts = 0;
                 s->result = SERVICE_SUCCESS;
+                /* A start by hand opens a new StartLimitIntervalSec= window and counts in it. */
+                s->start_limit_begin = now_monotonic_usec();
+                s->start_limit_count = 1;
                 (void) service_spawn(s);
                 break;
         default:
-                assert(!"bad state");
+                break;
         }
+}
+
+void service_fail_dependency(Service *s, Service *dep, const char *reason) {
+        char *msg = NULL;
+
+        assert(s);
+        assert(dep);
+
+        if (asprintf(&msg, "dependency '%s' failed to start: %s", dep->name, reason ? reason : "failed") < 0)
+                msg = NULL;
+        log_error("%s: Failed to start: %s", s->name, msg ? msg : "a dependency failed");
+        service_set_last_error(s, msg);
+        s->want_running = false;
+        service_answer_waiters(s, OPS_START, "io.svd.Manager.DependencyFailed",
+                               json_pack("{s:s,s:s,s:s}", "name", s->name, "dependency", dep->name, "message",
+                                         msg ? msg : "a dependency failed"));
+        deps_job_done(s, /* success= */ false, msg ? msg : "a dependency failed");
 }
 
 void service_stop(Service *s, VarlinkCall *call) {
@@ -729,6 +1077,16 @@ void service_stop(Service *s, VarlinkCall *call) {
                 return;
         service_cancel_waiters(s, OPS_START);
         s->want_running = false;
+        s->stop_by_notify = false;
+        if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
+                deps_job_done(s, /* success= */ false, "cancelled by a stop");
+        if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
+                return; /* deps_dispatch() calls service_stop_now() when the units before it are gone */
+        service_stop_now(s);
+}
+
+void service_stop_now(Service *s) {
+        assert(s);
 
         switch (s->state) {
         case SERVICE_INACTIVE:
@@ -739,8 +1097,12 @@ void service_stop(Service *s, VarlinkCall *call) {
                 service_unset_timer(s);
                 service_set_state(s, SERVICE_INACTIVE);
                 break;
+        case SERVICE_EXITED:
+                service_set_state(s, SERVICE_INACTIVE);
+                break;
         case SERVICE_STARTING:
         case SERVICE_RUNNING:
+        case SERVICE_RELOADING:
                 service_enter_stopping(s);
                 break;
         case SERVICE_STOPPING:
@@ -756,7 +1118,12 @@ void service_restart(Service *s, VarlinkCall *call) {
 
         if (service_refuse(s, call))
                 return;
-        if (!IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_STOPPING, SERVICE_KILLING)) {
+        s->failing = false;
+        s->stop_by_notify = false;
+        if (s->state == SERVICE_EXITED)
+                service_set_state(s, SERVICE_INACTIVE); /* nothing to stop: start again */
+        if (!IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_STOPPING,
+                    SERVICE_KILLING)) {
                 service_start(s, call);
                 return;
         }
@@ -765,7 +1132,7 @@ void service_restart(Service *s, VarlinkCall *call) {
         service_cancel_waiters(s, OPS_STOP | (1U << SERVICE_OP_START));
         s->want_running = true;
         s->restarts = 0;
-        if (IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING))
+        if (IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING))
                 service_enter_stopping(s);
 }
 
@@ -778,7 +1145,30 @@ int service_kill(Service *s, int sig) {
 }
 
 bool service_is_settled(const Service *s) {
+        if (s->job != SERVICE_JOB_NONE)
+                return false;
         return IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) || (s->state == SERVICE_AUTO_RESTART && s->manager->shutting_down);
+}
+
+bool service_is_active(const Service *s) {
+        return IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED) && s->ready;
+}
+
+bool service_reset_failed(Service *s) {
+        bool was_failed = s->state == SERVICE_FAILED;
+
+        assert(s);
+
+        s->start_limit_begin = 0;
+        s->start_limit_count = 0;
+        if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED)) {
+                s->result = SERVICE_SUCCESS;
+                s->restarts = 0;
+                service_set_last_error(s, NULL);
+        }
+        if (was_failed)
+                service_set_state(s, SERVICE_INACTIVE);
+        return was_failed;
 }
 
 /* ---- life cycle ---- */
@@ -803,11 +1193,12 @@ int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
                 .state_change_usec = now_realtime_usec(),
+                .status_errno = -1,
         };
         s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
         s->name = strdup(name);
         s->unit_path = strdup(unit_path ? unit_path : "");
-        if (!s->name || !s->unit_path)
+        if (!s->name || !s->unit_path || service_log_new(m->event, s->name, &s->log) < 0)
                 return -ENOMEM;
         if (load_error && !(s->load_error = strdup(load_error)))
                 return -ENOMEM;
@@ -845,6 +1236,9 @@ Service *service_free(Service *s) {
         }
         service_unwatch(s);
         service_unset_timer(s);
+        s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
+        free(s->status_text);
+        service_deps_done(&s->deps);
         s->cgroup_source = sd_event_source_disable_unref(s->cgroup_source);
         s->cgroup_events_fd = safe_close(s->cgroup_events_fd);
         s->cgroup_fd = safe_close(s->cgroup_fd);
@@ -855,6 +1249,9 @@ Service *service_free(Service *s) {
         }
         process_done(&s->main);
         credentials_done(&s->creds);
+        s->log = service_log_free(s->log);
+        unit_free(s->next_unit);
+        free(s->next_load_error);
         unit_free(s->unit);
         free(s->name);
         free(s->unit_path);
@@ -880,7 +1277,7 @@ json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "description",
                             json_string(s->unit && s->unit->description ? s->unit->description : ""));
         json_object_set_new(o, "unitPath", json_string(s->unit_path));
-        json_object_set_new(o, "loadState", json_string(s->unit ? "loaded" : "error"));
+        json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
         json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
         json_object_set_new(o, "state", json_string(service_state_to_string(s->state)));
         json_object_set_new(o, "stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
@@ -909,5 +1306,27 @@ json_t *service_to_json(const Service *s) {
                                                ? json_string(spawn_mode_to_string(s->main.mode))
                                                : json_null());
         json_object_set_new(o, "execStart", argv);
+        json_object_set_new(o, "type", json_string(s->unit ? service_type_to_string(s->unit->type) : "simple"));
+        json_object_set_new(o, "statusText", s->status_text ? json_string(s->status_text) : json_null());
+        json_object_set_new(o, "statusErrno", s->status_errno >= 0 ? json_integer(s->status_errno) : json_null());
+        json_object_set_new(o, "job", s->job != SERVICE_JOB_NONE ? json_string(service_job_to_string(s->job))
+                                                                 : json_null());
+        static const char *const dep_keys[_UNIT_DEPENDENCY_MAX] = {
+                [UNIT_REQUIRES] = "requires",
+                [UNIT_WANTS] = "wants",
+                [UNIT_AFTER] = "after",
+                [UNIT_BEFORE] = "before",
+        };
+        for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++) {
+                json_t *a = json_array();
+                for (char **n = s->unit ? s->unit->dependencies[d] : NULL; n && *n; n++)
+                        json_array_append_new(a, json_string(*n));
+                json_object_set_new(o, dep_keys[d], a);
+        }
+        json_object_set_new(o, "logDropped", json_integer((json_int_t) (s->log ? s->log->dropped : 0)));
+        json_object_set_new(o, "wanted", json_string(wanted_override_to_string(s->wanted)));
+        json_object_set_new(o, "restoredUsec",
+                            s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
+        json_object_set_new(o, "reloadPending", json_boolean(s->have_next_unit));
         return o;
 }

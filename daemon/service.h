@@ -22,6 +22,10 @@
 
 #include "basic/macros.h"
 #include "creds.h"
+#include "deps.h"
+#include "logstream.h"
+#include "wanted.h"
+#include "notify.h"
 #include "process.h"
 #include "spawn.h"
 #include "unit.h"
@@ -37,6 +41,8 @@ typedef enum ServiceState {
         SERVICE_KILLING,
         SERVICE_AUTO_RESTART,
         SERVICE_FAILED,
+        SERVICE_RELOADING, /* Type=notify: RELOADING=1 until the next READY=1 */
+        SERVICE_EXITED,    /* Type=oneshot with RemainAfterExit=yes, after a successful exit */
         _SERVICE_STATE_MAX,
         _SERVICE_STATE_INVALID = -EINVAL,
 } ServiceState;
@@ -49,6 +55,8 @@ typedef enum ServiceResult {
         SERVICE_FAILURE_TIMEOUT,
         SERVICE_FAILURE_EXEC,
         SERVICE_FAILURE_RESOURCES,
+        SERVICE_FAILURE_WATCHDOG,
+        SERVICE_FAILURE_START_LIMIT_HIT,
         _SERVICE_RESULT_MAX,
         _SERVICE_RESULT_INVALID = -EINVAL,
 } ServiceResult;
@@ -65,6 +73,18 @@ typedef enum ServiceOp {
 } ServiceOp;
 
 typedef struct ServiceWaiter ServiceWaiter;
+
+/* The pending operation of deps.c's ordering (see deps.h). */
+typedef enum ServiceJob {
+        SERVICE_JOB_NONE,
+        SERVICE_JOB_START,    /* queued: waits for the units it is ordered after */
+        SERVICE_JOB_STARTING, /* spawned: waits for readiness */
+        SERVICE_JOB_STOP,     /* queued: waits for the units that stop before it */
+        _SERVICE_JOB_MAX,
+        _SERVICE_JOB_INVALID = -EINVAL,
+} ServiceJob;
+
+const char *service_job_to_string(ServiceJob j);
 
 typedef struct Service {
         Manager *manager;
@@ -105,6 +125,29 @@ typedef struct Service {
         unsigned restarts;
 
         ServiceWaiter *waiters;
+
+        /* Output, reload and restore (logstream.h, manager-reload.c, wanted.h). */
+        ServiceLog *log;        /* stdout/stderr: pipes, ring buffer, files, followers */
+        WantedOverride wanted;  /* the operator's last start or stop, on top of WantedBy= */
+        uint64_t restored_usec; /* CLOCK_REALTIME: started to restore the state before svd crashed; 0 */
+        bool removed;           /* the unit file went away at a reload: dropped once settled */
+        uint64_t unit_hash;     /* of the unit file's bytes as last loaded: reload tells changes by it */
+        bool have_next_unit;    /* a reload changed the unit while it ran: */
+        Unit *next_unit;        /*   the new definition, applied once settled */
+        char *next_load_error;  /*   or why it does not load */
+
+        /* Readiness (Type=, sd_notify), restart policy and dependencies. */
+        bool ready;          /* the current start is complete, as Type= defines it */
+        bool failing;        /* svd is stopping it because of a failure: restart policy applies */
+        bool stop_by_notify; /* it announced STOPPING=1 and is expected to exit */
+        char *status_text;   /* STATUS= */
+        int status_errno;    /* ERRNO=, -1 for none */
+        uint64_t watchdog_usec; /* in force: WatchdogSec= or the service's WATCHDOG_USEC= */
+        sd_event_source *watchdog_source;
+        uint64_t start_limit_begin; /* CLOCK_MONOTONIC start of the StartLimitIntervalSec= window */
+        unsigned start_limit_count; /* starts in that window */
+        ServiceJob job;
+        ServiceDeps deps;
 } Service;
 
 /* Creates a service from a loaded unit (takes ownership) or, when unit is
@@ -125,6 +168,20 @@ void service_restart(Service *s, VarlinkCall *call);
 int service_kill(Service *s, int sig);
 
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
+bool service_is_active(const Service *s);  /* running, reloading or exited (a start is complete) */
+
+/* A datagram on $NOTIFY_SOCKET from one of the service's processes. */
+void service_notify(Service *s, pid_t pid, const NotifyMessage *msg);
+
+/* Forgets a failure: failed → inactive, result, start limit and restart
+ * counter reset (systemctl reset-failed). Returns true when s was failed. */
+bool service_reset_failed(Service *s);
+
+/* For deps.c: carry out a queued start or stop now that its order allows;
+ * fail a queued start because the required unit dep failed. */
+void service_start_now(Service *s);
+void service_stop_now(Service *s);
+void service_fail_dependency(Service *s, Service *dep, const char *reason);
 
 /* The wire representation (io.svd.Manager Service type). */
 struct json_t *service_to_json(const Service *s);

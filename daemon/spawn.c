@@ -209,7 +209,13 @@ static int child_apply_capabilities(const SpawnParams *p) {
 static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent) {
         /* First of all drop every fd but 0-2 and the report pipe: until then
          * the child holds copies of svd's other pidfds, which would keep
-         * those services alive past svd in autokill mode. */
+         * those services alive past svd in autokill mode. stdout/stderr go
+         * to 1 and 2 before that (dup2 clears O_CLOEXEC there); both numbers
+         * are free to overwrite, and the report pipe, >= 3, is untouched. */
+        if (p->stdout_fd >= 3 && dup2(p->stdout_fd, STDOUT_FILENO) < 0)
+                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+        if (p->stderr_fd >= 3 && dup2(p->stderr_fd, STDERR_FILENO) < 0)
+                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
         if (report_fd != 3) {
                 if (dup3(report_fd, 3, O_CLOEXEC) < 0)
                         child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);

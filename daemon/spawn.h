@@ -106,6 +106,11 @@ typedef struct SpawnParams {
         uid_t outer_uid;        /* svd's uid/gid, for that mapping */
         gid_t outer_gid;
         int cgroup_fd;          /* CLONE_INTO_CGROUP target, or -1 */
+        /* Installed as the child's stdout/stderr (pipes into svd, /dev/null).
+         * A value below 3 (0, the default) keeps svd's own: svd keeps fds
+         * 0-2 open, so none of its pipes can have such a number. */
+        int stdout_fd;
+        int stderr_fd;
         SpawnMode mode;
         bool cap_sys_admin; /* from the probe: whether autokill works without CLONE_NNP */
 } SpawnParams;

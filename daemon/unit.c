@@ -11,10 +11,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <cap-ng.h>
+#include <math.h>
 
 #include "basic/extract-word.h"
 #include "basic/parse-util.h"
 #include "basic/strv.h"
+#include "logfile.h"
 
 /*
  * How the parser uses inih, and why it does not leave more to it.
@@ -47,6 +49,10 @@
 
 #define UNIT_RESTART_USEC_DEFAULT      (100 * USEC_PER_MSEC)
 #define UNIT_TIMEOUT_STOP_USEC_DEFAULT (90 * USEC_PER_SEC)
+#define UNIT_TIMEOUT_START_USEC_DEFAULT (90 * USEC_PER_SEC)
+#define UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT (10 * USEC_PER_SEC) /* systemd's DefaultStartLimitIntervalSec= */
+#define UNIT_START_LIMIT_BURST_DEFAULT 5U                          /* systemd's DefaultStartLimitBurst= */
+#define UNIT_RESTART_STEPS_MAX 3600U                               /* RestartSteps= */
 
 #define WHITESPACE " \t\n\r"
 #define COMMENTS   "#;"
@@ -55,7 +61,40 @@ static const char *const restart_policy_table[_RESTART_POLICY_MAX] = {
         [RESTART_NO] = "no",
         [RESTART_ON_FAILURE] = "on-failure",
         [RESTART_ALWAYS] = "always",
+        [RESTART_ON_SUCCESS] = "on-success",
+        [RESTART_ON_ABNORMAL] = "on-abnormal",
+        [RESTART_ON_WATCHDOG] = "on-watchdog",
+        [RESTART_ON_ABORT] = "on-abort",
 };
+
+static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
+        [SERVICE_TYPE_SIMPLE] = "simple",
+        [SERVICE_TYPE_EXEC] = "exec",
+        [SERVICE_TYPE_NOTIFY] = "notify",
+        [SERVICE_TYPE_ONESHOT] = "oneshot",
+};
+
+const char *service_type_to_string(ServiceType t) {
+        return t >= 0 && t < _SERVICE_TYPE_MAX ? service_type_table[t] : NULL;
+}
+
+ServiceType service_type_from_string(const char *s) {
+        for (ServiceType t = 0; s && t < _SERVICE_TYPE_MAX; t++)
+                if (streq(s, service_type_table[t]))
+                        return t;
+        return _SERVICE_TYPE_INVALID;
+}
+
+static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
+        [UNIT_REQUIRES] = "Requires",
+        [UNIT_WANTS] = "Wants",
+        [UNIT_AFTER] = "After",
+        [UNIT_BEFORE] = "Before",
+};
+
+const char *unit_dependency_to_string(UnitDependency d) {
+        return d >= 0 && d < _UNIT_DEPENDENCY_MAX ? unit_dependency_table[d] : NULL;
+}
 
 const char *restart_policy_to_string(RestartPolicy p) {
         if (p < 0 || p >= _RESTART_POLICY_MAX)
@@ -328,6 +367,10 @@ Unit *unit_free(Unit *u) {
         free(u->user);
         free(u->group);
         strv_free(u->supplementary_groups);
+        free(u->std_output_path);
+        free(u->std_error_path);
+        for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
+                strv_free(u->dependencies[i]);
         free(u);
         return NULL;
 }
@@ -461,16 +504,217 @@ static int parse_description(UnitParser *p) {
 }
 
 static int parse_type(UnitParser *p) {
-        static const char *const systemd_types[] = { "forking", "oneshot",       "dbus",
-                                                     "notify",  "notify-reload", "idle" };
+        static const char *const systemd_types[] = { "forking", "dbus", "notify-reload", "idle" };
+        ServiceType t;
 
-        /* svd reports a failed exec either way, so "exec" and "simple" behave the same. */
-        if (isempty(p->value) || streq(p->value, "simple") || streq(p->value, "exec"))
+        if (isempty(p->value)) {
+                p->unit->type = SERVICE_TYPE_SIMPLE;
                 return 0;
+        }
+        t = service_type_from_string(p->value);
+        if (t >= 0) {
+                p->unit->type = t;
+                return 0;
+        }
         for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
                 if (streq(p->value, systemd_types[i]))
-                        return invalid_value(p, -EOPNOTSUPP, "not supported (supported: simple, exec)");
-        return invalid_value(p, -EINVAL, "expected simple or exec");
+                        return invalid_value(p, -EOPNOTSUPP,
+                                             "not supported (supported: simple, exec, notify, oneshot)");
+        return invalid_value(p, -EINVAL, "expected simple, exec, notify or oneshot");
+}
+
+static int parse_bool_key(UnitParser *p, bool *field, bool dflt) {
+        bool b;
+        int r;
+
+        if (isempty(p->value)) {
+                *field = dflt;
+                return 0;
+        }
+        r = parse_boolean(p->value, &b);
+        if (r < 0)
+                return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
+        *field = b;
+        return 0;
+}
+
+static int parse_remain_after_exit(UnitParser *p) {
+        return parse_bool_key(p, &p->unit->remain_after_exit, false);
+}
+
+/* A time span where 0 and "infinity" both mean "no timeout" (systemd's config_parse_sec_fix_0). */
+static int parse_timeout(UnitParser *p, uint64_t *field, uint64_t dflt) {
+        uint64_t usec;
+        int r;
+
+        if (isempty(p->value)) {
+                *field = dflt;
+                return 0;
+        }
+        r = parse_sec(p->value, &usec);
+        if (r < 0)
+                return invalid_value(p, r, "expected a time span such as '90s' or '5min', or 'infinity'");
+        *field = usec == 0 ? USEC_INFINITY : usec;
+        return 0;
+}
+
+static int parse_timeout_start_sec(UnitParser *p) {
+        return parse_timeout(p, &p->unit->timeout_start_usec, UNIT_TIMEOUT_START_USEC_DEFAULT);
+}
+
+/* TimeoutSec= sets both, as in systemd. */
+static int parse_timeout_sec(UnitParser *p) {
+        int r = parse_timeout(p, &p->unit->timeout_start_usec, UNIT_TIMEOUT_START_USEC_DEFAULT);
+        if (r < 0)
+                return r;
+        return parse_timeout(p, &p->unit->timeout_stop_usec, UNIT_TIMEOUT_STOP_USEC_DEFAULT);
+}
+
+static int parse_watchdog_sec(UnitParser *p) {
+        uint64_t usec;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->watchdog_usec = 0;
+                return 0;
+        }
+        r = parse_sec(p->value, &usec);
+        if (r < 0)
+                return invalid_value(p, r, "expected a time span such as '10s', or 0 to switch it off");
+        p->unit->watchdog_usec = usec == USEC_INFINITY ? 0 : usec;
+        return 0;
+}
+
+static int parse_restart_steps(UnitParser *p) {
+        uint64_t n;
+
+        if (isempty(p->value)) {
+                p->unit->restart_steps = 0;
+                return 0;
+        }
+        if (safe_atou64(p->value, &n) < 0 || n > UNIT_RESTART_STEPS_MAX)
+                return invalid_value(p, -ERANGE, "expected a number from 0 to %u", UNIT_RESTART_STEPS_MAX);
+        p->unit->restart_steps = (unsigned) n;
+        return 0;
+}
+
+static int parse_restart_max_delay_sec(UnitParser *p) {
+        uint64_t usec;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->restart_max_delay_usec = USEC_INFINITY;
+                return 0;
+        }
+        r = parse_sec(p->value, &usec);
+        if (r < 0)
+                return invalid_value(p, r, "expected a time span such as '1min', or 'infinity'");
+        p->unit->restart_max_delay_usec = usec;
+        return 0;
+}
+
+static int parse_start_limit_interval_sec(UnitParser *p) {
+        uint64_t usec;
+        int r;
+
+        if (isempty(p->value)) {
+                p->unit->start_limit_interval_usec = UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT;
+                return 0;
+        }
+        r = parse_sec(p->value, &usec);
+        if (r < 0)
+                return invalid_value(p, r, "expected a time span such as '10s', or 0 for no limit");
+        /* systemd: "infinity" is accepted and means what it says, 0 switches the limit off. */
+        p->unit->start_limit_interval_usec = usec;
+        return 0;
+}
+
+static int parse_start_limit_burst(UnitParser *p) {
+        uint64_t n;
+
+        if (isempty(p->value)) {
+                p->unit->start_limit_burst = UNIT_START_LIMIT_BURST_DEFAULT;
+                return 0;
+        }
+        if (safe_atou64(p->value, &n) < 0 || n > UINT_MAX)
+                return invalid_value(p, -ERANGE, "expected a number (0: no limit)");
+        p->unit->start_limit_burst = (unsigned) n;
+        return 0;
+}
+
+/* Requires= Wants= After= Before=: space-separated unit names, with or without ".service"; an empty
+ * assignment resets the list. Other unit types (targets, sockets, ...) do not exist in svd: a
+ * warning, as systemd's ordering against a unit that is not loaded is a no-op. */
+static int parse_dependency(UnitParser *p, UnitDependency d) {
+        static const char *const other_types[] = { "target", "socket", "mount",     "automount", "swap", "timer",
+                                                   "path",   "slice",  "scope",     "device",    NULL };
+        char ***list = &p->unit->dependencies[d];
+        const char *v = p->value;
+        int r;
+
+        if (isempty(v)) {
+                *list = strv_free(*list);
+                return 0;
+        }
+        for (;;) {
+                _cleanup_free_ char *word = NULL, *name = NULL;
+                char bad;
+
+                r = extract_first_word(&v, &word);
+                if (r == -ENOMEM)
+                        return parser_error(p, r, p->line, "Out of memory");
+                if (r < 0)
+                        return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
+                if (r == 0)
+                        break;
+                r = unescape_specifiers(word, &name, &bad);
+                if (r == -ENOMEM)
+                        return parser_error(p, r, p->line, "Out of memory");
+                if (r < 0)
+                        return invalid_specifier(p, bad);
+
+                size_t l = strlen(name);
+                const char *dot = strrchr(name, '.');
+                if (l > 8 && streq(name + l - 8, ".service"))
+                        name[l - 8] = '\0';
+                else if (dot && strv_contains((char **) other_types, dot + 1)) {
+                        /* "network.target", "foo.socket": a unit type svd does not have. */
+                        _cleanup_free_ char *q = message_quote(name);
+                        if (!q)
+                                return parser_error(p, -ENOMEM, p->line, "Out of memory");
+                        parser_warn(p, "%s=%s: svd has only services, ignoring.", unit_dependency_to_string(d),
+                                    q);
+                        continue;
+                }
+                if (!unit_name_is_valid(name)) {
+                        _cleanup_free_ char *q = message_quote(name);
+                        return invalid_value(p, -EINVAL, "'%s' is not a valid unit name", q ?: "");
+                }
+                if (strv_contains(*list, name))
+                        continue;
+                if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
+                r = strv_consume(list, TAKE_PTR(name));
+                if (r < 0)
+                        return parser_error(p, r, p->line, "Out of memory");
+        }
+        return 0;
+}
+
+static int parse_requires(UnitParser *p) {
+        return parse_dependency(p, UNIT_REQUIRES);
+}
+
+static int parse_wants(UnitParser *p) {
+        return parse_dependency(p, UNIT_WANTS);
+}
+
+static int parse_after(UnitParser *p) {
+        return parse_dependency(p, UNIT_AFTER);
+}
+
+static int parse_before(UnitParser *p) {
+        return parse_dependency(p, UNIT_BEFORE);
 }
 
 static int parse_exec_start(UnitParser *p) {
@@ -670,7 +914,6 @@ static int parse_group(UnitParser *p) {
 }
 
 static int parse_restart(UnitParser *p) {
-        static const char *const systemd_only[] = { "on-success", "on-abnormal", "on-watchdog", "on-abort" };
         RestartPolicy r;
 
         if (isempty(p->value)) {
@@ -678,13 +921,10 @@ static int parse_restart(UnitParser *p) {
                 return 0;
         }
         r = restart_policy_from_string(p->value);
-        if (r < 0) {
-                for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
-                        if (streq(p->value, systemd_only[i]))
-                                return invalid_value(p, -EOPNOTSUPP,
-                                                     "not supported (supported: no, on-failure, always)");
-                return invalid_value(p, -EINVAL, "expected one of: no, on-failure, always");
-        }
+        if (r < 0)
+                return invalid_value(p, -EINVAL,
+                                     "expected one of: no, on-success, on-failure, on-abnormal, on-watchdog, "
+                                     "on-abort, always");
         p->unit->restart = r;
         return 0;
 }
@@ -1050,6 +1290,97 @@ static int parse_cpu_weight(UnitParser *p) {
         return 0;
 }
 
+static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
+        [LOG_OUTPUT_LOG] = "log",       [LOG_OUTPUT_NULL] = "null",     [LOG_OUTPUT_INHERIT] = "inherit",
+        [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append",
+};
+
+const char *log_output_to_string(LogOutput o) {
+        return o >= 0 && o < _LOG_OUTPUT_MAX ? log_output_table[o] : NULL;
+}
+
+/* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH. */
+static int parse_log_output(UnitParser *p, LogOutput *output, char **path) {
+        static const char *const systemd_only[] = { "tty", "kmsg", "journal+console", "kmsg+console", "syslog",
+                                                    "syslog+console", "socket", "truncate:", "fd:" };
+        const char *v = p->value;
+        LogOutput o;
+
+        if (isempty(v))
+                o = output == &p->unit->std_error ? LOG_OUTPUT_INHERIT : LOG_OUTPUT_LOG;
+        else if (streq(v, "log") || streq(v, "journal"))
+                o = LOG_OUTPUT_LOG;
+        else if (streq(v, "null"))
+                o = LOG_OUTPUT_NULL;
+        else if (streq(v, "inherit"))
+                o = LOG_OUTPUT_INHERIT;
+        else if (strneq(v, "file:", 5) || strneq(v, "append:", 7)) {
+                _cleanup_free_ char *s = NULL;
+                bool append = v[0] == 'a';
+                char bad;
+                int r = unescape_specifiers(v + (append ? 7 : 5), &s, &bad);
+                if (r == -ENOMEM)
+                        return parser_error(p, r, p->line, "Out of memory");
+                if (r < 0)
+                        return invalid_specifier(p, bad);
+                if (s[0] != '/' || !utf8_is_valid(s))
+                        return invalid_value(p, -EINVAL, "expected an absolute path after '%s'",
+                                             append ? "append:" : "file:");
+                if (strlen(s) + 8 >= PATH_MAX) /* room for ".N" of the rotated files */
+                        return invalid_value(p, -ENAMETOOLONG, "the path is too long");
+                free(*path);
+                *path = TAKE_PTR(s);
+                *output = append ? LOG_OUTPUT_APPEND : LOG_OUTPUT_FILE;
+                return 0;
+        } else {
+                for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
+                        if (strneq(v, systemd_only[i], strlen(systemd_only[i])))
+                                return invalid_value(p, -EOPNOTSUPP,
+                                                     "not supported (supported: log, journal, null, inherit, "
+                                                     "file:PATH, append:PATH)");
+                return invalid_value(p, -EINVAL,
+                                     "expected one of: log, journal, null, inherit, file:PATH, append:PATH");
+        }
+        free(*path);
+        *path = NULL;
+        *output = o;
+        return 0;
+}
+
+static int parse_standard_output(UnitParser *p) {
+        return parse_log_output(p, &p->unit->std_output, &p->unit->std_output_path);
+}
+
+static int parse_standard_error(UnitParser *p) {
+        return parse_log_output(p, &p->unit->std_error, &p->unit->std_error_path);
+}
+
+static int parse_log_rotate_size(UnitParser *p) {
+        uint64_t v;
+
+        if (isempty(p->value)) {
+                p->unit->log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT;
+                return 0;
+        }
+        if (parse_size_or_infinity(p->value, &v) < 0)
+                return invalid_value(p, -EINVAL, "expected a size in bytes such as '10M', or 'infinity'");
+        p->unit->log_rotate_size = v == UINT64_MAX ? 0 : v;
+        return 0;
+}
+
+static int parse_log_rotate_keep(UnitParser *p) {
+        uint64_t v;
+
+        if (isempty(p->value)) {
+                p->unit->log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT;
+                return 0;
+        }
+        if (safe_atou64(p->value, &v) < 0 || v > LOGFILE_ROTATE_KEEP_MAX)
+                return invalid_value(p, -ERANGE, "expected a number from 0 to %u", LOGFILE_ROTATE_KEEP_MAX);
+        p->unit->log_rotate_keep = (unsigned) v;
+        return 0;
+}
+
 typedef int (*KeyParser)(UnitParser *p);
 
 /* Every key svd knows. A NULL parser marks a systemd key that svd does not implement yet: it gets
@@ -1061,15 +1392,15 @@ static const struct {
 } key_table[] = {
         { "Unit", "Description", parse_description },
         { "Unit", "Documentation", NULL },
-        { "Unit", "Requires", NULL },
-        { "Unit", "Wants", NULL },
-        { "Unit", "After", NULL },
-        { "Unit", "Before", NULL },
+        { "Unit", "Requires", parse_requires },
+        { "Unit", "Wants", parse_wants },
+        { "Unit", "After", parse_after },
+        { "Unit", "Before", parse_before },
         { "Unit", "BindsTo", NULL },
         { "Unit", "PartOf", NULL },
         { "Unit", "Conflicts", NULL },
-        { "Unit", "StartLimitIntervalSec", NULL },
-        { "Unit", "StartLimitBurst", NULL },
+        { "Unit", "StartLimitIntervalSec", parse_start_limit_interval_sec },
+        { "Unit", "StartLimitBurst", parse_start_limit_burst },
 
         { "Service", "Type", parse_type },
         { "Service", "ExecStart", parse_exec_start },
@@ -1093,18 +1424,24 @@ static const struct {
         { "Service", "SupplementaryGroups", parse_supplementary_groups },
         { "Service", "CapabilityBoundingSet", parse_capability_bounding_set },
         { "Service", "AmbientCapabilities", parse_ambient_capabilities },
-        { "Service", "StartLimitIntervalSec", NULL },
-        { "Service", "StartLimitBurst", NULL },
-        { "Service", "StandardOutput", NULL },
-        { "Service", "StandardError", NULL },
+        { "Service", "StartLimitIntervalSec", parse_start_limit_interval_sec },
+        { "Service", "StartLimitBurst", parse_start_limit_burst },
+        { "Service", "RemainAfterExit", parse_remain_after_exit },
+        { "Service", "WatchdogSec", parse_watchdog_sec },
+        { "Service", "RestartSteps", parse_restart_steps },
+        { "Service", "RestartMaxDelaySec", parse_restart_max_delay_sec },
+        { "Service", "StandardOutput", parse_standard_output },
+        { "Service", "StandardError", parse_standard_error },
+        { "Service", "LogRotateSize", parse_log_rotate_size },
+        { "Service", "LogRotateKeep", parse_log_rotate_keep },
         { "Service", "LimitNOFILE", parse_limit_nofile },
         { "Service", "ExecStartPre", NULL },
         { "Service", "ExecStartPost", NULL },
         { "Service", "ExecStop", NULL },
         { "Service", "ExecReload", NULL },
         { "Service", "KillMode", NULL },
-        { "Service", "TimeoutStartSec", NULL },
-        { "Service", "TimeoutSec", NULL },
+        { "Service", "TimeoutStartSec", parse_timeout_start_sec },
+        { "Service", "TimeoutSec", parse_timeout_sec },
 
         { "Install", "WantedBy", parse_wanted_by },
         { "Install", "RequiredBy", NULL },
@@ -1359,11 +1696,19 @@ static Unit *unit_new(const char *path, const char *name) {
         u->restart_usec = UNIT_RESTART_USEC_DEFAULT;
         u->kill_signal = SIGTERM;
         u->timeout_stop_usec = UNIT_TIMEOUT_STOP_USEC_DEFAULT;
+        u->timeout_start_usec = UNIT_TIMEOUT_START_USEC_DEFAULT;
+        u->restart_max_delay_usec = USEC_INFINITY;
+        u->start_limit_interval_usec = UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT;
+        u->start_limit_burst = UNIT_START_LIMIT_BURST_DEFAULT;
         u->capability_bounding_set = UNIT_CAPABILITIES_ALL;
         u->umask = -1;
         u->private_pids = -1;
         u->memory_max = UINT64_MAX;
         u->tasks_max = UINT64_MAX;
+        u->std_output = LOG_OUTPUT_LOG;
+        u->std_error = LOG_OUTPUT_INHERIT;
+        u->log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT;
+        u->log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT;
         return TAKE_PTR(u);
 }
 
@@ -1429,6 +1774,17 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");
                 return fail(&p, ret_error);
         }
+        if (u->remain_after_exit && u->type != SERVICE_TYPE_ONESHOT) {
+                /* systemd keeps such a unit "active (exited)" after any type's exit; svd only for oneshot. */
+                parser_error(&p, -EOPNOTSUPP, 0, "RemainAfterExit=yes is supported with Type=oneshot only");
+                return fail(&p, ret_error);
+        }
+        if (u->restart_steps > 0 && u->restart_max_delay_usec != USEC_INFINITY &&
+            u->restart_max_delay_usec < u->restart_usec) {
+                /* As systemd's service_verify(). */
+                parser_warn(&p, "RestartMaxDelaySec= is smaller than RestartSec=, using RestartSec= for both.");
+                u->restart_max_delay_usec = u->restart_usec;
+        }
 
         *ret = TAKE_PTR(u);
         if (ret_error)
@@ -1492,4 +1848,18 @@ int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void 
         }
 
         return unit_load_string(buf, n, path, name, warn, userdata, ret, ret_error);
+}
+
+uint64_t unit_restart_delay_usec(const Unit *u, unsigned n_next) {
+        assert(u);
+
+        if (n_next <= 1 || u->restart_steps == 0 || u->restart_usec == 0 ||
+            u->restart_max_delay_usec == USEC_INFINITY || u->restart_usec >= u->restart_max_delay_usec)
+                return u->restart_usec;
+        if (n_next > u->restart_steps)
+                return u->restart_max_delay_usec;
+        /* r_i = r_0 * (r_n / r_0) ^ (i / n), with i = n_next - 1 and n = RestartSteps= */
+        return (uint64_t) ((long double) u->restart_usec *
+                           powl((long double) u->restart_max_delay_usec / (long double) u->restart_usec,
+                                (long double) (n_next - 1) / (long double) u->restart_steps));
 }

@@ -48,12 +48,65 @@ typedef enum RestartPolicy {
         RESTART_NO,
         RESTART_ON_FAILURE,
         RESTART_ALWAYS,
+        RESTART_ON_SUCCESS,
+        RESTART_ON_ABNORMAL,
+        RESTART_ON_WATCHDOG,
+        RESTART_ON_ABORT,
         _RESTART_POLICY_MAX,
         _RESTART_POLICY_INVALID = -EINVAL,
 } RestartPolicy;
 
 const char *restart_policy_to_string(RestartPolicy p);
 RestartPolicy restart_policy_from_string(const char *s);
+
+/* Type=, with systemd's meanings (systemd.service(5)): when the start of a
+ * service is complete. simple: once the process is created (Start still
+ * replies only once it has exec'd); exec: once it has exec'd; notify: once
+ * it sends READY=1 on $NOTIFY_SOCKET; oneshot: once it has exited
+ * successfully. */
+typedef enum ServiceType {
+        SERVICE_TYPE_SIMPLE,
+        SERVICE_TYPE_EXEC,
+        SERVICE_TYPE_NOTIFY,
+        SERVICE_TYPE_ONESHOT,
+        _SERVICE_TYPE_MAX,
+        _SERVICE_TYPE_INVALID = -EINVAL,
+} ServiceType;
+
+const char *service_type_to_string(ServiceType t);
+ServiceType service_type_from_string(const char *s);
+
+/* Dependencies between units, by name (without ".service"). */
+typedef enum UnitDependency {
+        UNIT_REQUIRES,
+        UNIT_WANTS,
+        UNIT_AFTER,
+        UNIT_BEFORE,
+        _UNIT_DEPENDENCY_MAX,
+        _UNIT_DEPENDENCY_INVALID = -EINVAL,
+} UnitDependency;
+
+const char *unit_dependency_to_string(UnitDependency d); /* "Requires", ... */
+
+#define UNIT_DEPENDENCIES_MAX 256U /* names in all assignments of one dependency key in one file */
+
+/* StandardOutput=/StandardError=. log: pipe into svd (ring buffer, `svctl
+ * logs`); file:/append: the same, and svd writes the lines to PATH with
+ * size-based rotation (file: truncates at each start); null: /dev/null;
+ * inherit: StandardOutput=inherit is svd's own stdout; StandardError=inherit
+ * (the default) is whatever stdout gets, as in systemd, and svd's own stderr
+ * when that is inherit too. "journal" is taken as "log". */
+typedef enum LogOutput {
+        LOG_OUTPUT_LOG,
+        LOG_OUTPUT_NULL,
+        LOG_OUTPUT_INHERIT,
+        LOG_OUTPUT_FILE,
+        LOG_OUTPUT_APPEND,
+        _LOG_OUTPUT_MAX,
+        _LOG_OUTPUT_INVALID = -EINVAL,
+} LogOutput;
+
+const char *log_output_to_string(LogOutput o);
 
 typedef struct Unit {
         char *name;        /* "web" for web.service */
@@ -71,6 +124,16 @@ typedef struct Unit {
 
         RestartPolicy restart;
         uint64_t restart_usec;      /* RestartSec=, default 100 ms like systemd */
+        unsigned restart_steps;     /* RestartSteps=, 0 = no growing back-off */
+        uint64_t restart_max_delay_usec; /* RestartMaxDelaySec=, USEC_INFINITY = unset */
+        uint64_t start_limit_interval_usec; /* StartLimitIntervalSec=, default 10 s; 0 = no limit */
+        unsigned start_limit_burst;         /* StartLimitBurst=, default 5; 0 = no limit */
+
+        ServiceType type;
+        bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
+        uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
+        uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
+        char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
         int kill_signal;            /* KillSignal=, default SIGTERM */
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;
@@ -93,6 +156,12 @@ typedef struct Unit {
         uint64_t memory_max; /* MemoryMax=, bytes; UINT64_MAX = unset/infinity */
         uint64_t tasks_max;  /* TasksMax=; UINT64_MAX = unset/infinity */
         uint64_t cpu_weight; /* CPUWeight=, 1..10000; 0 = unset */
+
+        /* StandardOutput=/StandardError= (logstream.h): where the output goes. */
+        LogOutput std_output, std_error; /* defaults: log, inherit (= as stdout, as in systemd) */
+        char *std_output_path, *std_error_path; /* for file:/append: */
+        uint64_t log_rotate_size; /* LogRotateSize=, bytes; 0 = never rotate */
+        unsigned log_rotate_keep; /* LogRotateKeep=, rotated files kept */
 } Unit;
 
 #define UNIT_CAPABILITIES_ALL UINT64_MAX
@@ -124,3 +193,9 @@ int unit_name_from_filename(const char *filename, char **ret);
 /* NAME without ".service": 1..UNIT_NAME_MAX bytes of systemd's unit name
  * characters [A-Za-z0-9:_.@\-], not starting with '.' or '-'. */
 bool unit_name_is_valid(const char *name);
+
+/* The delay before automatic restart number n_next (1 for the first) under
+ * RestartSec=, RestartSteps= and RestartMaxDelaySec=: systemd's exponential
+ * interpolation from RestartSec= to RestartMaxDelaySec= in RestartSteps=
+ * steps (service_restart_usec_next() in systemd's service.c). */
+uint64_t unit_restart_delay_usec(const Unit *u, unsigned n_next);

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "basic/missing-syscall.h"
+#include "basic/strv.h"
 #include "log.h"
 #include "manager.h"
 #include "service.h"
@@ -83,25 +84,100 @@ static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) 
         return varlink_call_reply(call, json_pack("{s:o}", "service", service_to_json(s)));
 }
 
+/* A unit whose file was removed at a reload runs on until stopped but is not started again. */
+static bool refuse_removed(Service *s, VarlinkCall *call) {
+        if (!s->removed)
+                return false;
+        (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
+                                  json_pack("{s:s,s:s}", "name", s->name, "message",
+                                            "the unit file was removed (svctl reload)"));
+        return true;
+}
+
 static int method_start(VarlinkCall *call, json_t *parameters, void *userdata) {
         Service *s = lookup_service(userdata, call, parameters);
-        if (s)
-                service_start(s, call);
+        if (!s || refuse_removed(s, call))
+                return 0;
+        manager_apply_pending(userdata, s);
+        manager_record_wanted(userdata, s, /* start= */ true);
+        service_start(s, call);
         return 0;
 }
 
 static int method_stop(VarlinkCall *call, json_t *parameters, void *userdata) {
         Service *s = lookup_service(userdata, call, parameters);
-        if (s)
-                service_stop(s, call);
+        if (!s)
+                return 0;
+        manager_record_wanted(userdata, s, /* start= */ false);
+        service_stop(s, call);
         return 0;
 }
 
 static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata) {
         Service *s = lookup_service(userdata, call, parameters);
-        if (s)
-                service_restart(s, call);
+        if (!s || refuse_removed(s, call))
+                return 0;
+        manager_apply_pending(userdata, s);
+        manager_record_wanted(userdata, s, /* start= */ true);
+        service_restart(s, call);
         return 0;
+}
+
+static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = {
+                { "name", JSON_STRING, true }, { "lines", JSON_INTEGER, false }, { "follow", JSON_TRUE, false }, {}
+        };
+        Manager *m = userdata;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        json_t *lines = json_object_get(parameters, "lines");
+        bool follow = json_is_true(json_object_get(parameters, "follow"));
+        if (json_is_integer(lines) && json_integer_value(lines) < 0)
+                return varlink_call_error_invalid_parameter(call, "lines");
+        if (follow && !varlink_call_wants_more(call))
+                return varlink_call_error(call, "org.varlink.service.ExpectedMore", NULL);
+        Service *s = manager_get_service(m, name);
+        if (!s)
+                return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        service_log_query(s->log, call,
+                          json_is_integer(lines) ? (uint64_t) json_integer_value(lines) : UINT64_MAX, follow);
+        return 0;
+}
+
+static int method_subscribe(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { {} };
+        Manager *m = userdata;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        events_subscribe(&m->events, call);
+        return 0;
+}
+
+static json_t *strv_to_json(char **l) {
+        json_t *a = json_array();
+        for (char **i = l; a && i && *i; i++)
+                json_array_append_new(a, json_string(*i));
+        return a;
+}
+
+static int method_reload(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { {} };
+        Manager *m = userdata;
+        _cleanup_strv_free_ char **added = NULL, **changed = NULL, **removed = NULL;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        int r = manager_reload(m, &added, &changed, &removed);
+        if (r < 0) {
+                log_error_errno(r, "Failed to reload units from '%s': %m", m->unit_dir);
+                return varlink_call_error(call, "io.svd.Manager.ReloadFailed",
+                                          json_pack("{s:s,s:s}", "directory", m->unit_dir, "message", strerror(-r)));
+        }
+        return varlink_call_reply(call, json_pack("{s:o,s:o,s:o}", "added", strv_to_json(added), "changed",
+                                                  strv_to_json(changed), "removed", strv_to_json(removed)));
 }
 
 static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
@@ -128,6 +204,31 @@ static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
         return varlink_call_reply(call, NULL);
 }
 
+static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, false }, {} };
+        Manager *m = userdata;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        json_t *reset = json_array();
+        if (!reset)
+                return -ENOMEM;
+        if (name) {
+                Service *s = manager_get_service(m, name);
+                if (!s) {
+                        json_decref(reset);
+                        return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+                }
+                if (service_reset_failed(s))
+                        json_array_append_new(reset, json_string(s->name));
+        } else
+                for (size_t i = 0; i < m->n_services; i++)
+                        if (service_reset_failed(m->services[i]))
+                                json_array_append_new(reset, json_string(m->services[i]->name));
+        return varlink_call_reply(call, json_pack("{s:o}", "reset", reset));
+}
+
 static const VarlinkMethod manager_methods[] = {
         { "Info", method_info, 0 },
         { "List", method_list, 0 },
@@ -136,6 +237,10 @@ static const VarlinkMethod manager_methods[] = {
         { "Stop", method_stop, VARLINK_METHOD_WRITE },
         { "Restart", method_restart, VARLINK_METHOD_WRITE },
         { "Kill", method_kill, VARLINK_METHOD_WRITE },
+        { "Logs", method_logs, 0 },
+        { "Subscribe", method_subscribe, VARLINK_METHOD_REQUIRES_MORE },
+        { "Reload", method_reload, VARLINK_METHOD_WRITE },
+        { "ResetFailed", method_reset_failed, VARLINK_METHOD_WRITE },
         {},
 };
 

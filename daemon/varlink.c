@@ -15,6 +15,29 @@
 /* After accept() fails for lack of fds, wait this long before trying again
  * rather than spinning on a listening socket that stays readable. */
 #define VARLINK_ACCEPT_RETRY_USEC (100 * USEC_PER_MSEC)
+/* Of VARLINK_CONNECTIONS_MAX, this many are kept for root and svd's own
+ * user: other users filling every slot must not lock out the operator. */
+#define VARLINK_CONNECTIONS_RESERVED 64U
+/* Memory that peers other than root and svd's own user may make svd hold in
+ * unfinished messages and unread replies: per uid over all its connections,
+ * and all of them together. A connection holding more than
+ * VARLINK_BUFFERED_FREE that grows while its uid or everyone is over budget
+ * is closed (for a reply: dropped, as when VARLINK_OUTPUT_MAX is reached,
+ * so a slow reader of a stream is cut off rather than served). Without
+ * it, one user's 1024 connections could each hold an unfinished 1 MiB
+ * message and a 1 MiB backlog of replies: 2 GiB, and svd the OOM killer's
+ * first choice, which takes every service down. */
+#define VARLINK_BUFFERED_PER_UID_MAX (32U << 20)
+#define VARLINK_BUFFERED_MAX (64U << 20)
+/* What one connection may hold regardless of the budgets (its 64 KiB read
+ * buffer and an ordinary reply), so that a greedy uid cannot starve the
+ * small calls of others. */
+#define VARLINK_BUFFERED_FREE (80U << 10)
+/* Log lines about misbehaving peers (refused connections, oversized or
+ * broken messages, denied calls): at most this many per interval, so that a
+ * peer cannot flood svd's log by reconnecting in a loop. */
+#define VARLINK_LOG_BURST 10U
+#define VARLINK_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)
 
 typedef struct VarlinkInterface {
         const char *name;
@@ -24,6 +47,14 @@ typedef struct VarlinkInterface {
 } VarlinkInterface;
 
 typedef struct VarlinkConnection VarlinkConnection;
+
+/* One per uid with open connections. */
+typedef struct VarlinkPeer {
+        uid_t uid;
+        size_t n_connections;
+        size_t buffered; /* bytes its connections hold (see connection_account()) */
+        struct VarlinkPeer *next;
+} VarlinkPeer;
 
 struct VarlinkServer {
         sd_event *event;
@@ -37,6 +68,11 @@ struct VarlinkServer {
         size_t n_interfaces;
         VarlinkConnection *connections;
         size_t n_connections;
+        VarlinkPeer *peers;
+        size_t buffered;       /* bytes held for unprivileged peers, all together */
+        bool accept_paused;    /* accept() failed; accept_retry_source resumes it */
+        uint64_t log_window_usec;
+        unsigned log_count, log_suppressed;
 };
 
 struct VarlinkCall {
@@ -64,11 +100,64 @@ struct VarlinkConnection {
         bool read_eof;
         bool dead; /* a reply could not be queued: close at the next chance */
         VarlinkCall *current; /* the call being answered */
+        VarlinkPeer *peer;
+        bool privileged;  /* root or svd's own user: no memory budget */
+        size_t buffered;  /* input buffer plus queued output, as last accounted */
         VarlinkConnection *next, *prev;
 };
 
 static void connection_free(VarlinkConnection *c);
 static void connection_update(VarlinkConnection *c);
+
+/* ---- rate-limited logging of peer misbehaviour ---- */
+
+static bool server_log_allowed(VarlinkServer *s) {
+        uint64_t now;
+        if (sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0)
+                return true;
+        if (now - s->log_window_usec >= VARLINK_LOG_INTERVAL_USEC) {
+                if (s->log_suppressed > 0)
+                        log_notice("varlink: %u more messages about misbehaving clients suppressed.",
+                                   s->log_suppressed);
+                s->log_window_usec = now;
+                s->log_count = s->log_suppressed = 0;
+        }
+        if (s->log_count >= VARLINK_LOG_BURST) {
+                s->log_suppressed++;
+                return false;
+        }
+        s->log_count++;
+        return true;
+}
+
+#define server_log(s, level, ...)                                                                            \
+        do {                                                                                                 \
+                if (server_log_allowed(s))                                                                   \
+                        log_full(level, __VA_ARGS__);                                                        \
+        } while (0)
+
+/* ---- memory accounting ---- */
+
+/* Brings the connection's share of its peer's and the server's totals up to
+ * date with what it holds now. */
+static void connection_account(VarlinkConnection *c) {
+        size_t now = c->input.allocated + c->output_size;
+        if (now == c->buffered)
+                return;
+        c->peer->buffered = c->peer->buffered - c->buffered + now;
+        if (!c->privileged)
+                c->server->buffered = c->server->buffered - c->buffered + now;
+        c->buffered = now;
+}
+
+/* Whether the connection may hold `want` bytes in all. */
+static bool connection_may_hold(VarlinkConnection *c, size_t want) {
+        if (c->privileged || want <= VARLINK_BUFFERED_FREE || want <= c->buffered)
+                return true;
+        size_t grow = want - c->buffered;
+        return c->peer->buffered + grow <= VARLINK_BUFFERED_PER_UID_MAX &&
+               c->server->buffered + grow <= VARLINK_BUFFERED_MAX;
+}
 
 /* ---- calls ---- */
 
@@ -112,12 +201,15 @@ static int connection_queue(VarlinkConnection *c, json_t *msg) {
                 return -ENOBUFS;
         if (c->output_start > 0 && c->output_start == c->output_size)
                 c->output_start = c->output_size = 0;
+        if (!connection_may_hold(c, c->input.allocated + c->output_size + len))
+                return -ENOBUFS;
         char *p = realloc(c->output, c->output_size + len);
         if (!p)
                 return -ENOMEM;
         memcpy(p + c->output_size, text, len);
         c->output = p;
         c->output_size += len;
+        connection_account(c);
         return 0;
 }
 
@@ -132,8 +224,10 @@ static int call_send(VarlinkCall *call, json_t *msg, bool final) {
                 VarlinkConnection *c = call->connection;
                 r = connection_queue(c, msg);
                 if (r < 0) {
-                        log_warning_errno(r, "varlink: Failed to queue reply to uid " UID_FMT ", dropping connection: %m",
-                                          c->uid);
+                        if (server_log_allowed(c->server))
+                                log_warning_errno(r, "varlink: Failed to queue the reply to %s of uid " UID_FMT
+                                                  "%s, dropping connection: %m", call->method, c->uid,
+                                                  r == -EMSGSIZE ? " (larger than the message limit)" : "");
                         /* Freed from its defer source, never under the replier's feet. */
                         c->dead = true;
                 }
@@ -167,6 +261,36 @@ int varlink_call_reply(VarlinkCall *c, json_t *parameters) {
         }
         json_object_set_new(msg, "parameters", parameters ? parameters : json_object());
         return call_send(c, msg, /* final= */ true);
+}
+
+int varlink_call_notify(VarlinkCall *c, json_t *parameters) {
+        assert(c);
+        if (!c->more) {
+                /* A client that did not ask for more may drop the connection on "continues". */
+                json_decref(parameters);
+                return -EPROTO;
+        }
+        json_t *msg = json_object();
+        if (!msg) {
+                json_decref(parameters);
+                return -ENOMEM;
+        }
+        json_object_set_new(msg, "continues", json_true());
+        json_object_set_new(msg, "parameters", parameters ? parameters : json_object());
+        int r = call_send(c, msg, /* final= */ false);
+        if (c->connection && !c->connection->dead)
+                connection_update(c->connection); /* EPOLLOUT for what was queued */
+        else if (c->connection)
+                /* Freed from its defer source; the call's cancel callback runs there. */
+                (void) sd_event_source_set_enabled(c->connection->defer_source, SD_EVENT_ONESHOT);
+        return r;
+}
+
+size_t varlink_call_output_queued(const VarlinkCall *c) {
+        assert(c);
+        if (!c->connection)
+                return 0;
+        return c->connection->output_size - c->connection->output_start;
 }
 
 int varlink_call_error(VarlinkCall *c, const char *error, json_t *parameters) {
@@ -378,8 +502,12 @@ static void call_dispatch(VarlinkServer *s, VarlinkCall *call, json_t *params) {
                 return;
         }
         if ((f->flags & VARLINK_METHOD_WRITE) && call->uid != 0 && call->uid != s->owner) {
-                log_notice("varlink: uid " UID_FMT " may not call %s, refusing", call->uid, m);
+                server_log(s, LOG_NOTICE, "varlink: uid " UID_FMT " may not call %s, refusing", call->uid, m);
                 (void) varlink_call_error(call, "org.varlink.service.PermissionDenied", NULL);
+                return;
+        }
+        if ((f->flags & VARLINK_METHOD_REQUIRES_MORE) && !call->more) {
+                (void) varlink_call_error(call, "org.varlink.service.ExpectedMore", NULL);
                 return;
         }
 
@@ -464,8 +592,24 @@ static int connection_flush(VarlinkConnection *c) {
                 }
                 c->output_start += (size_t) n;
         }
+        /* Drained: an idle connection holds no buffer. */
+        free(c->output);
+        c->output = NULL;
         c->output_start = c->output_size = 0;
+        connection_account(c);
         return 0;
+}
+
+/* After a protocol violation no further call is read, but the replies to
+ * the peer's earlier calls, already queued, still go out before the
+ * connection closes: sd-varlink, which writes before it reads the next
+ * message, answers a pipelined valid call followed by garbage too. SHUT_RD
+ * makes the peer's further writes fail instead of piling up unread. */
+static void connection_stop_reading(VarlinkConnection *c) {
+        c->read_eof = true;
+        varlink_buffer_done(&c->input);
+        connection_account(c);
+        (void) shutdown(c->fd, SHUT_RD);
 }
 
 static bool connection_finished(VarlinkConnection *c) {
@@ -503,14 +647,23 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
         if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->read_eof) {
                 if (!c->current && c->output_size - c->output_start < VARLINK_OUTPUT_HIGH) {
                         ssize_t n = varlink_buffer_read(&c->input, c->fd);
+                        connection_account(c);
                         if (n == 0)
                                 c->read_eof = true;
-                        else if (n < 0 && n != -EAGAIN) {
-                                if (n == -EMSGSIZE)
-                                        log_notice("varlink: message from uid " UID_FMT " exceeds %u bytes, closing",
-                                                   c->uid, VARLINK_MESSAGE_MAX);
-                                else
-                                        log_debug_errno((int) n, "varlink: read failed, closing: %m");
+                        else if (n == -EMSGSIZE) {
+                                server_log(c->server, LOG_NOTICE,
+                                           "varlink: message from uid " UID_FMT " exceeds %u bytes, closing", c->uid,
+                                           VARLINK_MESSAGE_MAX);
+                                connection_stop_reading(c);
+                        } else if (n > 0 && !connection_may_hold(c, c->buffered + 1)) {
+                                server_log(c->server, LOG_NOTICE,
+                                           "varlink: uid " UID_FMT " holds too much unfinished input and unread "
+                                           "output (%u MiB per user, %u MiB for all), closing",
+                                           c->uid, VARLINK_BUFFERED_PER_UID_MAX >> 20, VARLINK_BUFFERED_MAX >> 20);
+                                connection_free(c);
+                                return;
+                        } else if (n < 0 && n != -EAGAIN) {
+                                log_debug_errno((int) n, "varlink: read failed, closing: %m");
                                 connection_free(c);
                                 return;
                         }
@@ -525,10 +678,15 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
         r = connection_process(c);
         if (r < 0) {
                 if (r == -EMSGSIZE)
-                        log_notice("varlink: message from uid " UID_FMT " exceeds %u bytes, closing", c->uid,
+                        server_log(c->server, LOG_NOTICE,
+                                   "varlink: message from uid " UID_FMT " exceeds %u bytes, closing", c->uid,
                                    VARLINK_MESSAGE_MAX);
-                connection_free(c);
-                return;
+                connection_stop_reading(c);
+        }
+        if (varlink_buffer_pending(&c->input) == 0 && c->input.allocated > 0) {
+                /* Every call taken: an idle connection holds no buffer. */
+                varlink_buffer_done(&c->input);
+                connection_account(c);
         }
         if (c->output_start < c->output_size) {
                 r = connection_flush(c);
@@ -557,6 +715,28 @@ static int on_connection_io(sd_event_source *source, int fd, uint32_t revents, v
 static int on_connection_defer(sd_event_source *source, void *userdata) {
         connection_run(userdata, 0);
         return 0;
+}
+
+static void server_peer_free(VarlinkServer *s, VarlinkPeer *p) {
+        for (VarlinkPeer **i = &s->peers; *i; i = &(*i)->next)
+                if (*i == p) {
+                        *i = p->next;
+                        break;
+                }
+        free(p);
+}
+
+/* The peer entry of uid, created if need be; NULL when out of memory. */
+static VarlinkPeer *server_peer_get(VarlinkServer *s, uid_t uid) {
+        for (VarlinkPeer *p = s->peers; p; p = p->next)
+                if (p->uid == uid)
+                        return p;
+        VarlinkPeer *p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        *p = (VarlinkPeer){ .uid = uid, .next = s->peers };
+        s->peers = p;
+        return p;
 }
 
 static void connection_free(VarlinkConnection *c) {
@@ -589,19 +769,18 @@ static void connection_free(VarlinkConnection *c) {
         safe_close(c->fd);
         varlink_buffer_done(&c->input);
         free(c->output);
+        c->output = NULL;
+        c->output_size = c->output_start = 0;
+        if (c->peer) {
+                connection_account(c);
+                if (--c->peer->n_connections == 0)
+                        server_peer_free(s, c->peer);
+        }
         free(c);
 
         /* A slot is free again. */
-        if (s->listen_source && !s->accept_retry_source)
+        if (s->listen_source && !s->accept_paused)
                 (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
-}
-
-static size_t server_connections_of(VarlinkServer *s, uid_t uid) {
-        size_t n = 0;
-        for (VarlinkConnection *c = s->connections; c; c = c->next)
-                if (c->uid == uid)
-                        n++;
-        return n;
 }
 
 int varlink_server_add_connection(VarlinkServer *s, int fd) {
@@ -614,17 +793,30 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
 
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) < 0)
                 return -errno;
-        if (s->n_connections >= VARLINK_CONNECTIONS_MAX)
+        bool privileged = cred.uid == 0 || cred.uid == s->owner;
+        if (s->n_connections >= VARLINK_CONNECTIONS_MAX - (privileged ? 0 : VARLINK_CONNECTIONS_RESERVED))
                 return -EMFILE;
-        if (server_connections_of(s, cred.uid) >= VARLINK_CONNECTIONS_PER_UID_MAX)
-                return -EDQUOT;
-        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
-                return -errno;
+        VarlinkPeer *peer = server_peer_get(s, cred.uid);
+        if (!peer)
+                return -ENOMEM;
+        if (peer->n_connections >= VARLINK_CONNECTIONS_PER_UID_MAX)
+                return -EDQUOT; /* (the entry has connections: nothing to free) */
+        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+                int r = -errno;
+                if (peer->n_connections == 0)
+                        server_peer_free(s, peer);
+                return r;
+        }
 
         VarlinkConnection *c = calloc(1, sizeof(*c));
-        if (!c)
+        if (!c) {
+                if (peer->n_connections == 0)
+                        server_peer_free(s, peer);
                 return -ENOMEM;
-        *c = (VarlinkConnection){ .server = s, .fd = TAKE_FD(owned), .uid = cred.uid, .pid = cred.pid };
+        }
+        *c = (VarlinkConnection){ .server = s, .fd = TAKE_FD(owned), .uid = cred.uid, .pid = cred.pid,
+                                  .peer = peer, .privileged = privileged };
+        peer->n_connections++;
         varlink_buffer_init(&c->input, VARLINK_MESSAGE_MAX);
         c->next = s->connections;
         if (s->connections)
@@ -648,8 +840,9 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
 
 static int on_accept_retry(sd_event_source *source, uint64_t usec, void *userdata) {
         VarlinkServer *s = userdata;
-        s->accept_retry_source = sd_event_source_disable_unref(s->accept_retry_source);
-        (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+        s->accept_paused = false;
+        if (s->n_connections < VARLINK_CONNECTIONS_MAX)
+                (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
         return 0;
 }
 
@@ -661,18 +854,24 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
                 int r = -errno;
                 if (IN_SET(r, -EAGAIN, -EINTR, -ECONNABORTED))
                         return 0;
-                log_warning_errno(r, "varlink: Failed to accept connection, pausing: %m");
+                if (server_log_allowed(s))
+                        log_warning_errno(r, "varlink: Failed to accept connection, pausing: %m");
                 /* EMFILE and friends: stop listening for a moment instead of
-                 * spinning; existing connections are served meanwhile. */
+                 * spinning; existing connections are served meanwhile. The
+                 * timer exists since start-up: arming it needs no new fd. */
                 (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
-                if (!s->accept_retry_source)
-                        (void) sd_event_add_time_relative(s->event, &s->accept_retry_source, CLOCK_MONOTONIC,
-                                                          VARLINK_ACCEPT_RETRY_USEC, 0, on_accept_retry, s);
+                s->accept_paused = true;
+                if (sd_event_source_set_time_relative(s->accept_retry_source, VARLINK_ACCEPT_RETRY_USEC) < 0 ||
+                    sd_event_source_set_enabled(s->accept_retry_source, SD_EVENT_ONESHOT) < 0)
+                        s->accept_paused = false; /* then a closing connection resumes it */
                 return 0;
         }
         int r = varlink_server_add_connection(s, cfd);
-        if (r < 0)
-                log_warning_errno(r, "varlink: Refusing connection: %m");
+        if (r < 0 && server_log_allowed(s))
+                log_warning_errno(r, "varlink: Refusing connection: %s",
+                                  r == -EMFILE  ? "too many connections"
+                                  : r == -EDQUOT ? "too many connections of this user"
+                                                 : strerror(-r));
         if (s->n_connections >= VARLINK_CONNECTIONS_MAX)
                 (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
         return 0;
@@ -724,6 +923,14 @@ int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInf
         if (listen(s->listen_fd, SOMAXCONN) < 0)
                 return -errno;
         r = sd_event_add_io(event, &s->listen_source, s->listen_fd, EPOLLIN, on_listen, s);
+        if (r < 0)
+                return r;
+        /* Created now, disabled, so that pausing accept() after EMFILE needs no timerfd then. */
+        r = sd_event_add_time_relative(event, &s->accept_retry_source, CLOCK_MONOTONIC, VARLINK_ACCEPT_RETRY_USEC, 0,
+                                       on_accept_retry, s);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(s->accept_retry_source, SD_EVENT_OFF);
         if (r < 0)
                 return r;
 

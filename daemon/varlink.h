@@ -41,6 +41,7 @@ typedef void (*VarlinkCancelFn)(VarlinkCall *call, void *userdata);
 
 typedef enum VarlinkMethodFlags {
         VARLINK_METHOD_WRITE = 1 << 0, /* changes state: root or svd's own user only */
+        VARLINK_METHOD_REQUIRES_MORE = 1 << 1, /* streams: without "more" the call gets ExpectedMore */
 } VarlinkMethodFlags;
 
 typedef struct VarlinkMethod {
@@ -74,6 +75,16 @@ int varlink_call_reply(VarlinkCall *c, json_t *parameters);
 int varlink_call_error(VarlinkCall *c, const char *error, json_t *parameters);
 int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter);
 /* Sends {"error":"io.svd.Manager.X", ...} etc with an errno-style system error. */
+
+/* Streaming: sends {"continues":true,"parameters":...} and keeps the call
+ * open; only for calls with "more" (else -EPROTO and nothing is sent). The
+ * final reply or an error ends the stream. A reply that does not fit in
+ * VARLINK_OUTPUT_MAX drops the connection (-ENOBUFS; the cancel callback
+ * runs from the loop, not from here): streamers check
+ * varlink_call_output_queued() first and skip what a slow reader cannot take. */
+int varlink_call_notify(VarlinkCall *c, json_t *parameters);
+/* Bytes queued on the call's connection and not yet taken by the peer. */
+size_t varlink_call_output_queued(const VarlinkCall *c);
 
 void varlink_call_set_cancel(VarlinkCall *c, VarlinkCancelFn fn, void *userdata);
 uid_t varlink_call_peer_uid(const VarlinkCall *c);

@@ -91,6 +91,11 @@ int varlink_buffer_next(VarlinkBuffer *b, const char **ret, size_t *ret_len) {
         assert(ret_len);
 
         size_t avail = b->end - b->start;
+        if (avail == 0) {
+                /* Also covers a buffer never allocated (data == NULL): no pointer arithmetic on it. */
+                b->scanned = 0;
+                return 0;
+        }
         if (b->scanned > avail)
                 b->scanned = 0;
         char *base = b->data + b->start;

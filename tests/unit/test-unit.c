@@ -2,6 +2,7 @@
 /* Unit file loading (unit.c): every key, systemd's syntax where inih's defaults differ, exact
  * "FILE:LINE: reason" messages, limits, and the example units in units/. */
 #include <check.h>
+#include <inttypes.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -446,18 +447,26 @@ START_TEST(test_bad_values) {
                 { "RestartSec=infinity", -ERANGE, "Invalid value 'infinity' for RestartSec=: " },
                 { "TimeoutStopSec=5 parsecs", -EINVAL, "Invalid value '5 parsecs' for TimeoutStopSec=: " },
                 { "Restart=sometimes", -EINVAL,
-                  "Invalid value 'sometimes' for Restart=: expected one of: no, on-failure, always" },
-                { "Restart=on-abnormal", -EOPNOTSUPP,
-                  "Invalid value 'on-abnormal' for Restart=: not supported (supported: no, on-failure, "
-                  "always)" },
+                  "Invalid value 'sometimes' for Restart=: expected one of: no, on-success, on-failure, "
+                  "on-abnormal, on-watchdog, on-abort, always" },
                 { "KillSignal=SIGFOO", -EINVAL, "Invalid value 'SIGFOO' for KillSignal=: " },
                 { "KillSignal=0", -ERANGE, "Invalid value '0' for KillSignal=: " },
                 { "KillSignal=sigterm", -EINVAL, "Invalid value 'sigterm' for KillSignal=: " },
                 { "NoNewPrivileges=maybe", -EINVAL, "Invalid value 'maybe' for NoNewPrivileges=: " },
                 { "Type=forking", -EOPNOTSUPP,
-                  "Invalid value 'forking' for Type=: not supported (supported: simple, exec)" },
-                { "Type=notify", -EOPNOTSUPP, "Invalid value 'notify' for Type=: not supported" },
-                { "Type=bogus", -EINVAL, "Invalid value 'bogus' for Type=: expected simple or exec" },
+                  "Invalid value 'forking' for Type=: not supported (supported: simple, exec, notify, "
+                  "oneshot)" },
+                { "Type=bogus", -EINVAL, "Invalid value 'bogus' for Type=: expected simple, exec, notify or "
+                  "oneshot" },
+                { "TimeoutStartSec=soon", -EINVAL, "Invalid value 'soon' for TimeoutStartSec=: " },
+                { "WatchdogSec=-1", -EINVAL, "Invalid value '-1' for WatchdogSec=: " },
+                { "RemainAfterExit=maybe", -EINVAL, "Invalid value 'maybe' for RemainAfterExit=: " },
+                { "RestartSteps=3601", -ERANGE, "Invalid value '3601' for RestartSteps=: " },
+                { "RestartMaxDelaySec=x", -EINVAL, "Invalid value 'x' for RestartMaxDelaySec=: " },
+                { "StartLimitBurst=-1", -ERANGE, "Invalid value '-1' for StartLimitBurst=: " },
+                { "StartLimitIntervalSec=1 fortnight", -EINVAL,
+                  "Invalid value '1 fortnight' for StartLimitIntervalSec=: " },
+
                 { "User=a:b", -EINVAL, "Invalid value 'a:b' for User=: not a valid user name or id" },
                 { "User=65535", -EINVAL, "Invalid value '65535' for User=: " },
                 { "User=4294967295", -EINVAL, "Invalid value '4294967295' for User=: " },
@@ -616,7 +625,7 @@ START_TEST(test_unknown_keys_and_sections) {
         _cleanup_(unit_freep) Unit *u = load_ok(text, &w);
 
         ck_assert_uint_eq(strv_length(w), 4);
-        ck_assert_str_eq(w[0], PATH ":3: Key 'After=' in [Unit] is not supported yet, ignoring.");
+        ck_assert_str_eq(w[0], PATH ":3: After=network.target: svd has only services, ignoring.");
         ck_assert_str_eq(w[1], PATH ":6: Unknown key 'Foo=' in [Service], ignoring.");
         /* One warning for the section, none for its keys. */
         ck_assert_str_eq(w[2], PATH ":8: Unknown section 'Foo', ignoring.");
@@ -943,6 +952,141 @@ START_TEST(test_restart_policy_strings) {
 }
 END_TEST
 
+START_TEST(test_service_types) {
+        _cleanup_(unit_freep) Unit *u = load_ok("[Service]\nExecStart=/x\n", NULL);
+        ck_assert_int_eq(u->type, SERVICE_TYPE_SIMPLE);
+        ck_assert(!u->remain_after_exit);
+        ck_assert_uint_eq(u->timeout_start_usec, 90 * USEC_PER_SEC);
+        ck_assert_uint_eq(u->watchdog_usec, 0);
+
+        for (ServiceType t = 0; t < _SERVICE_TYPE_MAX; t++) {
+                char text[128];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/x\nType=%s\n", service_type_to_string(t));
+                _cleanup_(unit_freep) Unit *v = load_ok(text, NULL);
+                ck_assert_int_eq(v->type, t);
+                ck_assert_int_eq(service_type_from_string(service_type_to_string(t)), t);
+        }
+        ck_assert_int_eq(service_type_from_string("Notify"), _SERVICE_TYPE_INVALID);
+        ck_assert_ptr_null(service_type_to_string(_SERVICE_TYPE_MAX));
+
+        _cleanup_(unit_freep) Unit *o = load_ok("[Service]\nExecStart=/x\nType=oneshot\nRemainAfterExit=yes\n"
+                                                "TimeoutStartSec=0\nWatchdogSec=2s\n", NULL);
+        ck_assert_int_eq(o->type, SERVICE_TYPE_ONESHOT);
+        ck_assert(o->remain_after_exit);
+        ck_assert_uint_eq(o->timeout_start_usec, USEC_INFINITY);
+        ck_assert_uint_eq(o->watchdog_usec, 2 * USEC_PER_SEC);
+
+        /* TimeoutSec= sets both; a later TimeoutStartSec= wins for the start; empty resets. */
+        _cleanup_(unit_freep) Unit *t = load_ok("[Service]\nExecStart=/x\nTimeoutSec=7s\nTimeoutStartSec=3s\n"
+                                                "Type=notify\nType=\n", NULL);
+        ck_assert_uint_eq(t->timeout_start_usec, 3 * USEC_PER_SEC);
+        ck_assert_uint_eq(t->timeout_stop_usec, 7 * USEC_PER_SEC);
+        ck_assert_int_eq(t->type, SERVICE_TYPE_SIMPLE);
+
+        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/x\nRemainAfterExit=yes\n", -EOPNOTSUPP);
+        ck_assert_str_eq(m, PATH ": RemainAfterExit=yes is supported with Type=oneshot only");
+}
+END_TEST
+
+START_TEST(test_dependencies) {
+        _cleanup_strv_free_ char **w = NULL;
+        _cleanup_(unit_freep) Unit *u = load_ok("[Unit]\n"
+                                                "Requires=a b.service\n"
+                                                "Requires=c a\n"
+                                                "Wants=\"d\" network-online.target\n"
+                                                "After=a.service syslog.socket\n"
+                                                "Before=e\n"
+                                                "Before=\n"
+                                                "Before=f\n"
+                                                "[Service]\nExecStart=/x\n",
+                                                &w);
+        ck_assert_uint_eq(strv_length(u->dependencies[UNIT_REQUIRES]), 3);
+        ck_assert_str_eq(u->dependencies[UNIT_REQUIRES][0], "a");
+        ck_assert_str_eq(u->dependencies[UNIT_REQUIRES][1], "b");
+        ck_assert_str_eq(u->dependencies[UNIT_REQUIRES][2], "c");
+        ck_assert_uint_eq(strv_length(u->dependencies[UNIT_WANTS]), 1);
+        ck_assert_str_eq(u->dependencies[UNIT_WANTS][0], "d");
+        ck_assert_uint_eq(strv_length(u->dependencies[UNIT_AFTER]), 1);
+        ck_assert_str_eq(u->dependencies[UNIT_AFTER][0], "a");
+        ck_assert_uint_eq(strv_length(u->dependencies[UNIT_BEFORE]), 1);
+        ck_assert_str_eq(u->dependencies[UNIT_BEFORE][0], "f");
+        ck_assert_uint_eq(strv_length(w), 2);
+        ck_assert_str_eq(w[0], PATH ":4: Wants=network-online.target: svd has only services, ignoring.");
+        ck_assert_str_eq(w[1], PATH ":5: After=syslog.socket: svd has only services, ignoring.");
+        ck_assert_str_eq(unit_dependency_to_string(UNIT_BEFORE), "Before");
+
+        _cleanup_free_ char *m1 = load_fail("[Service]\nExecStart=/x\n[Unit]\nRequires=a/b\n", -EINVAL);
+        ck_assert_str_eq(m1, PATH ":4: Invalid value 'a/b' for Requires=: 'a/b' is not a valid unit name");
+        _cleanup_free_ char *m2 = load_fail("[Service]\nExecStart=/x\n[Unit]\nWants=-dash\n", -EINVAL);
+        ck_assert_ptr_nonnull(strstr(m2, "'-dash' is not a valid unit name"));
+        _cleanup_free_ char *m3 = load_fail("[Service]\nExecStart=/x\n[Unit]\nAfter=%n\n", -EINVAL);
+        ck_assert_ptr_nonnull(strstr(m3, "specifier '%n' is not supported"));
+
+        /* Bounded: more than UNIT_DEPENDENCIES_MAX names is an error. */
+        size_t n = UNIT_DEPENDENCIES_MAX + 1, len = 0;
+        _cleanup_free_ char *text = malloc(64 + n * 16);
+        ck_assert_ptr_nonnull(text);
+        len += (size_t) sprintf(text + len, "[Service]\nExecStart=/x\n[Unit]\nWants=");
+        for (size_t i = 0; i < n; i++)
+                len += (size_t) sprintf(text + len, " u%zu", i);
+        text[len++] = '\n';
+        _cleanup_free_ char *m = load_fail_n(text, len, -E2BIG);
+        ck_assert_ptr_nonnull(strstr(m, "more than 256 names"));
+}
+END_TEST
+
+START_TEST(test_restart_settings) {
+        _cleanup_(unit_freep) Unit *d = load_ok("[Service]\nExecStart=/x\n", NULL);
+        ck_assert_uint_eq(d->start_limit_burst, 5);
+        ck_assert_uint_eq(d->start_limit_interval_usec, 10 * USEC_PER_SEC);
+        ck_assert_uint_eq(d->restart_steps, 0);
+        ck_assert_uint_eq(d->restart_max_delay_usec, USEC_INFINITY);
+        /* Without steps the delay stays RestartSec=. */
+        ck_assert_uint_eq(unit_restart_delay_usec(d, 1), 100 * USEC_PER_MSEC);
+        ck_assert_uint_eq(unit_restart_delay_usec(d, 9), 100 * USEC_PER_MSEC);
+
+        const char *policies[] = { "no", "on-success", "on-failure", "on-abnormal", "on-watchdog", "on-abort",
+                                   "always" };
+        for (size_t i = 0; i < ELEMENTSOF(policies); i++) {
+                char text[128];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/x\nRestart=%s\n", policies[i]);
+                _cleanup_(unit_freep) Unit *v = load_ok(text, NULL);
+                ck_assert_str_eq(restart_policy_to_string(v->restart), policies[i]);
+        }
+
+        /* StartLimit*= in [Unit] as in systemd, and in [Service] as older systemd took them. */
+        _cleanup_(unit_freep) Unit *l = load_ok("[Unit]\nStartLimitBurst=3\nStartLimitIntervalSec=1min\n"
+                                                "[Service]\nExecStart=/x\n", NULL);
+        ck_assert_uint_eq(l->start_limit_burst, 3);
+        ck_assert_uint_eq(l->start_limit_interval_usec, 60 * USEC_PER_SEC);
+        _cleanup_(unit_freep) Unit *l2 = load_ok("[Service]\nExecStart=/x\nStartLimitBurst=0\n"
+                                                 "StartLimitIntervalSec=infinity\n", NULL);
+        ck_assert_uint_eq(l2->start_limit_burst, 0);
+        ck_assert_uint_eq(l2->start_limit_interval_usec, USEC_INFINITY);
+
+        /* systemd's exponential interpolation: 1s → 16s in 4 steps is 1, 2, 4, 8, 16, 16 ... */
+        _cleanup_(unit_freep) Unit *b = load_ok("[Service]\nExecStart=/x\nRestartSec=1s\nRestartSteps=4\n"
+                                                "RestartMaxDelaySec=16s\n", NULL);
+        ck_assert_uint_eq(b->restart_steps, 4);
+        ck_assert_uint_eq(b->restart_max_delay_usec, 16 * USEC_PER_SEC);
+        const uint64_t want[] = { 1, 2, 4, 8, 16, 16, 16 };
+        for (unsigned i = 0; i < ELEMENTSOF(want); i++) {
+                uint64_t got = unit_restart_delay_usec(b, i + 1);
+                /* powl() may land a hair below the exact value */
+                ck_assert_msg(got + 10 >= want[i] * USEC_PER_SEC && got <= want[i] * USEC_PER_SEC,
+                              "restart %u: %" PRIu64 " usec, want %" PRIu64 " s", i + 1, got, want[i]);
+        }
+
+        /* A maximum below RestartSec= is a warning and ends the back-off. */
+        _cleanup_strv_free_ char **w = NULL;
+        _cleanup_(unit_freep) Unit *c = load_ok("[Service]\nExecStart=/x\nRestartSec=10s\nRestartSteps=3\n"
+                                                "RestartMaxDelaySec=1s\n", &w);
+        ck_assert_uint_eq(strv_length(w), 1);
+        ck_assert_ptr_nonnull(strstr(w[0], "RestartMaxDelaySec= is smaller than RestartSec="));
+        ck_assert_uint_eq(unit_restart_delay_usec(c, 3), 10 * USEC_PER_SEC);
+}
+END_TEST
+
 /* ---- the example units ---- */
 
 static Unit *load_example(const char *name, char ***warnings) {
@@ -1030,6 +1174,9 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_specifiers_and_variables);
         tcase_add_test(tc, test_user_group_names);
         tcase_add_test(tc, test_wanted_by);
+        tcase_add_test(tc, test_service_types);
+        tcase_add_test(tc, test_dependencies);
+        tcase_add_test(tc, test_restart_settings);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("syntax");

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "deps.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/macros.h"
+#include "basic/strv.h"
+#include "log.h"
+#include "manager.h"
+#include "service.h"
+
+/* ---- sets ---- */
+
+static bool set_contains(const ServiceSet *set, const Service *s) {
+        for (size_t i = 0; i < set->n; i++)
+                if (set->items[i] == s)
+                        return true;
+        return false;
+}
+
+static int set_add(ServiceSet *set, Service *s) {
+        if (set_contains(set, s))
+                return 0;
+        Service **a = reallocarray(set->items, set->n + 1, sizeof(Service *));
+        if (!a)
+                return -ENOMEM;
+        set->items = a;
+        set->items[set->n++] = s;
+        return 1;
+}
+
+static void set_done(ServiceSet *set) {
+        free(set->items);
+        *set = (ServiceSet){};
+}
+
+void service_deps_done(ServiceDeps *d) {
+        if (!d)
+                return;
+        set_done(&d->requires);
+        set_done(&d->wants);
+        set_done(&d->after);
+        set_done(&d->before);
+        set_done(&d->required_by);
+}
+
+/* ---- load time ---- */
+
+static void service_mark_load_error(Service *s, char *msg) {
+        log_error("Failed to load unit '%s': %s", s->name, msg);
+        free(s->load_error);
+        s->load_error = msg;
+        service_deps_done(&s->deps);
+        /* After a reload the service may be running on this unit: it keeps it until it settles (the
+         * state machine needs it), outside the dependency graph. */
+        if (process_is_set(&s->main) || !IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED))
+                return;
+        s->unit = unit_free(s->unit);
+}
+
+/* In the dependency graph: loaded, without an error. */
+static bool service_in_graph(const Service *s) {
+        return s->unit && !s->load_error;
+}
+
+/* Missing units: a Requires= is an error, a Wants= a warning. */
+static int deps_check_missing(Manager *m) {
+        for (size_t i = 0; i < m->n_services; i++) {
+                Service *s = m->services[i];
+                if (!service_in_graph(s))
+                        continue;
+                for (char **n = s->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
+                        if (manager_get_service(m, *n))
+                                continue;
+                        char *msg;
+                        if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->unit_path, *n,
+                                     *n) < 0)
+                                return log_oom();
+                        service_mark_load_error(s, msg);
+                        break;
+                }
+                for (char **n = service_in_graph(s) ? s->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
+                        if (!manager_get_service(m, *n))
+                                log_warning("%s: Wants=%s: no such unit '%s.service', ignoring.",
+                                            s->unit_path, *n, *n);
+        }
+        return 0;
+}
+
+static int deps_link(Manager *m) {
+        for (size_t i = 0; i < m->n_services; i++)
+                service_deps_done(&m->services[i]->deps);
+
+        for (size_t i = 0; i < m->n_services; i++) {
+                Service *s = m->services[i];
+                s->deps.index = (unsigned)i;
+                if (!service_in_graph(s))
+                        continue;
+                for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++)
+                        for (char **n = s->unit->dependencies[d]; n && *n; n++) {
+                                Service *o = manager_get_service(m, *n);
+                                int r = 0;
+                                if (!o)
+                                        continue;
+                                if (d == UNIT_REQUIRES) {
+                                        /* Kept even when o failed to load: starting s then fails, naming o.
+                                         */
+                                        r = set_add(&s->deps.requires, o);
+                                        if (r >= 0)
+                                                r = set_add(&o->deps.required_by, s);
+                                } else if (d == UNIT_WANTS && service_in_graph(o))
+                                        r = set_add(&s->deps.wants, o);
+                                if (r >= 0 && service_in_graph(o) && d != UNIT_BEFORE) {
+                                        r = set_add(&s->deps.after, o);
+                                        if (r >= 0)
+                                                r = set_add(&o->deps.before, s);
+                                } else if (r >= 0 && service_in_graph(o)) {
+                                        r = set_add(&o->deps.after, s);
+                                        if (r >= 0)
+                                                r = set_add(&s->deps.before, o);
+                                }
+                                if (r < 0)
+                                        return log_oom();
+                        }
+        }
+        return 0;
+}
+
+/* "a → b → c → a" from the DFS stack, starting at the entry of `from`. */
+static char *cycle_chain(Service **stack, size_t n, size_t from, Service *first) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        /* Rotate so that the chain starts at `first`. */
+        size_t len = n - from, start = 0;
+        for (size_t i = 0; i < len; i++)
+                if (stack[from + i] == first)
+                        start = i;
+        for (size_t i = 0; i <= len && i < DEPS_CHAIN_MAX; i++)
+                fprintf(f, "%s%s", i > 0 ? " → " : "", stack[from + (start + i) % len]->name);
+        if (len >= DEPS_CHAIN_MAX)
+                fputs(" → …", f);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* Iterative DFS over the `after` edges; every unit on a cycle gets a load error. */
+static int deps_find_cycles(Manager *m) {
+        enum { WHITE, GREY, BLACK };
+        size_t n = m->n_services;
+        _cleanup_free_ uint8_t *color = calloc(n ? n : 1, 1);
+        _cleanup_free_ Service **stack = calloc(n ? n : 1, sizeof(Service *));
+        _cleanup_free_ size_t *edge = calloc(n ? n : 1, sizeof(size_t));
+        _cleanup_free_ bool *in_cycle = calloc(n ? n : 1, sizeof(bool));
+        _cleanup_free_ char **chains = calloc(n ? n : 1, sizeof(char *));
+        bool any = false;
+
+        if (!color || !stack || !edge || !in_cycle || !chains)
+                return log_oom();
+
+        for (size_t root = 0; root < n; root++) {
+                if (color[root] != WHITE || !service_in_graph(m->services[root]))
+                        continue;
+                size_t depth = 0;
+                stack[depth] = m->services[root];
+                edge[depth] = 0;
+                color[root] = GREY;
+                depth++;
+                while (depth > 0) {
+                        Service *s = stack[depth - 1];
+                        if (edge[depth - 1] >= s->deps.after.n) {
+                                color[s->deps.index] = BLACK;
+                                depth--;
+                                continue;
+                        }
+                        Service *o = s->deps.after.items[edge[depth - 1]++];
+                        if (color[o->deps.index] == WHITE) {
+                                color[o->deps.index] = GREY;
+                                stack[depth] = o;
+                                edge[depth] = 0;
+                                depth++;
+                        } else if (color[o->deps.index] == GREY) {
+                                /* o is on the stack: the cycle is o … s → o. */
+                                size_t from = 0;
+                                while (stack[from] != o)
+                                        from++;
+                                for (size_t i = from; i < depth; i++) {
+                                        Service *c = stack[i];
+                                        if (in_cycle[c->deps.index])
+                                                continue;
+                                        in_cycle[c->deps.index] = true;
+                                        chains[c->deps.index] = cycle_chain(stack, depth, from, c);
+                                        any = true;
+                                }
+                        }
+                }
+        }
+
+        for (size_t i = 0; any && i < n; i++) {
+                if (!in_cycle[i])
+                        continue;
+                Service *s = m->services[i];
+                char *msg;
+                if (asprintf(&msg, "%s: Dependency cycle: %s", s->unit_path,
+                             chains[i] ? chains[i] : s->name) < 0) {
+                        for (size_t j = i; j < n; j++)
+                                free(chains[j]);
+                        return log_oom();
+                }
+                free(chains[i]);
+                chains[i] = NULL;
+                service_mark_load_error(s, msg);
+        }
+        return any ? 1 : 0;
+}
+
+/* The longest ordering chain below each unit; units deeper than DEPS_DEPTH_MAX get a load error, so
+ * that the stops and failures that walk these chains stay bounded. The graph has no cycle here. */
+static int deps_check_depth(Manager *m) {
+        size_t n = m->n_services;
+        _cleanup_free_ unsigned *depth = calloc(n ? n : 1, sizeof(unsigned)); /* 0: not known yet */
+        _cleanup_free_ Service **stack = calloc(n ? n : 1, sizeof(Service *));
+        _cleanup_free_ size_t *edge = calloc(n ? n : 1, sizeof(size_t));
+        bool any = false;
+
+        if (!depth || !stack || !edge)
+                return log_oom();
+
+        for (size_t root = 0; root < n; root++) {
+                if (depth[root] > 0 || !service_in_graph(m->services[root]))
+                        continue;
+                size_t top = 0;
+                stack[top] = m->services[root];
+                edge[top++] = 0;
+                while (top > 0) {
+                        Service *s = stack[top - 1];
+                        if (edge[top - 1] < s->deps.after.n) {
+                                Service *o = s->deps.after.items[edge[top - 1]++];
+                                if (depth[o->deps.index] == 0 && top < n) {
+                                        stack[top] = o;
+                                        edge[top++] = 0;
+                                }
+                                continue;
+                        }
+                        unsigned d = 1;
+                        for (size_t i = 0; i < s->deps.after.n; i++)
+                                if (depth[s->deps.after.items[i]->deps.index] + 1 > d)
+                                        d = depth[s->deps.after.items[i]->deps.index] + 1;
+                        depth[s->deps.index] = d;
+                        top--;
+                }
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (depth[i] <= DEPS_DEPTH_MAX)
+                        continue;
+                Service *s = m->services[i];
+                char *msg;
+                if (asprintf(&msg, "%s: Dependency chain of %u units, more than %u", s->unit_path, depth[i],
+                             DEPS_DEPTH_MAX) < 0)
+                        return log_oom();
+                service_mark_load_error(s, msg);
+                any = true;
+        }
+        return any ? 1 : 0;
+}
+
+int deps_resolve(Manager *m) {
+        int r;
+
+        assert(m);
+
+        r = deps_check_missing(m);
+        if (r < 0)
+                return r;
+        r = deps_link(m);
+        if (r < 0)
+                return r;
+        r = deps_find_cycles(m);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                /* Units on a cycle are dropped: link again without them. */
+                r = deps_link(m);
+                if (r < 0)
+                        return r;
+        }
+        r = deps_check_depth(m);
+        if (r > 0)
+                r = deps_link(m);
+        return r < 0 ? r : 0;
+}
+
+/* ---- run time ---- */
+
+static bool start_in_progress(const Service *s) {
+        return IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) || s->state == SERVICE_STARTING ||
+               (s->state == SERVICE_RUNNING && !s->ready);
+}
+
+void deps_queue_start(Service *root) {
+        Manager *m = root->manager;
+        _cleanup_free_ Service **work = NULL;
+        size_t n = 0, cap = 0;
+
+        if (!root->unit)
+                return;
+        if (root->job != SERVICE_JOB_STARTING)
+                root->job = SERVICE_JOB_START;
+        for (Service *s = root;;) {
+                ServiceSet *sets[] = {&s->deps.requires, &s->deps.wants};
+                for (size_t k = 0; k < ELEMENTSOF(sets); k++)
+                        for (size_t i = 0; i < sets[k]->n; i++) {
+                                Service *d = sets[k]->items[i];
+                                if (!service_in_graph(d) ||
+                                    IN_SET(d->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) ||
+                                    (service_is_active(d) && d->job == SERVICE_JOB_NONE))
+                                        continue;
+                                d->job = SERVICE_JOB_START;
+                                d->want_running = true;
+                                if (n == cap) {
+                                        size_t c = cap ? cap * 2 : 16;
+                                        Service **a = reallocarray(work, c, sizeof(Service *));
+                                        if (!a) {
+                                                log_oom();
+                                                break;
+                                        }
+                                        work = a;
+                                        cap = c;
+                                }
+                                work[n++] = d;
+                        }
+                if (n == 0)
+                        break;
+                s = work[--n];
+        }
+        deps_schedule(m);
+}
+
+bool deps_queue_stop(Service *s) {
+        /* Those that require s go first (service_stop() recurses through here). */
+        for (size_t i = 0; i < s->deps.required_by.n; i++) {
+                Service *x = s->deps.required_by.items[i];
+                if (x->job == SERVICE_JOB_STOP || (service_is_settled(x) && x->job == SERVICE_JOB_NONE))
+                        continue;
+                if (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING))
+                        continue;
+                log_info("%s: stopping, as it requires '%s'.", x->name, s->name);
+                service_stop(x, NULL);
+        }
+        for (size_t i = 0; i < s->deps.before.n; i++) {
+                Service *x = s->deps.before.items[i];
+                if (x->job == SERVICE_JOB_STOP ||
+                    (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING))) {
+                        s->job = SERVICE_JOB_STOP;
+                        return true;
+                }
+        }
+        return false;
+}
+
+void deps_job_done(Service *s, bool success, const char *reason) {
+        if (s->job == SERVICE_JOB_STOP)
+                return;
+        s->job = SERVICE_JOB_NONE;
+        if (!success)
+                for (size_t i = 0; i < s->deps.required_by.n; i++) {
+                        Service *x = s->deps.required_by.items[i];
+                        if (x->job == SERVICE_JOB_START)
+                                service_fail_dependency(x, s, reason); /* recurses through here */
+                }
+        deps_schedule(s->manager);
+}
+
+static int on_jobs_event(sd_event_source *source, void *userdata) {
+        deps_dispatch(userdata);
+        return 0;
+}
+
+void deps_schedule(Manager *m) {
+        int r;
+
+        if (!m->event)
+                return;
+        if (!m->jobs_source) {
+                r = sd_event_add_defer(m->event, &m->jobs_source, on_jobs_event, m);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to schedule jobs, running them now: %m");
+                        deps_dispatch(m);
+                        return;
+                }
+        }
+        (void)sd_event_source_set_enabled(m->jobs_source, SD_EVENT_ONESHOT);
+}
+
+static bool start_may_run(Service *s) {
+        for (size_t i = 0; i < s->deps.after.n; i++)
+                if (start_in_progress(s->deps.after.items[i]))
+                        return false;
+        return true;
+}
+
+static bool stop_may_run(Service *s) {
+        for (size_t i = 0; i < s->deps.before.n; i++) {
+                Service *x = s->deps.before.items[i];
+                if (x->job == SERVICE_JOB_STOP ||
+                    (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING)))
+                        return false;
+        }
+        return true;
+}
+
+void deps_dispatch(Manager *m) {
+        bool changed = true;
+
+        /* Each round carries out at least one job, so this ends after n_services rounds at most. */
+        for (size_t round = 0; changed && round <= m->n_services; round++) {
+                changed = false;
+                for (size_t i = 0; i < m->n_services; i++) {
+                        Service *s = m->services[i];
+
+                        if (s->job == SERVICE_JOB_START) {
+                                if (IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING))
+                                        continue; /* finishes first, then starts again */
+                                if (s->state == SERVICE_STARTING ||
+                                    (s->state == SERVICE_RUNNING && !s->ready)) {
+                                        s->job = SERVICE_JOB_STARTING; /* someone else spawned it */
+                                        continue;
+                                }
+                                if (service_is_active(s)) {
+                                        s->job = SERVICE_JOB_NONE;
+                                        changed = true;
+                                        continue;
+                                }
+                                Service *broken = NULL;
+                                for (size_t k = 0; k < s->deps.requires.n && !broken; k++) {
+                                        Service *r = s->deps.requires.items[k];
+                                        if (!r->unit || (r->load_error && !service_is_active(r)))
+                                                broken = r;
+                                }
+                                if (broken) {
+                                        service_fail_dependency(s, broken,
+                                                                broken->load_error ? broken->load_error
+                                                                                   : "not loaded");
+                                        changed = true;
+                                        continue;
+                                }
+                                if (!start_may_run(s))
+                                        continue;
+                                s->job = SERVICE_JOB_STARTING;
+                                service_start_now(s);
+                                changed = true;
+                        } else if (s->job == SERVICE_JOB_STOP) {
+                                if (!stop_may_run(s))
+                                        continue;
+                                s->job = SERVICE_JOB_NONE;
+                                service_stop_now(s);
+                                changed = true;
+                        }
+                }
+        }
+}

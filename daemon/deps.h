@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Dependencies between services and the order in which they start and stop.
+ *
+ * Load time: deps_resolve() turns every unit's Requires= Wants= After= Before=
+ * names into pointers. A Requires= naming no unit file, or a unit that is
+ * part of an ordering cycle ("a → b → c → a"), gets a load error (the unit is
+ * dropped, its placeholder carries the message); a Wants= naming no unit is a
+ * warning; After=/Before= naming no unit are ignored, as in systemd. A unit
+ * at the end of an ordering chain longer than DEPS_DEPTH_MAX fails to load
+ * too. Other units are not affected.
+ *
+ * Run time: a start is a job. Starting a service queues start jobs for it
+ * and, transitively, for what it requires and wants; a job runs once every
+ * unit it is ordered after is done starting (ready, failed or not queued).
+ * Requires= and Wants= imply that order (svd always starts dependencies
+ * first). A required unit whose start fails fails the jobs of the units that
+ * require it, with its reason. Stopping a service first stops the units that
+ * require it; a stop waits for the units ordered after it that are stopping.
+ *
+ * deps_dispatch() runs from a defer event source, armed by deps_schedule(),
+ * so that no state change re-enters the machine that caused it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct Manager Manager;
+typedef struct Service Service;
+
+#define DEPS_CHAIN_MAX 64U  /* units named in one cycle message before it is cut short */
+#define DEPS_DEPTH_MAX 256U /* units in one ordering chain: stops and failures walk chains recursively */
+
+typedef struct ServiceSet {
+        Service **items;
+        size_t n;
+} ServiceSet;
+
+typedef struct ServiceDeps {
+        ServiceSet requires;    /* Requires= that name a unit */
+        ServiceSet wants;       /* Wants= that name a unit */
+        ServiceSet after;       /* start after these: Requires= ∪ Wants= ∪ After= ∪ others' Before= */
+        ServiceSet before;      /* the reverse of `after`: these start after us and stop before us */
+        ServiceSet required_by; /* the reverse of `requires` */
+        unsigned index;         /* position in the manager's table, while resolving */
+} ServiceDeps;
+
+void service_deps_done(ServiceDeps *d);
+
+/* Resolves all units' dependencies (again, after a reload); logs what it
+ * finds and marks units with errors. */
+int deps_resolve(Manager *m);
+
+/* Queues start jobs for s and what it requires and wants. */
+void deps_queue_start(Service *s);
+/* Queues stops of the units that require s. Returns true when s must wait
+ * (its job is then a stop job), false when it may stop now. */
+bool deps_queue_stop(Service *s);
+/* s's start job finished: ready (success) or failed with reason. */
+void deps_job_done(Service *s, bool success, const char *reason);
+
+void deps_schedule(Manager *m);
+void deps_dispatch(Manager *m);

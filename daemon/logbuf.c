@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "logbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macros.h"
+
+static const char *const log_stream_table[_LOG_STREAM_MAX] = {
+        [LOG_STREAM_STDOUT] = "stdout",
+        [LOG_STREAM_STDERR] = "stderr",
+        [LOG_STREAM_SVD] = "svd",
+};
+
+const char *log_stream_to_string(LogStream s) {
+        return s >= 0 && s < _LOG_STREAM_MAX ? log_stream_table[s] : NULL;
+}
+
+void logbuf_init(LogBuffer *b, size_t max_lines, size_t max_bytes) {
+        assert(b);
+        assert(max_lines > 0);
+        assert(max_bytes > sizeof(LogLine));
+        *b = (LogBuffer){ .max_lines = max_lines, .max_bytes = max_bytes, .next_seqnum = 1 };
+}
+
+static void logbuf_drop_oldest(LogBuffer *b) {
+        LogLine *l = b->head;
+
+        assert(l);
+        b->head = l->next;
+        if (!b->head)
+                b->tail = NULL;
+        b->n_lines--;
+        b->n_bytes -= sizeof(LogLine) + l->len;
+        b->evicted++;
+        free(l);
+}
+
+void logbuf_done(LogBuffer *b) {
+        if (!b)
+                return;
+        while (b->head)
+                logbuf_drop_oldest(b);
+}
+
+int logbuf_append(LogBuffer *b, LogStream stream, uint64_t usec, unsigned flags, const char *text, size_t len,
+                  const LogLine **ret) {
+        assert(b);
+        assert(text || len == 0);
+
+        if (len > b->max_bytes - sizeof(LogLine)) {
+                len = b->max_bytes - sizeof(LogLine);
+                flags |= LOG_LINE_SPLIT;
+        }
+        LogLine *l = malloc(sizeof(LogLine) + len + 1);
+        if (!l)
+                return -ENOMEM;
+        *l = (LogLine){ .seqnum = b->next_seqnum++, .usec = usec, .stream = stream, .flags = flags, .len = len };
+        if (len > 0)
+                memcpy(l->text, text, len);
+        l->text[len] = '\0';
+
+        while (b->head && (b->n_lines + 1 > b->max_lines || b->n_bytes + sizeof(LogLine) + len > b->max_bytes))
+                logbuf_drop_oldest(b);
+
+        if (b->tail)
+                b->tail->next = l;
+        else
+                b->head = l;
+        b->tail = l;
+        b->n_lines++;
+        b->n_bytes += sizeof(LogLine) + len;
+        if (ret)
+                *ret = l;
+        return 0;
+}
+
+const LogLine *logbuf_last(const LogBuffer *b, size_t n) {
+        assert(b);
+        const LogLine *l = b->head;
+        for (size_t skip = b->n_lines > n ? b->n_lines - n : 0; skip > 0; skip--)
+                l = l->next;
+        return l;
+}
+
+void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn, void *userdata) {
+        assert(s);
+        assert(fn);
+
+        while (n > 0) {
+                const char *nl = memchr(data, '\n', n);
+                size_t chunk = nl ? (size_t) (nl - data) : n;
+                size_t room = LOG_LINE_MAX - s->len;
+
+                if (chunk > room) {
+                        /* The line outgrows LOG_LINE_MAX: hand out a full piece. */
+                        memcpy(s->buf + s->len, data, room);
+                        fn(s->buf, LOG_LINE_MAX, LOG_LINE_SPLIT, userdata);
+                        s->len = 0;
+                        data += room;
+                        n -= room;
+                        continue;
+                }
+                if (!nl) {
+                        memcpy(s->buf + s->len, data, chunk);
+                        s->len += chunk;
+                        return;
+                }
+                if (s->len == 0)
+                        fn(data, chunk, 0, userdata); /* the common case: no copy */
+                else {
+                        memcpy(s->buf + s->len, data, chunk);
+                        fn(s->buf, s->len + chunk, 0, userdata);
+                        s->len = 0;
+                }
+                data += chunk + 1;
+                n -= chunk + 1;
+        }
+}
+
+void log_splitter_flush(LogSplitter *s, LogLineFn fn, void *userdata) {
+        assert(s);
+        if (s->len == 0)
+                return;
+        fn(s->buf, s->len, LOG_LINE_PARTIAL, userdata);
+        s->len = 0;
+}
+
+bool log_rate_limit_test(LogRateLimit *rl, uint64_t now_usec, uint64_t *ret_report) {
+        assert(rl);
+        assert(ret_report);
+
+        *ret_report = 0;
+        if (rl->begin_usec == 0 || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= LOG_RATE_INTERVAL_USEC) {
+                rl->begin_usec = now_usec ?: 1;
+                rl->n = 0;
+                *ret_report = rl->dropped;
+                rl->dropped = 0;
+        }
+        if (rl->n >= LOG_RATE_BURST) {
+                rl->dropped++;
+                return false;
+        }
+        rl->n++;
+        return true;
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_valid_len(const unsigned char *s, size_t n) {
+        size_t len;
+        uint32_t cp;
+
+        if (s[0] < 0x80)
+                return s[0] == 0 ? 0 : 1;
+        if ((s[0] & 0xe0) == 0xc0)
+                len = 2, cp = s[0] & 0x1f;
+        else if ((s[0] & 0xf0) == 0xe0)
+                len = 3, cp = s[0] & 0x0f;
+        else if ((s[0] & 0xf8) == 0xf0)
+                len = 4, cp = s[0] & 0x07;
+        else
+                return 0;
+        if (len > n)
+                return 0;
+        for (size_t i = 1; i < len; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        /* No overlong forms, no surrogates, nothing above U+10FFFF. */
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+                return 0;
+        return len;
+}
+
+char *log_line_to_utf8(const char *text, size_t len) {
+        static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+        const unsigned char *s = (const unsigned char *) text;
+        /* Each byte becomes at most three. */
+        char *out = malloc(len * 3 + 1), *q = out;
+
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < len;) {
+                size_t k = utf8_valid_len(s + i, len - i);
+                if (k == 0) {
+                        memcpy(q, replacement, 3);
+                        q += 3;
+                        i++;
+                        continue;
+                }
+                memcpy(q, s + i, k);
+                q += k;
+                i += k;
+        }
+        *q = '\0';
+        return out;
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "logstream.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "varlink.h"
+
+struct LogFollower {
+        ServiceLog *log;
+        VarlinkCall *call;
+        uint64_t dropped; /* lines skipped since its last reply */
+        LogFollower *next, *prev;
+};
+
+static uint64_t now_usec(clockid_t clock) {
+        struct timespec ts;
+        clock_gettime(clock, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+json_t *log_line_to_json(const LogLine *line) {
+        _cleanup_free_ char *text = log_line_to_utf8(line->text, line->len);
+        if (!text)
+                return NULL;
+        json_t *o = json_pack("{s:I,s:s,s:s}", "timeUsec", (json_int_t) line->usec, "stream",
+                              log_stream_to_string(line->stream), "message", text);
+        if (o && (line->flags & LOG_LINE_SPLIT))
+                json_object_set_new(o, "split", json_true());
+        if (o && (line->flags & LOG_LINE_PARTIAL))
+                json_object_set_new(o, "partial", json_true());
+        return o;
+}
+
+/* ---- followers ---- */
+
+static void follower_free(LogFollower *f) {
+        ServiceLog *l = f->log;
+        if (f->prev)
+                f->prev->next = f->next;
+        else
+                l->followers = f->next;
+        if (f->next)
+                f->next->prev = f->prev;
+        l->n_followers--;
+        free(f);
+}
+
+static void on_follower_cancel(VarlinkCall *call, void *userdata) {
+        follower_free(userdata); /* the peer went away; varlink.c frees the call */
+}
+
+static void followers_send(ServiceLog *l, const LogLine *line) {
+        LogFollower *f = l->followers, *next;
+        for (; f; f = next) {
+                next = f->next;
+                if (varlink_call_output_queued(f->call) > LOG_FOLLOW_BACKLOG_MAX) {
+                        f->dropped++;
+                        continue;
+                }
+                json_t *lines = json_array();
+                json_array_append_new(lines, log_line_to_json(line));
+                json_t *p = json_pack("{s:o}", "lines", lines);
+                if (p && f->dropped > 0)
+                        json_object_set_new(p, "dropped", json_integer((json_int_t) f->dropped));
+                f->dropped = 0;
+                /* A failure drops the connection; the cancel callback frees f later. */
+                (void) varlink_call_notify(f->call, p);
+        }
+}
+
+/* ---- lines in ---- */
+
+static void service_log_add(ServiceLog *l, LogStream stream, unsigned flags, const char *text, size_t len) {
+        const LogLine *line;
+        if (logbuf_append(&l->buffer, stream, now_usec(CLOCK_REALTIME), flags, text, len, &line) < 0) {
+                log_oom();
+                return;
+        }
+        followers_send(l, line);
+}
+
+static void on_line(const char *text, size_t len, unsigned flags, void *userdata) {
+        LogPipe *p = userdata;
+        ServiceLog *l = p->log;
+        uint64_t report;
+
+        if (p->file) {
+                int r = logfile_write_line(p->file, text, len);
+                if (r < 0 && p->file->write_errors <= 1)
+                        log_warning_errno(r, "%s: Failed to write to '%s', counting further failures: %m", l->name,
+                                          p->file->path);
+        }
+        bool pass = log_rate_limit_test(&l->rate, now_usec(CLOCK_MONOTONIC), &report);
+        if (report > 0) {
+                char msg[128];
+                int n = snprintf(msg, sizeof(msg), "%" PRIu64 " lines dropped (more than %u lines in %llu ms)",
+                                 report, LOG_RATE_BURST, (unsigned long long) (LOG_RATE_INTERVAL_USEC / USEC_PER_MSEC));
+                log_notice("%s: %s", l->name, msg);
+                service_log_add(l, LOG_STREAM_SVD, 0, msg, (size_t) n);
+        }
+        if (!pass) {
+                l->dropped++;
+                return;
+        }
+        service_log_add(l, p->stream, flags, text, len);
+}
+
+static void log_pipe_close(LogPipe *p) {
+        if (p->fd >= 0)
+                log_splitter_flush(&p->splitter, on_line, p);
+        p->source = sd_event_source_disable_unref(p->source);
+        p->fd = safe_close(p->fd);
+        p->child_fd = safe_close(p->child_fd);
+        p->file = NULL;
+}
+
+/* Reads up to max bytes. Returns 1 when the pipe is still open, 0 when it was closed (EOF or error). */
+static int log_pipe_read(LogPipe *p, size_t max) {
+        char buf[8192];
+
+        for (size_t total = 0; p->fd >= 0 && total < max;) {
+                ssize_t n = read(p->fd, buf, sizeof(buf));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN)
+                                return 1;
+                        log_debug_errno(errno, "%s: Failed to read %s, closing it: %m", p->log->name,
+                                        log_stream_to_string(p->stream));
+                        log_pipe_close(p);
+                        return 0;
+                }
+                if (n == 0) {
+                        log_pipe_close(p);
+                        return 0;
+                }
+                log_splitter_feed(&p->splitter, buf, (size_t) n, on_line, p);
+                total += (size_t) n;
+        }
+        return p->fd >= 0;
+}
+
+static int on_pipe_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        (void) log_pipe_read(userdata, LOG_READ_MAX);
+        return 0;
+}
+
+void service_log_drain(ServiceLog *l) {
+        assert(l);
+        for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)
+                (void) log_pipe_read(&l->pipes[i], LOG_DRAIN_MAX);
+}
+
+/* ---- spawning ---- */
+
+static void service_log_close(ServiceLog *l) {
+        for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++) {
+                (void) log_pipe_read(&l->pipes[i], LOG_DRAIN_MAX);
+                log_pipe_close(&l->pipes[i]);
+        }
+        if (l->files[1] != l->files[0])
+                logfile_free(l->files[1]);
+        logfile_free(l->files[0]);
+        l->files[0] = l->files[1] = NULL;
+        l->null_fd = safe_close(l->null_fd);
+}
+
+static int log_pipe_open(ServiceLog *l, LogPipe *p, LogFile *file) {
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return -errno;
+        p->fd = fds[0];
+        p->child_fd = fds[1];
+        p->file = file;
+        p->splitter.len = 0;
+        /* Only svd's end: the service's stays blocking, as a program expects of its stdout. */
+        if (fcntl(p->fd, F_SETFL, O_NONBLOCK) < 0)
+                return -errno;
+        return sd_event_add_io(l->event, &p->source, p->fd, EPOLLIN, on_pipe_event, p);
+}
+
+int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error) {
+        LogOutput out[2] = { u->std_output, u->std_error };
+        const char *path[2] = { u->std_output_path, u->std_error_path };
+        int fd[2] = { 0, 0 };
+        int r;
+
+        assert(l);
+        assert(u);
+
+        service_log_close(l);
+
+        /* StandardError=inherit: whatever stdout gets (systemd's meaning). */
+        if (out[1] == LOG_OUTPUT_INHERIT) {
+                out[1] = out[0];
+                path[1] = path[0];
+        }
+
+        for (size_t i = 0; i < 2; i++) {
+                LogFile *file = NULL;
+                switch (out[i]) {
+                case LOG_OUTPUT_INHERIT:
+                        fd[i] = 0; /* svd's own stdout, or stderr */
+                        break;
+                case LOG_OUTPUT_NULL:
+                        if (l->null_fd < 0) {
+                                l->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                                if (l->null_fd < 0) {
+                                        r = -errno;
+                                        goto fail;
+                                }
+                        }
+                        fd[i] = l->null_fd;
+                        break;
+                case LOG_OUTPUT_FILE:
+                case LOG_OUTPUT_APPEND:
+                        if (i == 1 && l->files[0] && streq(l->files[0]->path, path[1]))
+                                file = l->files[0];
+                        else {
+                                r = logfile_open(path[i], out[i] == LOG_OUTPUT_FILE, u->log_rotate_size,
+                                                 u->log_rotate_keep, &file);
+                                if (r < 0) {
+                                        if (ret_error && asprintf(ret_error, "Failed to open '%s' for %s: %s",
+                                                                  path[i], i == 0 ? "StandardOutput=" : "StandardError=",
+                                                                  strerror(-r)) < 0)
+                                                *ret_error = NULL;
+                                        service_log_close(l);
+                                        return r;
+                                }
+                        }
+                        l->files[i] = file;
+                        _fallthrough_;
+                case LOG_OUTPUT_LOG:
+                        r = log_pipe_open(l, &l->pipes[i], file);
+                        if (r < 0)
+                                goto fail;
+                        fd[i] = l->pipes[i].child_fd;
+                        break;
+                default:
+                        assert(!"bad LogOutput");
+                }
+        }
+        *ret_stdout_fd = fd[0];
+        *ret_stderr_fd = fd[1];
+        return 0;
+
+fail:
+        if (ret_error && asprintf(ret_error, "Failed to set up the output pipes: %s", strerror(-r)) < 0)
+                *ret_error = NULL;
+        service_log_close(l);
+        return r;
+}
+
+void service_log_spawned(ServiceLog *l) {
+        assert(l);
+        for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)
+                l->pipes[i].child_fd = safe_close(l->pipes[i].child_fd);
+        l->null_fd = safe_close(l->null_fd);
+}
+
+/* ---- queries ---- */
+
+/* Up to n of the newest lines whose JSON fits in LOG_REPLY_BYTES_MAX, oldest first. */
+static json_t *service_log_lines_json(ServiceLog *l, uint64_t n) {
+        size_t count = 0, bytes = 0;
+        json_t *a = json_array();
+        if (!a)
+                return NULL;
+        size_t total = l->buffer.n_lines;
+        const LogLine *first = logbuf_last(&l->buffer, n > total ? total : (size_t) n);
+        _cleanup_free_ json_t **objs = calloc(total ?: 1, sizeof(json_t *));
+        if (!objs) {
+                json_decref(a);
+                return NULL;
+        }
+        for (const LogLine *line = first; line; line = line->next)
+                objs[count++] = log_line_to_json(line);
+        size_t start = count;
+        while (start > 0) {
+                size_t sz = objs[start - 1] ? json_dumpb(objs[start - 1], NULL, 0, JSON_COMPACT) + 1 : 0;
+                if (bytes + sz > LOG_REPLY_BYTES_MAX)
+                        break;
+                bytes += sz;
+                start--;
+        }
+        for (size_t i = 0; i < count; i++) {
+                if (i >= start && objs[i])
+                        json_array_append_new(a, objs[i]);
+                else
+                        json_decref(objs[i]);
+        }
+        return a;
+}
+
+void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool follow) {
+        assert(l);
+        assert(call);
+
+        json_t *a = service_log_lines_json(l, lines);
+        if (!a) {
+                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                return;
+        }
+        json_t *p = json_pack("{s:o}", "lines", a);
+        if (l->dropped > 0 && p)
+                json_object_set_new(p, "droppedTotal", json_integer((json_int_t) l->dropped));
+        if (!follow) {
+                (void) varlink_call_reply(call, p);
+                return;
+        }
+        if (l->n_followers >= LOG_FOLLOWERS_MAX) {
+                json_decref(p);
+                (void) varlink_call_error(call, "io.svd.Manager.TooManyFollowers",
+                                          json_pack("{s:s,s:i}", "name", l->name, "max", LOG_FOLLOWERS_MAX));
+                return;
+        }
+        LogFollower *f = calloc(1, sizeof(*f));
+        if (!f) {
+                json_decref(p);
+                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                return;
+        }
+        *f = (LogFollower){ .log = l, .call = call, .next = l->followers };
+        if (l->followers)
+                l->followers->prev = f;
+        l->followers = f;
+        l->n_followers++;
+        varlink_call_set_cancel(call, on_follower_cancel, f);
+        (void) varlink_call_notify(call, p);
+}
+
+/* ---- life cycle ---- */
+
+int service_log_new(sd_event *event, const char *name, ServiceLog **ret) {
+        assert(event);
+        assert(name);
+        assert(ret);
+
+        ServiceLog *l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        *l = (ServiceLog){ .event = event, .name = name, .null_fd = -EBADF };
+        for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)
+                l->pipes[i] = (LogPipe){ .log = l, .stream = (LogStream) i, .fd = -EBADF, .child_fd = -EBADF };
+        logbuf_init(&l->buffer, LOGBUF_LINES_MAX, LOGBUF_BYTES_MAX);
+        *ret = l;
+        return 0;
+}
+
+ServiceLog *service_log_free(ServiceLog *l) {
+        if (!l)
+                return NULL;
+        /* Followers get a final reply: the stream ends with the service. */
+        while (l->followers) {
+                LogFollower *f = l->followers;
+                VarlinkCall *call = f->call;
+                varlink_call_set_cancel(call, NULL, NULL);
+                follower_free(f);
+                (void) varlink_call_reply(call, json_pack("{s:[]}", "lines"));
+        }
+        service_log_close(l);
+        logbuf_done(&l->buffer);
+        free(l);
+        return NULL;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The output of one service: a pipe for stdout and one for stderr into svd
+ * (StandardOutput=/StandardError= log, file: or append:), read without
+ * ever blocking the loop, split into lines (logbuf.h), kept in the
+ * service's ring buffer, written to the unit's file if it names one
+ * (logfile.h), and sent to the clients that follow the log.
+ *
+ * Bounds. A read takes at most LOG_READ_MAX bytes per pipe and event, so a
+ * flooding service shares the loop with everything else; while svd has not
+ * read, the pipe is full and the service's write() blocks, which is the
+ * back-pressure systemd's journal gives as well. Past LOG_RATE_BURST lines
+ * per interval, lines are dropped and counted (`logDropped`), and the ring
+ * and followers get one "N lines dropped" line from svd when the next
+ * interval starts. The file gets every line (it is the complete record and
+ * is bounded by rotation).
+ *
+ * Followers (Logs with follow and "more"): each new line is one streamed
+ * reply. A follower that reads too slowly, with more than
+ * LOG_FOLLOW_BACKLOG_MAX bytes still queued on its connection, misses lines:
+ * they are skipped and counted, and its next reply carries `dropped` with
+ * the number. svd never buffers more than that for it, and never drops the
+ * connection for being slow.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "basic/macros.h"
+#include "logbuf.h"
+#include "logfile.h"
+#include "unit.h"
+
+typedef struct VarlinkCall VarlinkCall;
+struct json_t;
+
+/* Bytes read from one pipe per loop event. */
+#define LOG_READ_MAX (64U << 10)
+/* Bytes read from the pipes when the main process exits, so that its last
+ * words are in the log before its state changes. */
+#define LOG_DRAIN_MAX (1U << 20)
+/* Output queued for a follower beyond which its lines are skipped. */
+#define LOG_FOLLOW_BACKLOG_MAX (256U << 10)
+/* Followers of one service. */
+#define LOG_FOLLOWERS_MAX 64U
+/* JSON bytes of line objects in one Logs reply (below VARLINK_MESSAGE_MAX):
+ * older lines are left out when the requested ones do not fit. */
+#define LOG_REPLY_BYTES_MAX (512U << 10)
+
+typedef struct LogFollower LogFollower;
+
+typedef struct ServiceLog ServiceLog;
+
+typedef struct LogPipe {
+        ServiceLog *log;
+        LogStream stream;
+        int fd; /* read end, -EBADF when closed */
+        int child_fd; /* write end until the child has it */
+        sd_event_source *source;
+        LogSplitter splitter;
+        LogFile *file; /* borrowed from ServiceLog.files */
+} LogPipe;
+
+struct ServiceLog {
+        sd_event *event;
+        const char *name; /* borrowed from the Service */
+        LogBuffer buffer;
+        LogPipe pipes[2]; /* stdout, stderr */
+        LogFile *files[2]; /* owned; stderr uses files[0] when both name one path */
+        int null_fd;       /* /dev/null for StandardOutput=null, until the child has it */
+        LogRateLimit rate;
+        uint64_t dropped; /* lines the rate limit dropped, in all */
+        LogFollower *followers;
+        size_t n_followers;
+};
+
+int service_log_new(sd_event *event, const char *name, ServiceLog **ret);
+ServiceLog *service_log_free(ServiceLog *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ServiceLog *, service_log_free);
+
+/* Before a spawn: reads and closes what is left of the previous process's
+ * pipes, then opens pipes and files as the unit says. *ret_stdout_fd and
+ * *ret_stderr_fd are for SpawnParams (0: keep svd's own); they stay owned by
+ * l until service_log_spawned(). Returns 0, or -errno with a message in
+ * *ret_error (file and reason) when a file cannot be opened. */
+int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error);
+/* After the spawn (successful or not): closes svd's copies of the write ends. */
+void service_log_spawned(ServiceLog *l);
+/* Reads what the pipes hold now, up to LOG_DRAIN_MAX (the main process exited). */
+void service_log_drain(ServiceLog *l);
+
+/* Logs(name, lines, follow): answers the call with the last `lines` lines
+ * (all with UINT64_MAX); with follow, keeps it and streams new lines. */
+void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool follow);
+
+/* The line as a LogLine wire object (io.svd.Manager LogLine type). */
+struct json_t *log_line_to_json(const LogLine *line);

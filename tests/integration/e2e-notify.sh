@@ -1,0 +1,319 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Readiness end to end: Type=notify through libsystemd's sd_notify() (the
+# notify-service helper), with STATUS=, ERRNO=, RELOADING=1, STOPPING=1,
+# WatchdogSec= (keep-alives, a missed deadline, WATCHDOG=trigger), a READY=1
+# from a stranger and from a child of the service, TimeoutStartSec=, an exit
+# before READY=1; Type=oneshot with and without RemainAfterExit=; Type=exec.
+#
+# Synchronisation: Start replies when the service is ready, so the tests wait
+# on svctl itself, on FIFOs the services read, and on svctl status polled with
+# a bound; never on a fixed sleep. TAP output.
+
+TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=../lib/lib.sh
+. "$TESTS_DIR/lib/lib.sh"
+
+setup_test
+
+NS=$(find_helper notify-service) || true
+[ -n "$NS" ] || skip_all "the notify-service helper is not built"
+
+# poke NAME: one line into $T/NAME.fifo (bounded: the reader may be gone).
+# shellcheck disable=SC2317 # called through check
+poke() {
+        (echo go >"$T/$1.fifo") &
+        _poker=$!
+        if ! wait_until 10 pid_dead "$_poker"; then
+                kill -KILL "$_poker" 2>/dev/null
+                wait "$_poker"
+                return 1
+        fi
+        wait "$_poker"
+}
+
+# bg_start NAME: svctl start in the background; its exit status lands in $T/NAME.rc.
+bg_start() {
+        rm -f "$T/$1.rc"
+        (
+                svctl start "$1" >"$T/$1.out" 2>&1
+                echo $? >"$T/$1.rc"
+        ) &
+        BG=$!
+}
+
+# shellcheck disable=SC2317 # called through wait_until
+start_returned() {
+        [ -s "$T/$1.rc" ]
+}
+
+start_rc() {
+        wait "$BG"
+        cat "$T/$1.rc"
+}
+
+fifo() {
+        mkfifo "$T/$1.fifo" || bail_out "mkfifo failed"
+}
+
+# ---- units ----
+
+fifo ready
+write_unit ready <<EOF2
+[Service]
+Type=notify
+ExecStart=$NS wait:$T/ready.fifo "notify:STATUS=Serving requests\nERRNO=5\nREADY=1" wait:$T/ready.fifo notify:RELOADING=1 wait:$T/ready.fifo notify:READY=1 wait:$T/ready.fifo notify:STOPPING=1 wait:$T/ready.fifo exit:0
+EOF2
+
+write_unit noready <<EOF2
+[Service]
+Type=notify
+TimeoutStartSec=1s
+ExecStart=$NS notify:STATUS=never pause
+EOF2
+
+write_unit early <<EOF2
+[Service]
+Type=notify
+ExecStart=$NS exit:3
+EOF2
+
+fifo stranger
+write_unit stranger <<EOF2
+[Service]
+Type=notify
+ExecStart=$NS wait:$T/stranger.fifo notify:READY=1 pause
+EOF2
+
+write_unit child <<EOF2
+[Service]
+Type=notify
+TimeoutStartSec=5s
+ExecStart=$NS child:READY=1 pause
+EOF2
+
+write_unit child-ns <<EOF2
+[Service]
+Type=notify
+PrivatePIDs=yes
+TimeoutStartSec=10s
+ExecStart=$NS notify:READY=1 pause
+EOF2
+
+write_unit wd <<EOF2
+[Service]
+Type=notify
+WatchdogSec=1s
+ExecStart=$NS notify:READY=1 watchdog
+EOF2
+
+write_unit wdfail <<EOF2
+[Service]
+Type=notify
+WatchdogSec=500ms
+LimitCORE=0
+ExecStart=$NS notify:READY=1 pause
+EOF2
+
+fifo wdtrigger
+write_unit wdtrigger <<EOF2
+[Service]
+Type=exec
+WatchdogSec=1h
+Restart=on-watchdog
+RestartSec=1h
+LimitCORE=0
+ExecStart=$NS wait:$T/wdtrigger.fifo notify:WATCHDOG=trigger pause
+EOF2
+
+fifo once
+write_unit once <<EOF2
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'read -r line <$T/once.fifo; exit 0'
+EOF2
+
+write_unit once-remain <<EOF2
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=$SH -c 'exit 0'
+EOF2
+
+write_unit once-fail <<EOF2
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'exit 4'
+EOF2
+
+write_unit exec <<EOF2
+[Service]
+Type=exec
+ExecStart=$SLEEP 1000
+EOF2
+
+write_unit simple-bad <<EOF2
+[Service]
+Type=simple
+ExecStart=/nonexistent/notify-test-binary
+EOF2
+
+start_svd
+
+# ---- Type=notify: Start waits for READY=1 ----
+
+bg_start ready
+check "notify: the service is starting while it has not sent READY=1" wait_until 10 state_is ready starting
+if start_returned ready; then
+        not_ok "notify: ... and svctl start is still waiting"
+else
+        ok "notify: ... and svctl start is still waiting"
+fi
+check "notify: READY=1 (sd_notify through libsystemd)" poke ready
+check "notify: ... svctl start returns" wait_until 10 start_returned ready
+expect_eq "notify: ... with status 0" 0 "$(start_rc ready)"
+J=$(svc_json ready)
+track_pid "$(json_field pid "$J")"
+expect_eq "notify: ... and the service is running when it does" running "$(json_field state "$J")"
+expect_eq "notify: STATUS= is kept" "Serving requests" "$(json_field statusText "$J")"
+expect_eq "notify: ERRNO= is kept" 5 "$(json_field statusErrno "$J")"
+expect_eq "notify: type is notify" notify "$(json_field type "$J")"
+run svctl status ready
+expect_contains "notify: svctl status shows STATUS=" "$OUT" 'Status: "Serving requests" (errno 5)'
+expect_contains "notify: svctl status shows the type" "$OUT" "Type: notify"
+
+check "notify: RELOADING=1" poke ready
+check "notify: ... the service is reloading" wait_until 10 state_is ready reloading
+check "notify: READY=1 after reloading" poke ready
+check "notify: ... the service is running again" wait_until 10 state_is ready running
+check "notify: STOPPING=1" poke ready
+check "notify: ... the service is stopping" wait_until 10 state_is ready stopping
+check "notify: its exit after STOPPING=1" poke ready
+check "notify: ... ends inactive" wait_until 10 state_is ready inactive
+expect_eq "notify: ... with result success" success "$(svc_field ready result)"
+
+# ---- failures before READY=1 ----
+
+run svctl start noready
+expect_rc "TimeoutStartSec=1s without READY=1: start fails" 1
+expect_contains "... saying so" "$ERR" "did not report READY=1 within TimeoutStartSec=1s"
+check "... the service ends failed" wait_until 10 state_is noready failed
+expect_eq "... with result timeout" timeout "$(svc_field noready result)"
+
+run svctl start early
+expect_rc "an exit before READY=1: start fails" 1
+expect_contains "... naming the exit" "$ERR" "exited with status 3 before it reported READY=1"
+expect_eq "... the service is failed" failed "$(svc_state early)"
+expect_eq "... with result exit-code" exit-code "$(svc_field early result)"
+
+# ---- who is believed ----
+
+bg_start stranger
+check "stranger: the service is starting" wait_until 10 state_is stranger starting
+NOTIFY_SOCKET=$(dirname "$SOCK")/svd.notify "$NS" notify:READY=1 2>/dev/null
+if stays_for 1 state_is stranger starting; then
+        ok "stranger: a READY=1 from a process outside the service is ignored"
+else
+        not_ok "stranger: a READY=1 from a process outside the service is ignored"
+fi
+check "stranger: the service's own READY=1" poke stranger
+check "stranger: ... start returns" wait_until 10 start_returned stranger
+expect_eq "stranger: ... with status 0" 0 "$(start_rc stranger)"
+track_pid "$(svc_pid stranger)"
+
+CGROUP=$(svctl --json info | _json_field cgroup)
+run svctl start child
+if [ "$CGROUP" = true ]; then
+        expect_rc "child: a READY=1 from a child in the service's cgroup is believed" 0
+        track_pid "$(svc_pid child)"
+else
+        expect_rc "child: without a cgroup, a READY=1 from a child is not believed" 1
+        expect_contains "... start times out" "$ERR" "did not report READY=1"
+fi
+
+run svctl start child-ns
+if [ "$RC" -ne 0 ] && echo "$ERR" | grep -q -e "mount-proc" -e "user-namespace" -e "pid1-fork" -e "clone"; then
+        skip "child-ns: PrivatePIDs=yes, READY=1 from the command (a child of svd's init)" \
+                "this environment cannot create the namespaces"
+else
+        expect_rc "child-ns: PrivatePIDs=yes, READY=1 from the command (a child of svd's init)" 0
+        track_pid "$(svc_pid child-ns)"
+fi
+
+# ---- the watchdog ----
+
+run svctl start wd
+expect_rc "watchdog: a service that sends WATCHDOG=1 starts" 0
+WD_PID=$(svc_pid wd)
+track_pid "$WD_PID"
+if stays_for 3 running_with_new_pid wd 0; then
+        ok "watchdog: ... and keeps running past WatchdogSec=1s (WATCHDOG_USEC passed, keep-alives counted)"
+else
+        not_ok "watchdog: ... and keeps running past WatchdogSec=1s (WATCHDOG_USEC passed, keep-alives counted)"
+fi
+expect_eq "watchdog: ... under the same pid" "$WD_PID" "$(svc_pid wd)"
+
+run svctl start wdfail
+expect_rc "watchdog: a service that never sends WATCHDOG=1 starts" 0
+track_pid "$(svc_pid wdfail)"
+check "watchdog: ... and fails once WatchdogSec=500ms passes" wait_until 10 state_is wdfail failed
+expect_eq "watchdog: ... with result watchdog" watchdog "$(svc_field wdfail result)"
+expect_contains "watchdog: ... and the reason" "$(svc_field wdfail lastError)" "watchdog timeout"
+
+run svctl start wdtrigger
+expect_rc "watchdog: Type=exec with WatchdogSec= starts" 0
+OLD=$(svc_pid wdtrigger)
+track_pid "$OLD"
+check "watchdog: WATCHDOG=trigger" poke wdtrigger
+check "watchdog: ... is a watchdog failure and Restart=on-watchdog schedules a restart" \
+        wait_until 10 state_is wdtrigger auto-restart
+expect_eq "watchdog: ... result watchdog" watchdog "$(svc_field wdtrigger result)"
+run svctl stop wdtrigger
+expect_rc "watchdog: stop wins over the pending restart" 0
+expect_eq "watchdog: ... inactive" inactive "$(svc_state wdtrigger)"
+
+# ---- Type=oneshot ----
+
+bg_start once
+check "oneshot: activating while the command runs" wait_until 10 state_is once starting
+if start_returned once; then
+        not_ok "oneshot: ... and svctl start waits"
+else
+        ok "oneshot: ... and svctl start waits"
+fi
+check "oneshot: the command finishes" poke once
+check "oneshot: ... svctl start returns" wait_until 10 start_returned once
+expect_eq "oneshot: ... with status 0" 0 "$(start_rc once)"
+expect_eq "oneshot: ... the service is inactive" inactive "$(svc_state once)"
+expect_eq "oneshot: ... result success" success "$(svc_field once result)"
+
+run svctl start once-remain
+expect_rc "oneshot RemainAfterExit=yes: start returns 0" 0
+expect_eq "oneshot RemainAfterExit=yes: ... the service is exited (active)" exited "$(svc_state once-remain)"
+run svctl start once-remain
+expect_rc "oneshot RemainAfterExit=yes: a second start is a no-op" 0
+run svctl stop once-remain
+expect_rc "oneshot RemainAfterExit=yes: stop" 0
+expect_eq "oneshot RemainAfterExit=yes: ... inactive" inactive "$(svc_state once-remain)"
+
+run svctl start once-fail
+expect_rc "oneshot: a failing command fails the start" 1
+expect_contains "oneshot: ... with its exit" "$ERR" "exited with status 4"
+expect_eq "oneshot: ... failed" failed "$(svc_state once-fail)"
+
+# ---- exec and simple ----
+
+run svctl --json start exec
+expect_rc "exec: start returns once exec'd" 0
+expect_eq "exec: ... running" running "$(json_field state "$OUT")"
+track_pid "$(json_field pid "$OUT")"
+run svctl start simple-bad
+expect_rc "simple: a failed exec still fails the start" 1
+expect_contains "simple: ... naming it" "$ERR" "exec /nonexistent/notify-test-binary"
+
+stop_svd
+expect_eq "svd exits 0 on SIGTERM" 0 "$SVD_RC"
+check "svd removed its notify socket" test ! -e "$(dirname "$SOCK")/svd.notify"
+
+done_testing
