@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * unit_load_string() (daemon/unit.c) on arbitrary bytes: the whole ini
+ * parser, every key's value parser, the warning and error message builders.
+ *
+ * Checks what unit.h promises besides "no crash, no leak": exactly one of
+ * unit and error comes back; the error names the file; warnings and errors
+ * are valid UTF-8 (they go out in JSON) and bounded; a loaded unit has an
+ * argv within UNIT_ARGV_MAX, an absolute WorkingDirectory= and environment
+ * entries of the form K=V.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macros.h"
+#include "fuzz.h"
+#include "unit.h"
+
+/* Longest message a unit may produce: quoted values are cut short. */
+#define FUZZ_MESSAGE_MAX 8192U
+
+#define fuzz_assert(expr)                                                                                   \
+        do {                                                                                                \
+                if (!(expr)) {                                                                              \
+                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr);        \
+                        abort();                                                                            \
+                }                                                                                           \
+        } while (0)
+
+static bool utf8_is_valid(const char *s) {
+        const unsigned char *p = (const unsigned char *) s;
+        while (*p) {
+                unsigned n;
+                uint32_t c;
+                if (*p < 0x80) {
+                        p++;
+                        continue;
+                } else if ((*p & 0xE0) == 0xC0) {
+                        n = 1;
+                        c = *p & 0x1F;
+                } else if ((*p & 0xF0) == 0xE0) {
+                        n = 2;
+                        c = *p & 0x0F;
+                } else if ((*p & 0xF8) == 0xF0) {
+                        n = 3;
+                        c = *p & 0x07;
+                } else
+                        return false;
+                for (unsigned i = 1; i <= n; i++) {
+                        if ((p[i] & 0xC0) != 0x80)
+                                return false;
+                        c = c << 6 | (p[i] & 0x3F);
+                }
+                /* Overlong forms, surrogates and beyond U+10FFFF, as jansson refuses them. */
+                if ((n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
+                    c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+                        return false;
+                p += n + 1;
+        }
+        return true;
+}
+
+static void check_message(const char *m) {
+        fuzz_assert(m);
+        fuzz_assert(strlen(m) < FUZZ_MESSAGE_MAX);
+        fuzz_assert(utf8_is_valid(m));
+        fuzz_assert(strncmp(m, "fuzz.service", 12) == 0);
+}
+
+static void on_warning(const char *message, void *userdata) {
+        size_t *n = userdata;
+        check_message(message);
+        (*n)++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        _cleanup_(unit_freep) Unit *u = NULL;
+        _cleanup_free_ char *error = NULL;
+        size_t warnings = 0;
+
+        int r = unit_load_string((const char *) data, size, "fuzz.service", "fuzz", on_warning, &warnings, &u,
+                                 &error);
+        if (r < 0) {
+                fuzz_assert(!u);
+                if (error)
+                        check_message(error);
+                return 0;
+        }
+        fuzz_assert(u);
+        fuzz_assert(!error);
+        fuzz_assert(u->exec_start && u->exec_start[0]);
+        size_t n = 0;
+        for (char **a = u->exec_start; *a; a++)
+                n++;
+        fuzz_assert(n <= UNIT_ARGV_MAX);
+        if (u->working_directory)
+                fuzz_assert(u->working_directory[0] == '/');
+        for (char **e = u->environment; e && *e; e++)
+                fuzz_assert(strchr(*e, '=') && **e != '=');
+        if (u->description)
+                fuzz_assert(utf8_is_valid(u->description));
+        if (u->user)
+                fuzz_assert(utf8_is_valid(u->user));
+        if (u->group)
+                fuzz_assert(utf8_is_valid(u->group));
+        fuzz_assert(u->restart >= 0 && u->restart < _RESTART_POLICY_MAX);
+        return 0;
+}
