@@ -488,6 +488,42 @@ setup_test() {
         REAPER=$(find_helper reaper)
         SH=$(path_of sh) || bail_out "no sh in PATH"
         SLEEP=$(path_of sleep) || bail_out "no sleep in PATH"
+        setup_test_cgroup
+}
+
+# setup_test_cgroup: where the test may write cgroup2 (root), a cgroup of its
+# own, $TEST_CG, that start_svd moves svd into. svd then keeps its services
+# below it, so that tests running at the same time (ctest -j) never see, or
+# kill as "left over", each other's services of the same name.
+TEST_CG=
+setup_test_cgroup() {
+        [ "$(id -u)" -eq 0 ] || return 0
+        _mnt=$(grep ' - cgroup2 ' /proc/self/mountinfo 2>/dev/null | head -n 1 | cut -d' ' -f5)
+        _own=$(sed -n 's/^0:://p' /proc/self/cgroup 2>/dev/null)
+        [ -n "$_mnt" ] && [ -n "$_own" ] || return 0
+        [ "$_own" = / ] && _own=
+        _parent=$_mnt$_own
+        [ -w "$_parent/cgroup.procs" ] || return 0
+        for _c in memory pids cpu; do
+                echo "+$_c" >"$_parent/cgroup.subtree_control" 2>/dev/null || :
+        done
+        mkdir "$_parent/svd-test.$$" 2>/dev/null || return 0
+        TEST_CG=$_parent/svd-test.$$
+        printf 'echo 0 >"%s/cgroup.procs" && exec "$@"\n' "$TEST_CG" >"$T/in-test-cgroup"
+}
+
+# _cg_kill_rm DIR: kills everything in the cgroup DIR and below, removes it.
+_cg_kill_rm() {
+        [ -d "$1" ] || return 0
+        for _d in "$1"/*/; do
+                [ -d "$_d" ] && _cg_kill_rm "${_d%/}"
+        done
+        if grep -q '^populated 1' "$1/cgroup.events" 2>/dev/null; then
+                echo 1 >"$1/cgroup.kill" 2>/dev/null || :
+                wait_until 10 sh -c '! grep -q "^populated 1" "$1/cgroup.events"' sh "$1" ||
+                        echo "# cleanup: $1 still populated"
+        fi
+        rmdir "$1" 2>/dev/null || echo "# cleanup: cannot remove $1"
 }
 
 cleanup() {
@@ -505,6 +541,7 @@ cleanup() {
                         kill -KILL "${_ps%%:*}" 2>/dev/null
                 fi
         done
+        [ -n "$TEST_CG" ] && _cg_kill_rm "$TEST_CG"
         if [ "$_rc" -ne 0 ] && [ "$_rc" -ne 77 ] && [ -n "$T" ] && [ -s "$T/svd.log" ]; then
                 echo "# --- last lines of svd's log ($SVD_LOG) ---"
                 tail -n 60 "$T/svd.log" | sed 's/^/#   /'
@@ -537,18 +574,20 @@ _svd_ready_or_dead() {
 # whatever is orphaned below it (see tests/lib/reaper.c for why).
 # shellcheck disable=SC2120 # the arguments are optional
 start_svd() {
+        _cgwrap=
+        [ -n "$TEST_CG" ] && _cgwrap="$SH $T/in-test-cgroup"
         rm -f "$T/svd.pid"
         echo "--- svd $SVD_WRAPPER ${SVD_ARGS:-} $* ---" >>"$SVD_LOG"
         if [ -n "$REAPER" ]; then
                 # shellcheck disable=SC2086
-                "$REAPER" "$T/svd.pid" $SVD_WRAPPER "$SVD" --units "$UNITS" --socket "$SOCK" \
+                "$REAPER" "$T/svd.pid" $_cgwrap $SVD_WRAPPER "$SVD" --units "$UNITS" --socket "$SOCK" \
                         ${SVD_ARGS:-} "$@" </dev/null >>"$SVD_LOG" 2>&1 &
                 SVD_JOB=$!
                 wait_until 10 test -s "$T/svd.pid" || bail_out "reaper did not start svd"
                 read -r SVD_PID <"$T/svd.pid"
         else
                 # shellcheck disable=SC2086
-                $SVD_WRAPPER "$SVD" --units "$UNITS" --socket "$SOCK" ${SVD_ARGS:-} "$@" \
+                $_cgwrap $SVD_WRAPPER "$SVD" --units "$UNITS" --socket "$SOCK" ${SVD_ARGS:-} "$@" \
                         </dev/null >>"$SVD_LOG" 2>&1 &
                 SVD_JOB=$!
                 SVD_PID=$SVD_JOB
