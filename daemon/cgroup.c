@@ -128,6 +128,18 @@ void cgroup_root_setup(CgroupRoot *ret) {
                 snprintf(ret->reason, sizeof(ret->reason), "svd's cgroup2 path is unknown: %s", strerror(-r));
                 return;
         }
+        /* A previous svd in this cgroup moved itself into the leaf
+         * "supervisor" (below), and once controllers are on, nothing may join
+         * the delegated cgroup itself: whoever restarts svd there (a test
+         * harness, systemd's DelegateSubgroup=supervisor) puts it into that
+         * leaf. Then the delegated cgroup is the parent, and its "services"
+         * are the ones a crashed predecessor left behind. */
+        bool in_leaf = false;
+        char *slash = strrchr(own, '/');
+        if (slash && slash != own && streq(slash + 1, "supervisor")) {
+                *slash = 0;
+                in_leaf = true;
+        }
         if (asprintf(&own_path, "%s%s", mnt, streq(own, "/") ? "" : own) < 0)
                 return;
         own_fd = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -139,7 +151,9 @@ void cgroup_root_setup(CgroupRoot *ret) {
         }
 
         const char *sub = "svd";
-        if (!streq(own, "/")) {
+        if (in_leaf)
+                sub = "services";
+        else if (!streq(own, "/")) {
                 /* Not the root: svd must leave its cgroup for a leaf of its own
                  * before the services' cgroups may get controllers. */
                 if ((mkdirat(own_fd, "supervisor", 0755) < 0 && errno != EEXIST) ||

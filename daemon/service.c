@@ -407,6 +407,7 @@ static int service_spawn(Service *s) {
         s->have_reported_exit = false;
         s->have_spawn_failure = false;
         s->exit_info_retries = 0;
+        s->exit_wait_hangup = false;
         s->ready = false;
         s->failing = false;
         s->stop_by_notify = false;
@@ -813,12 +814,26 @@ static int service_kill_leftovers(Service *s) {
 
 static int on_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata);
 
-static void service_collect_exit(Service *s) {
+static void service_collect_exit(Service *s, bool hangup) {
         ExitStatus st;
         int r = process_exit_status(&s->main, &st);
+        if (r == -EAGAIN && !hangup && !s->exit_wait_hangup) {
+                /* An autoreaped child's pidfd polls readable when it exits,
+                 * which can be before the kernel has released it and
+                 * published PIDFD_INFO_EXIT; the release comes with EPOLLHUP
+                 * and its own wake-up, after which the status is there. Ask
+                 * for hang-up only (epoll always reports it), so that the
+                 * level-triggered EPOLLIN does not spin the loop meanwhile. */
+                r = sd_event_source_set_io_events(s->exit_source, 0);
+                if (r >= 0) {
+                        s->exit_wait_hangup = true;
+                        return;
+                }
+                r = -EAGAIN;
+        }
         if (r == -EAGAIN && s->exit_info_retries++ < SERVICE_EXIT_INFO_RETRIES) {
-                /* Readable but not yet published: ask again shortly. The io
-                 * source is level-triggered, so switch it off meanwhile. */
+                /* Hung up and still nothing (should not happen), or hang-up
+                 * could not be asked for: ask again shortly, bounded. */
                 (void) sd_event_source_set_enabled(s->exit_source, SD_EVENT_OFF);
                 r = service_arm_timer(s, SERVICE_EXIT_INFO_RETRY_USEC, on_exit_info_retry);
                 if (r >= 0)
@@ -834,12 +849,12 @@ static void service_collect_exit(Service *s) {
 static int on_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata) {
         Service *s = userdata;
         service_unset_timer(s);
-        service_collect_exit(s);
+        service_collect_exit(s, /* hangup= */ true);
         return 0;
 }
 
 static int on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        service_collect_exit(userdata);
+        service_collect_exit(userdata, revents & EPOLLHUP);
         return 0;
 }
 

@@ -4,13 +4,14 @@
 # run.sh: run one command in a VM on a Linux >= 7.1 kernel, with this
 # tree's build inside. This is how a developer runs anything in the lab.
 #
-# Usage: run.sh [--kernel PATH] [--timeout SEC] [--build DIR] [--keep-initrd FILE] -- COMMAND [ARG...]
+# Usage: run.sh [--kernel PATH] [--timeout SEC] [--build DIR] [--keep-initrd FILE] [--env N=V]... -- COMMAND [ARG...]
 #
 #   --kernel PATH   boot this vmlinuz instead of get-kernel.sh's
 #   --build DIR     the CMake build directory (default ${SVD_BUILD:-build},
 #                   relative to the source tree)
 #   --timeout SEC   passed to boot.sh (default 300)
 #   --keep-initrd F also write the image to F (to boot it again by hand)
+#   --env N=V       export N=V in the guest (repeatable)
 #   --skip-missing  exit 77 (skip) with the reason on stderr when QEMU,
 #                   busybox-static, cpio or a kernel >= 7.1 is missing
 #                   (for ctest's SKIP_RETURN_CODE; CI should not pass it)
@@ -35,6 +36,7 @@ build=${SVD_BUILD:-build}
 timeout_args=()
 keep=""
 skip_missing=0
+extra_envs=()
 
 while [ $# -gt 0 ]; do
         case $1 in
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
         --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout_args=(--timeout "$2"); shift ;;
         --keep-initrd) [ $# -ge 2 ] || die "--keep-initrd needs a file"; keep=$2; shift ;;
         --skip-missing) skip_missing=1 ;;
+        --env) [ $# -ge 2 ] || die "--env needs NAME=VALUE"; extra_envs+=("$2"); shift ;;
         -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
         --) shift; break ;;
         *) die "unknown argument '$1' (the command goes after --)" ;;
@@ -102,6 +105,7 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/svd-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 env_args=()
+envs+=("${extra_envs[@]}")
 for e in "${envs[@]}"; do env_args+=(--env "$e"); done
 
 "$here/mkinitramfs.sh" -o "$work/initrd.cpio.gz" "${env_args[@]}" "${items[@]}"

@@ -492,7 +492,7 @@ setup_test() {
 }
 
 # setup_test_cgroup: where the test may write cgroup2 (root), a cgroup of its
-# own, $TEST_CG, that start_svd moves svd into. svd then keeps its services
+# own, $TEST_CG, that start_svd moves svd into (its leaf "supervisor"). svd then keeps its services
 # below it, so that tests running at the same time (ctest -j) never see, or
 # kill as "left over", each other's services of the same name.
 TEST_CG=
@@ -509,7 +509,12 @@ setup_test_cgroup() {
         done
         mkdir "$_parent/svd-test.$$" 2>/dev/null || return 0
         TEST_CG=$_parent/svd-test.$$
-        printf 'echo 0 >"%s/cgroup.procs" && exec "$@"\n' "$TEST_CG" >"$T/in-test-cgroup"
+        # svd goes into the leaf "supervisor", as systemd's
+        # DelegateSubgroup=supervisor would put it: the test cgroup itself
+        # may hold no process once svd has enabled controllers in it, and
+        # svd must find the same services' cgroups at every start.
+        mkdir "$TEST_CG/supervisor" || bail_out "mkdir $TEST_CG/supervisor failed"
+        printf 'echo 0 >"%s/supervisor/cgroup.procs" && exec "$@"\n' "$TEST_CG" >"$T/in-test-cgroup"
 }
 
 # _cg_kill_rm DIR: kills everything in the cgroup DIR and below, removes it.

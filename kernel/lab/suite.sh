@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# suite.sh: boot one of the lab's kernels and run svd's lab suite in it
+# (tests/lib/vm-suite.sh: the flag selftests, every end-to-end test, the
+# crash test with 100 services). This is what ctest's `vm` label runs.
+#
+# Usage: suite.sh --kernel debian|6.12|6.12-unpatched --build DIR [--timeout SEC]
+#
+#   debian          Debian's newest 7.x cloud kernel (get-kernel.sh): autokill
+#   6.12            Debian's linux-source-6.12 with our series
+#                   (build-6.12.sh): autokill
+#   6.12-unpatched  the same source without the series: fallback
+#
+# A missing QEMU, busybox-static, cpio, kernel or kernel source is a skip
+# (exit 77, "SKIP: reason") unless SVD_LAB_REQUIRED=1, which makes it a
+# failure: contrib/test.sh (and so CI) sets it, having installed everything.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+which=""
+build=""
+timeout=2400
+
+while [ $# -gt 0 ]; do
+        case $1 in
+        --kernel) which=${2:?}; shift ;;
+        --build) build=${2:?}; shift ;;
+        --timeout) timeout=${2:?}; shift ;;
+        *) echo "suite: unknown argument '$1'" >&2; exit 2 ;;
+        esac
+        shift
+done
+[ -n "$which" ] && [ -n "$build" ] || { echo "usage: suite.sh --kernel debian|6.12|6.12-unpatched --build DIR" >&2; exit 2; }
+
+required=${SVD_LAB_REQUIRED:-0}
+missing() {
+        if [ "$required" = 1 ]; then
+                echo "suite: FAIL: $* (SVD_LAB_REQUIRED=1)" >&2
+                exit 1
+        fi
+        echo "SKIP: $*"
+        exit 77
+}
+
+skip_args=()
+[ "$required" = 1 ] || skip_args=(--skip-missing)
+
+case $which in
+debian)
+        mode=autokill
+        kernel_args=()
+        ;;
+6.12 | 6.12-unpatched)
+        if [ "$which" = 6.12 ]; then mode=autokill; flag=(); else mode=fallback; flag=(--unpatched); fi
+        if [ "$required" != 1 ] && ! dpkg-query -W -f='${Status}' linux-source-6.12 2>/dev/null |
+                grep -q 'install ok installed'; then
+                missing "linux-source-6.12 is not installed (apt-get install linux-source-6.12, or run contrib/test.sh)"
+        fi
+        echo "suite: building (or finding the cached) $which kernel" >&2
+        t0=$(date +%s)
+        image=$("$here/build-6.12.sh" "${flag[@]}") || { echo "suite: FAIL: build-6.12.sh failed" >&2; exit 1; }
+        echo "suite: kernel $image ($(( $(date +%s) - t0 )) s)" >&2
+        kernel_args=(--kernel "$image")
+        ;;
+*)
+        echo "suite: unknown kernel '$which'" >&2
+        exit 2
+        ;;
+esac
+
+# ASan/UBSan builds: the guest's svd sees the same options as the host's.
+env_args=()
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+        [ -z "${!v:-}" ] || env_args+=(--env "$v=${!v}")
+done
+
+t0=$(date +%s)
+set +e
+"$here/run.sh" "${skip_args[@]}" "${kernel_args[@]}" "${env_args[@]}" --build "$build" --timeout "$timeout" \
+        -- sh /svd/tests/lib/vm-suite.sh "$mode"
+rc=$?
+set -e
+echo "suite: $which: exit $rc after $(( $(date +%s) - t0 )) s"
+exit $rc

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The lab's suite, run inside the guest by kernel/lab/suite.sh:
+#
+#   vm-suite.sh MODE
+#
+# MODE is the spawn mode svd must report on this kernel (autokill or
+# fallback). In order: the flag selftests (svd-selftests; on a kernel that
+# should have the flags every test must pass, on one that should not they
+# must all skip), every end-to-end test of tests/integration with
+# SVD_EXPECT_MODE=MODE, then crash.sh once more with 100 services
+# (CRASH_SERVICES), whose "# crash-kill:" line is the measured time from
+# kill -9 of svd to the death of its last service. A test that skips as a
+# whole counts as a failure here: the guest is root with cgroup2 and a test
+# user, so nothing the tests need is missing. Ends with one summary line;
+# exit 0 only if everything passed.
+set -u
+
+mode=${1:?usage: vm-suite.sh autokill|fallback}
+case $mode in autokill | fallback) ;; *) echo "vm-suite: unknown mode '$mode'" >&2; exit 2 ;; esac
+
+passed=0
+failed=0
+failures=
+
+result() { # NAME STATUS
+        if [ "$2" = 0 ]; then
+                passed=$((passed + 1))
+                echo "vm-suite: PASS $1"
+        else
+                failed=$((failed + 1))
+                failures="$failures $1"
+                echo "vm-suite: FAIL $1 (status $2)"
+        fi
+}
+
+echo "vm-suite: kernel $(uname -r), expected mode $mode"
+
+st=$(command -v svd-selftests)
+if [ -z "$st" ]; then
+        result svd-selftests missing
+else
+        echo "vm-suite: === svd-selftests"
+        "$st"
+        rc=$?
+        # 77: every test skipped, i.e. the kernel lacks the flags.
+        if [ "$mode" = fallback ] && [ "$rc" = 77 ]; then rc=0
+        elif [ "$rc" = 77 ]; then rc=skipped-all
+        fi
+        result svd-selftests "$rc"
+fi
+
+run_test() { # NAME [VAR=VALUE...]
+        name=$1
+        shift
+        echo "vm-suite: === $name $*"
+        env SVD_EXPECT_MODE="$mode" "$@" sh "/svd/tests/integration/$name.sh"
+        rc=$?
+        [ "$rc" = 77 ] && rc=skipped
+        result "$name${1:+ $*}" "$rc"
+}
+
+for t in /svd/tests/integration/*.sh; do
+        run_test "$(basename "$t" .sh)"
+done
+run_test crash CRASH_SERVICES=100
+
+echo "vm-suite: kernel $(uname -r) mode $mode: $passed passed, $failed failed${failures:+ (failed:$failures)}"
+[ "$failed" = 0 ]
