@@ -40,9 +40,15 @@ int process_kill(Process *p, int sig) {
 
         if (p->pidfd < 0)
                 return -ESRCH;
-        if (sys_pidfd_send_signal(p->pidfd, sig, NULL, 0) < 0)
-                return -errno;
-        return 0;
+        if (sys_pidfd_send_signal(p->pidfd, sig, NULL, 0) >= 0)
+                return 0;
+        /* No pidfd_send_signal() (a seccomp profile, valgrind). In fallback
+         * mode the child is ours and not reaped until svd waits for it, so
+         * its PID cannot name another process yet: kill() is as exact. An
+         * autoreaped child's PID can be reused at any time; never fall back. */
+        if (errno == ENOSYS && p->mode == SPAWN_MODE_FALLBACK && p->pid > 0 && !p->reaped)
+                return kill(p->pid, sig) < 0 ? -errno : 0;
+        return -errno;
 }
 
 ExitStatus exit_status_from_wait_status(int wstatus) {
@@ -77,6 +83,7 @@ int process_exit_status(Process *p, ExitStatus *ret) {
                 return -errno;
         if (si.si_pid == 0)
                 return -EAGAIN;
+        p->reaped = true;
         *ret = (ExitStatus){ .code = si.si_code, .status = si.si_status };
         return 0;
 }

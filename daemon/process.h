@@ -32,6 +32,7 @@ typedef struct Process {
         pid_t pid;
         int pidfd;
         SpawnMode mode;
+        bool reaped; /* fallback: waited for, so the PID may be reused */
 } Process;
 
 #define PROCESS_NULL ((Process){ .pid = 0, .pidfd = -EBADF, .mode = _SPAWN_MODE_INVALID })

@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 
 #include "basic/missing-syscall.h"
+#include "log.h"
 
 /* How long the start-up probe waits for its throwaway child to exit. */
 #define PROBE_TIMEOUT_MSEC 5000
@@ -23,6 +24,7 @@
 #define PROBE_EXIT_STATUS 42
 
 static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
+        [SPAWN_STAGE_CGROUP] = "cgroup",
         [SPAWN_STAGE_CLOSE_FDS] = "close-fds",
         [SPAWN_STAGE_SIGNALS] = "signals",
         [SPAWN_STAGE_SETSID] = "setsid",
@@ -172,6 +174,8 @@ static void child_become_pid1(const SpawnParams *p, int *report_fd) {
 
         struct clone_args args = { .exit_signal = SIGCHLD };
         pid_t pid = sys_clone3(&args, sizeof(args));
+        if (pid < 0 && errno == ENOSYS)
+                pid = sys_clone_fork(SIGCHLD, NULL);
         if (pid < 0)
                 child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
         if (pid > 0) {
@@ -206,7 +210,16 @@ static int child_apply_capabilities(const SpawnParams *p) {
         return 0;
 }
 
-static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent) {
+static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent, bool join_cgroup) {
+        /* Spawned by clone(), which has no CLONE_INTO_CGROUP: join the
+         * service's cgroup before anything else happens in the child. */
+        if (join_cgroup) {
+                int fd = openat(p->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1)
+                        child_fail(report_fd, SPAWN_STAGE_CGROUP, errno);
+                (void) close(fd);
+        }
+
         /* First of all drop every fd but 0-2 and the report pipe: until then
          * the child holds copies of svd's other pidfds, which would keep
          * those services alive past svd in autokill mode. stdout/stderr go
@@ -372,11 +385,27 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
                 .cgroup = p->cgroup_fd >= 0 ? (uint64_t) p->cgroup_fd : 0,
         };
         pid_t parent = getpid();
+        bool legacy = false;
         pid_t pid = sys_clone3(&args, sizeof(args));
+        if (pid < 0 && errno == ENOSYS && p->mode == SPAWN_MODE_FALLBACK) {
+                /* No clone3() (a seccomp profile, valgrind): clone() has
+                 * CLONE_PIDFD but neither CLONE_INTO_CGROUP nor
+                 * CLONE_CLEAR_SIGHAND; the child joins its cgroup itself and
+                 * resets its signal handlers anyway. */
+                static bool logged = false;
+                if (!logged) {
+                        log_notice("clone3() is not available (ENOSYS): spawning with clone().");
+                        logged = true;
+                }
+                legacy = true;
+                pid = sys_clone_fork((unsigned long) (flags & ~(uint64_t) (CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP)) |
+                                             (unsigned long) exit_signal,
+                                     &pidfd);
+        }
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                child_run(p, report[1], parent);
+                child_run(p, report[1], parent, legacy && p->cgroup_fd >= 0);
 
         report[1] = safe_close(report[1]);
         if (fcntl(report[0], F_SETFL, O_NONBLOCK) < 0) {

@@ -40,6 +40,7 @@ void spawn_probe(bool force_fallback, SpawnProbe *ret);
 /* The steps of child setup, in order. Their names are used in messages and
  * on the wire ("failed at setgroups"). */
 typedef enum SpawnStage {
+        SPAWN_STAGE_CGROUP,
         SPAWN_STAGE_CLOSE_FDS,
         SPAWN_STAGE_SIGNALS,
         SPAWN_STAGE_SETSID,

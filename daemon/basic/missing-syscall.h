@@ -73,6 +73,13 @@ static inline pid_t sys_clone3(struct clone_args *args, size_t size) {
         return (pid_t) syscall(__NR_clone3, args, size);
 }
 
+/* The clone(2) system call, fork-like (no new stack): for kernels and
+ * sandboxes without clone3() (ENOSYS: seccomp profiles, valgrind). With
+ * CLONE_PIDFD the pidfd is stored at *pidfd. x86_64 argument order. */
+static inline pid_t sys_clone_fork(unsigned long flags, int *pidfd) {
+        return (pid_t) syscall(__NR_clone, flags, NULL, pidfd, NULL, 0UL);
+}
+
 static inline int sys_pidfd_open(pid_t pid, unsigned flags) {
         return (int) syscall(__NR_pidfd_open, pid, flags);
 }

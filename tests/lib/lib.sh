@@ -17,6 +17,7 @@
 #                      timing slack of e2e-stop-timeout (slow emulators); default 1
 #   SVD_TEST_KEEP      when 1, keep the temporary directory
 #   SVD_EXPECT_MODE    autokill or fallback: e2e-basic and crash assert the mode
+#   SVD_VALGRIND       a directory: svd runs under valgrind, logs there (tests/valgrind.sh)
 #   TMPDIR             where the temporary directories go (default /tmp)
 # crash.sh also reads CRASH_SERVICES and CRASH_DEADLINE_MS; e2e-permissions
 # SVD_TEST_UID and SVD_TEST_GID (the throwaway ids, default 65534).
@@ -581,18 +582,22 @@ _svd_ready_or_dead() {
 start_svd() {
         _cgwrap=
         [ -n "$TEST_CG" ] && _cgwrap="$SH $T/in-test-cgroup"
+        _vg=
+        # SVD_VALGRIND=DIR: svd runs under valgrind's memcheck, one log per
+        # process in DIR (tests/valgrind.sh reads them).
+        [ -n "${SVD_VALGRIND:-}" ] && _vg="valgrind --log-file=$SVD_VALGRIND/vg.%p.log --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --child-silent-after-fork=yes"
         rm -f "$T/svd.pid"
         echo "--- svd $SVD_WRAPPER ${SVD_ARGS:-} $* ---" >>"$SVD_LOG"
         if [ -n "$REAPER" ]; then
                 # shellcheck disable=SC2086
-                "$REAPER" "$T/svd.pid" $_cgwrap $SVD_WRAPPER "$SVD" --units "$UNITS" --socket "$SOCK" \
+                "$REAPER" "$T/svd.pid" $_cgwrap $SVD_WRAPPER $_vg "$SVD" --units "$UNITS" --socket "$SOCK" \
                         ${SVD_ARGS:-} "$@" </dev/null >>"$SVD_LOG" 2>&1 &
                 SVD_JOB=$!
                 wait_until 10 test -s "$T/svd.pid" || bail_out "reaper did not start svd"
                 read -r SVD_PID <"$T/svd.pid"
         else
                 # shellcheck disable=SC2086
-                $_cgwrap $SVD_WRAPPER "$SVD" --units "$UNITS" --socket "$SOCK" ${SVD_ARGS:-} "$@" \
+                $_cgwrap $SVD_WRAPPER $_vg "$SVD" --units "$UNITS" --socket "$SOCK" ${SVD_ARGS:-} "$@" \
                         </dev/null >>"$SVD_LOG" 2>&1 &
                 SVD_JOB=$!
                 SVD_PID=$SVD_JOB
