@@ -179,6 +179,26 @@ static void service_start_failed(Service *s) {
         const char *result = strna(service_result_to_string(s->result));
         _cleanup_free_ char *msg = NULL;
 
+        if (s->spawn_error) {
+                s->spawn_error = false;
+                service_answer_waiters(s, OPS_START, "io.svd.Manager.SpawnFailed",
+                                       json_pack("{s:s,s:s}", "name", s->name, "message",
+                                                 s->last_error ? s->last_error : "Failed to spawn"));
+                if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
+                        deps_job_done(s, /* success= */ false, s->last_error ? s->last_error : "spawn failed");
+                return;
+        }
+        if (s->have_spawn_failure) {
+                const SpawnFailure *f = &s->spawn_failure;
+                service_answer_waiters(s, OPS_START, "io.svd.Manager.ExecFailed",
+                                       json_pack("{s:s,s:s,s:i,s:s,s:s}", "name", s->name, "stage",
+                                                 strna(spawn_stage_to_string(f->stage)), "errno", f->error,
+                                                 "errnoName", strna(strerrorname_np(f->error)), "message",
+                                                 s->last_error ? s->last_error : "spawn failed"));
+                if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
+                        deps_job_done(s, /* success= */ false, s->last_error ? s->last_error : "spawn failed");
+                return;
+        }
         if (s->last_error)
                 msg = strdup(s->last_error);
         else if (asprintf(&msg, "the start failed (result: %s)", result) < 0)
@@ -446,9 +466,7 @@ fail:
                         msg = NULL;
                 service_set_last_error(s, msg);
                 log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
-                service_answer_waiters(s, OPS_START, "io.svd.Manager.SpawnFailed",
-                                       json_pack("{s:s,s:s}", "name", s->name, "message",
-                                                 msg ? msg : "Failed to spawn"));
+                s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
                 service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
                 return r;
         }
@@ -546,8 +564,18 @@ static int on_restart_timer(sd_event_source *source, uint64_t usec, void *userda
         return 0;
 }
 
-/* No process any more: settle in inactive/failed or schedule a restart. */
+static void service_settle_dead(Service *s, ServiceResult result, bool allow_restart);
+
+/* No process any more: settle in inactive/failed or schedule a restart. A
+ * start that waited is answered after that, so that a client that hears of
+ * the failure sees the state it left behind. */
 static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart) {
+        service_settle_dead(s, result, allow_restart);
+        if (!s->ready && !(s->execed && s->unit->type == SERVICE_TYPE_ONESHOT && s->result == SERVICE_SUCCESS))
+                service_start_failed(s);
+}
+
+static void service_settle_dead(Service *s, ServiceResult result, bool allow_restart) {
         if (s->result == SERVICE_SUCCESS || result != SERVICE_SUCCESS)
                 s->result = result;
 
@@ -560,9 +588,6 @@ static void service_enter_dead(Service *s, ServiceResult result, bool allow_rest
                 service_ready(s);
                 return;
         }
-        if (!s->ready && !oneshot_done)
-                service_start_failed(s);
-
         if (allow_restart && service_should_restart(s, s->result)) {
                 uint64_t delay = unit_restart_delay_usec(s->unit, s->restarts + 1);
                 int r = service_arm_timer(s, delay, on_restart_timer);
@@ -600,11 +625,8 @@ static void service_note_spawn_failure(Service *s) {
         log_error("%s: %s", s->name, msg ? msg : "spawn failed");
         service_set_last_error(s, msg);
 
-        const char *errname = strerrorname_np(f->error);
-        service_answer_waiters(s, OPS_START, "io.svd.Manager.ExecFailed",
-                               json_pack("{s:s,s:s,s:i,s:s,s:s}", "name", s->name, "stage", strna(stage),
-                                         "errno", f->error, "errnoName", strna(errname), "message",
-                                         msg ? msg : "spawn failed"));
+        /* The start that waits for it is answered once the child's exit
+         * has put the service in its final state (service_start_failed). */
 }
 
 /* Reads what the child reported: failure records, the PID-namespace init's
@@ -739,7 +761,7 @@ static void service_finish_exit(Service *s) {
                         log_debug_errno(r, "%s: Failed to remove cgroup, ignoring: %m", s->name);
         }
 
-        if (was == SERVICE_STARTING || s->failing) {
+        if (was == SERVICE_STARTING || s->failing || s->have_spawn_failure) {
                 /* The start ended (oneshot) or failed, or svd stopped it for a failure: policy decides. */
                 service_enter_dead(s, s->exit_result, /* allow_restart= */ true);
                 return;

@@ -107,6 +107,7 @@ typedef struct Service {
         sd_event_source *timer_source;  /* stop timeout, restart delay, exit-info retry */
         int report_fd;
         unsigned exit_info_retries;
+        bool spawn_error;           /* clone failed: the waiting start gets SpawnFailed */
         bool exit_wait_hangup;      /* autoreaped: waiting for EPOLLHUP before reading the exit info */
 
         bool have_exit;

@@ -6,7 +6,10 @@
 # front of every svd it starts) and TIMEOUT_FACTOR=10, then every log must
 # say "ERROR SUMMARY: 0 errors" and lose nothing definitely or indirectly.
 # Tests that end svd with kill -9 (crash, contain, e2e-restore) leave no
-# summary and are not in the list. Logs of processes that only forked and
+# summary and are not in the list; neither are creds (valgrind keeps fds
+# of its own and refuses a service's LimitNOFILE= raise: EPERM) nor
+# e2e-restart-policy (it measures back-off delays, which valgrind's
+# slowness skews). Logs of processes that only forked and
 # exec'd a service have no summary either (--child-silent-after-fork).
 #
 # Usage: valgrind.sh [TEST...]   (default: the list below). Exit 77 (skip)
@@ -20,8 +23,7 @@ fi
 : "${SVD_TESTS:?SVD_TESTS must name the tests/ source directory}"
 
 [ $# -gt 0 ] || set -- e2e-basic e2e-restart e2e-stop-timeout e2e-kill e2e-notify e2e-deps \
-        e2e-restart-policy e2e-logs e2e-events e2e-reload creds hostile-input hostile-disconnect \
-        exhaust-flood
+        e2e-logs e2e-events e2e-reload hostile-input hostile-disconnect exhaust-flood
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/svd-valgrind.XXXXXX") || exit 1
 n=0
