@@ -1,13 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Installs the Debian packages svd needs to build and test (and, with --lab,
-# the kernel lab's QEMU tools). Does nothing when they are all present.
+# Installs the Debian packages svd needs to build. With --lab also the
+# kernel lab's (QEMU, busybox, cpio, and Debian's linux-source-6.12 with what
+# building it needs); with --test also clang with libFuzzer and valgrind.
+# Does nothing when they are all present.
 set -eu
 
 pkgs="build-essential cmake pkg-config libsystemd-dev libinih-dev libcap-ng-dev check libjansson-dev"
-if [ "${1:-}" = "--lab" ]; then
-        pkgs="$pkgs qemu-system-x86 busybox-static cpio"
-fi
+for arg in "$@"; do
+        case $arg in
+        --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils" ;;
+        --test) pkgs="$pkgs clang libclang-rt-dev valgrind" ;;
+        *) echo "install-deps: unknown option '$arg' (--lab, --test)" >&2; exit 2 ;;
+        esac
+done
 
 missing=""
 for p in $pkgs; do
