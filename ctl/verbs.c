@@ -362,6 +362,44 @@ static int call(VarlinkClient *c, const char *method, const char *name, json_t *
         return varlink_client_call(c, method, parameters, arg_timeout_usec, ret_reply, ret_error);
 }
 
+/* List, streamed: svd sends the services in chunks (each reply's
+ * "services" a slice of the sorted list), so that no single message grows
+ * with the number of units. Gives a reply as the one-shot call would, with
+ * every service, or the error reply. */
+static int call_list(VarlinkClient *c, json_t **ret_reply, const char **ret_error) {
+        _cleanup_json_ json_t *all = json_array();
+        if (!all)
+                return -ENOMEM;
+
+        int r = varlink_client_send(c, METHOD_LIST, NULL, /* more= */ true);
+        if (r < 0)
+                return r;
+        for (;;) {
+                json_t *reply = NULL;
+                r = varlink_client_read(c, arg_timeout_usec, &reply);
+                if (r < 0)
+                        return r;
+                const char *error = json_string_value(json_object_get(reply, "error"));
+                if (error) {
+                        *ret_reply = reply;
+                        *ret_error = error;
+                        return 0;
+                }
+                json_t *chunk = json_object_get(reply_parameters(reply), "services");
+                if (!json_is_array(chunk) || json_array_extend(all, chunk) < 0) {
+                        json_decref(reply);
+                        return -EBADMSG;
+                }
+                bool more = json_is_true(json_object_get(reply, "continues"));
+                json_decref(reply);
+                if (!more)
+                        break;
+        }
+        *ret_reply = json_pack("{s:{s:O}}", "parameters", "services", all);
+        *ret_error = NULL;
+        return *ret_reply ? 0 : -ENOMEM;
+}
+
 /* ---- start, stop, restart ---- */
 
 static int verb_change(VarlinkClient *c, int argc, char **argv, const char *method) {
@@ -598,7 +636,7 @@ static int status_all(VarlinkClient *c) {
         size_t i;
         json_t *s;
 
-        int r = call(c, METHOD_LIST, NULL, &reply, &error);
+        int r = call_list(c, &reply, &error);
         if (r < 0 || error) {
                 int k = log_call_failure("list services", NULL, r, error, reply);
                 return r < 0 ? r : k;
@@ -789,7 +827,7 @@ int verb_list(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
         const char *error;
 
-        int r = call(c, METHOD_LIST, NULL, &reply, &error);
+        int r = call_list(c, &reply, &error);
         if (r < 0 || error) {
                 int k = log_call_failure("list services", NULL, r, error, reply);
                 return r < 0 ? r : k;

@@ -50,18 +50,34 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
                                 "cgroupReason", m->cgroup.reason));
 }
 
+#define LIST_CHUNK 100U
+
 static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
         Manager *m = userdata;
         static const VarlinkField fields[] = { {} };
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
-        json_t *a = json_array();
-        if (!a)
-                return -ENOMEM;
-        for (size_t i = 0; i < m->n_services; i++)
-                json_array_append_new(a, service_to_json(m->services[i]));
-        return varlink_call_reply(call, json_pack("{s:o}", "services", a));
+        /* With "more": chunks of LIST_CHUNK services, so that no message
+         * grows with the number of units (a client reads 1 MiB at most in
+         * one); without: everything in one reply. */
+        size_t chunk = varlink_call_wants_more(call) ? LIST_CHUNK : SIZE_MAX;
+        size_t i = 0;
+        do {
+                json_t *a = json_array();
+                if (!a)
+                        return -ENOMEM;
+                for (size_t k = 0; k < chunk && i < m->n_services; k++, i++)
+                        json_array_append_new(a, service_to_json(m->services[i]));
+                json_t *p = json_pack("{s:o}", "services", a);
+                if (!p)
+                        return -ENOMEM;
+                if (i >= m->n_services)
+                        return varlink_call_reply(call, p);
+                int r = varlink_call_notify(call, p);
+                if (r < 0)
+                        return r == -ENOBUFS ? 0 : r; /* dropped: the connection is going */
+        } while (true);
 }
 
 /* Looks up the `name` parameter; answers the call itself when that fails. */
