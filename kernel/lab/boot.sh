@@ -6,9 +6,12 @@
 # Usage: boot.sh [--timeout SEC] [--initrd FILE] [--mem MB] [--smp N]
 #                [--append ARGS] KERNEL -- COMMAND [ARG...]
 #
-# QEMU runs with -accel ${SVD_LAB_ACCEL:-tcg,thread=single} -m 1024 -smp 2
+# QEMU runs with -accel ${SVD_LAB_ACCEL:-tcg,thread=single} -m ${SVD_LAB_MEM:-4096} -smp 2
 # -nographic -no-reboot -nic none and the kernel command line
 # "console=ttyS0 rdinit=/init panic=-1 quiet" (plus --append).
+# 4 GiB because the guest's root is a tmpfs and the ASan suite's 200
+# concurrent hostile clients alone take ~2.5 GiB (1 GiB OOM-killed svd);
+# QEMU backs only the pages the guest touches.
 #
 # COMMAND runs as root under the initramfs's /init (kernel/lab/init.sh),
 # in /svd, with stdout and stderr on the serial console, which is streamed
@@ -30,7 +33,7 @@ die() { echo "boot: $*" >&2; exit 1; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 timeout_sec=${SVD_LAB_TIMEOUT:-300}
 initrd=""
-mem=1024
+mem=${SVD_LAB_MEM:-4096}
 smp=2
 accel=${SVD_LAB_ACCEL:-tcg,thread=single}
 append=""
