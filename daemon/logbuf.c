@@ -90,8 +90,31 @@ void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn,
         while (n > 0) {
                 const char *nl = memchr(data, '\n', n);
                 size_t chunk = nl ? (size_t) (nl - data) : n;
-                size_t room = LOG_LINE_MAX - s->len;
 
+                if (s->len == 0) {
+                        /* The common case, no copy: whole lines and pieces
+                         * of LOG_LINE_MAX straight from data. */
+                        if (chunk > LOG_LINE_MAX) {
+                                fn(data, LOG_LINE_MAX, LOG_LINE_SPLIT, userdata);
+                                data += LOG_LINE_MAX;
+                                n -= LOG_LINE_MAX;
+                                continue;
+                        }
+                        if (nl) {
+                                fn(data, chunk, 0, userdata);
+                                data += chunk + 1;
+                                n -= chunk + 1;
+                                continue;
+                        }
+                        if (!s->buf)
+                                s->buf = malloc(LOG_LINE_MAX);
+                        if (!s->buf) {
+                                fn(data, chunk, LOG_LINE_PARTIAL, userdata);
+                                return;
+                        }
+                }
+
+                size_t room = LOG_LINE_MAX - s->len;
                 if (chunk > room) {
                         /* The line outgrows LOG_LINE_MAX: hand out a full piece. */
                         memcpy(s->buf + s->len, data, room);
@@ -106,13 +129,9 @@ void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn,
                         s->len += chunk;
                         return;
                 }
-                if (s->len == 0)
-                        fn(data, chunk, 0, userdata); /* the common case: no copy */
-                else {
-                        memcpy(s->buf + s->len, data, chunk);
-                        fn(s->buf, s->len + chunk, 0, userdata);
-                        s->len = 0;
-                }
+                memcpy(s->buf + s->len, data, chunk);
+                fn(s->buf, s->len + chunk, 0, userdata);
+                s->len = 0;
                 data += chunk + 1;
                 n -= chunk + 1;
         }
@@ -123,6 +142,13 @@ void log_splitter_flush(LogSplitter *s, LogLineFn fn, void *userdata) {
         if (s->len == 0)
                 return;
         fn(s->buf, s->len, LOG_LINE_PARTIAL, userdata);
+        s->len = 0;
+}
+
+void log_splitter_done(LogSplitter *s) {
+        assert(s);
+        free(s->buf);
+        s->buf = NULL;
         s->len = 0;
 }
 

@@ -78,15 +78,22 @@ const LogLine *logbuf_last(const LogBuffer *b, size_t n);
 
 typedef void (*LogLineFn)(const char *text, size_t len, unsigned flags, void *userdata);
 
+/* buf (LOG_LINE_MAX bytes) is allocated only while a partial line has to
+ * be kept: a loaded service that never ran, or whose lines arrive whole,
+ * costs no buffer (10 000 units: 80 MB less). */
 typedef struct LogSplitter {
-        char buf[LOG_LINE_MAX];
+        char *buf;
         size_t len;
 } LogSplitter;
 
-/* Feeds bytes; calls fn for every complete line (and every LOG_LINE_MAX piece). */
+/* Feeds bytes; calls fn for every complete line (and every LOG_LINE_MAX
+ * piece). When the buffer for a partial line cannot be allocated, the
+ * partial line is handed out at once with LOG_LINE_PARTIAL: nothing is lost. */
 void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn, void *userdata);
 /* End of stream: emits what is left as a LOG_LINE_PARTIAL line. */
 void log_splitter_flush(LogSplitter *s, LogLineFn fn, void *userdata);
+/* Frees the buffer; a partial line in it is lost (flush first). */
+void log_splitter_done(LogSplitter *s);
 
 typedef struct LogRateLimit {
         uint64_t begin_usec; /* start of the current interval (CLOCK_MONOTONIC) */

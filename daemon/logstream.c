@@ -114,6 +114,7 @@ static void on_line(const char *text, size_t len, unsigned flags, void *userdata
 static void log_pipe_close(LogPipe *p) {
         if (p->fd >= 0)
                 log_splitter_flush(&p->splitter, on_line, p);
+        log_splitter_done(&p->splitter);
         p->source = sd_event_source_disable_unref(p->source);
         p->fd = safe_close(p->fd);
         p->child_fd = safe_close(p->child_fd);

@@ -39,7 +39,15 @@ START_TEST(test_split_lines) {
         LogSplitter sp = {};
         Seen s = {};
 
+        log_splitter_feed(&sp, "zero\n", 5, collect, &s);
+        ck_assert_ptr_null(sp.buf); /* whole lines need no buffer */
+        ck_assert_uint_eq(s.n, 1);
+        ck_assert_str_eq(s.text[0], "zero");
+        seen_done(&s);
+        s = (Seen){};
+
         log_splitter_feed(&sp, "one\ntwo\n\nthr", 12, collect, &s);
+        ck_assert_ptr_nonnull(sp.buf); /* "thr" waits for its end */
         ck_assert_uint_eq(s.n, 3);
         ck_assert_str_eq(s.text[0], "one");
         ck_assert_str_eq(s.text[1], "two");
@@ -54,6 +62,8 @@ START_TEST(test_split_lines) {
         ck_assert_uint_eq(s.flags[4], LOG_LINE_PARTIAL);
         log_splitter_flush(&sp, collect, &s); /* nothing left */
         ck_assert_uint_eq(s.n, 5);
+        log_splitter_done(&sp);
+        ck_assert_ptr_null(sp.buf);
         seen_done(&s);
 }
 END_TEST
@@ -89,6 +99,26 @@ START_TEST(test_split_long_lines) {
         ck_assert_uint_eq(t.len[0], LOG_LINE_MAX);
         ck_assert_uint_eq(t.flags[0], 0);
         seen_done(&t);
+
+        /* The same two cases in one read each: straight from the data. */
+        Seen u = {};
+        log_splitter_feed(&sp, big, LOG_LINE_MAX + 1, collect, &u);
+        ck_assert_uint_eq(u.n, 1);
+        ck_assert_uint_eq(u.len[0], LOG_LINE_MAX);
+        ck_assert_uint_eq(u.flags[0], 0);
+        memset(big, 'x', n);
+        big[n] = '\n';
+        log_splitter_feed(&sp, big, n + 1, collect, &u);
+        ck_assert_uint_eq(u.n, 4);
+        ck_assert_uint_eq(u.len[1], LOG_LINE_MAX);
+        ck_assert_uint_eq(u.flags[1], LOG_LINE_SPLIT);
+        ck_assert_uint_eq(u.len[2], LOG_LINE_MAX);
+        ck_assert_uint_eq(u.flags[2], LOG_LINE_SPLIT);
+        ck_assert_uint_eq(u.len[3], 10);
+        ck_assert_uint_eq(u.flags[3], 0);
+        ck_assert_uint_eq(sp.len, 0);
+        seen_done(&u);
+        log_splitter_done(&sp);
         free(big);
 }
 END_TEST
