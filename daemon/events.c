@@ -39,7 +39,7 @@ void events_subscribe(EventSubscribers *e, VarlinkCall *call) {
         }
         EventSubscriber *sub = calloc(1, sizeof(*sub));
         if (!sub) {
-                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                (void) varlink_call_error_errno(call, ENOMEM);
                 return;
         }
         *sub = (EventSubscriber){ .set = e, .call = call, .next = e->head };

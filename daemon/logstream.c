@@ -305,7 +305,7 @@ void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool fo
 
         json_t *a = service_log_lines_json(l, lines);
         if (!a) {
-                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                (void) varlink_call_error_errno(call, ENOMEM);
                 return;
         }
         json_t *p = json_pack("{s:o}", "lines", a);
@@ -324,7 +324,7 @@ void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool fo
         LogFollower *f = calloc(1, sizeof(*f));
         if (!f) {
                 json_decref(p);
-                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                (void) varlink_call_error_errno(call, ENOMEM);
                 return;
         }
         *f = (LogFollower){ .log = l, .call = call, .next = l->followers };

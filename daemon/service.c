@@ -113,7 +113,7 @@ static int service_add_waiter(Service *s, VarlinkCall *call, ServiceOp op) {
                 return 0;
         ServiceWaiter *w = calloc(1, sizeof(*w));
         if (!w) {
-                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented", NULL);
+                (void) varlink_call_error_errno(call, ENOMEM);
                 return log_oom();
         }
         *w = (ServiceWaiter){ .service = s, .call = call, .op = op, .next = s->waiters };

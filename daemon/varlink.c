@@ -310,6 +310,13 @@ int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter) 
                                   json_pack("{s:s}", "parameter", parameter));
 }
 
+int varlink_call_error_errno(VarlinkCall *c, int error) {
+        error = abs(error);
+        return varlink_call_error(c, VARLINK_ERROR_INTERNAL,
+                                  json_pack("{s:i,s:s,s:s}", "errno", error, "errnoName",
+                                            strna(strerrorname_np(error)), "message", strerror(error)));
+}
+
 int varlink_call_check_parameters(VarlinkCall *c, json_t *parameters, const VarlinkField *fields) {
         const char *key;
         json_t *v;
@@ -514,8 +521,7 @@ static void call_dispatch(VarlinkServer *s, VarlinkCall *call, json_t *params) {
         _cleanup_json_ json_t *empty = params ? NULL : json_object();
         int r = f->fn(call, params ? params : empty, userdata);
         if (r < 0 && !call->done)
-                (void) varlink_call_error(call, "org.varlink.service.MethodNotImplemented",
-                                          json_pack("{s:s}", "method", m));
+                (void) varlink_call_error_errno(call, r);
 }
 
 /* Handles one message. Returns -EPROTO to close the connection. */

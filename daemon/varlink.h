@@ -74,7 +74,12 @@ size_t varlink_server_n_connections(const VarlinkServer *s);
 int varlink_call_reply(VarlinkCall *c, json_t *parameters);
 int varlink_call_error(VarlinkCall *c, const char *error, json_t *parameters);
 int varlink_call_error_invalid_parameter(VarlinkCall *c, const char *parameter);
-/* Sends {"error":"io.svd.Manager.X", ...} etc with an errno-style system error. */
+/* io.svd.Manager.InternalError with errno, its name and strerror() for a
+ * call svd could not carry out for a reason of its own (-ENOMEM, ...).
+ * `error` is a negative or positive errno. A handler that returns < 0
+ * without having answered gets this reply from the server. */
+#define VARLINK_ERROR_INTERNAL "io.svd.Manager.InternalError"
+int varlink_call_error_errno(VarlinkCall *c, int error);
 
 /* Streaming: sends {"continues":true,"parameters":...} and keeps the call
  * open; only for calls with "more" (else -EPROTO and nothing is sent). The

@@ -303,7 +303,7 @@ START_TEST(test_errors) {
         send_str("{\"method\":\"io.svd.Test.Echo\",\"upgrade\":true,\"parameters\":{\"text\":\"a\"}}");
         assert_error("org.varlink.service.InvalidParameter", "parameter", "upgrade");
         send_str("{\"method\":\"io.svd.Test.Fail\"}");
-        assert_error("org.varlink.service.MethodNotImplemented", "method", "io.svd.Test.Fail");
+        assert_error("io.svd.Manager.InternalError", "errnoName", "EIO");
         /* The connection survived all of that. */
         send_str("{\"method\":\"io.svd.Test.Echo\",\"parameters\":{\"text\":\"still here\"}}");
         json_t *v = reply_json();
