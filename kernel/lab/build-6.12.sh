@@ -5,9 +5,13 @@
 # linux-source-6.12 with this tree's patch series (kernel/patches/6.12/)
 # and print the path of its bzImage.
 #
-# Usage: build-6.12.sh [--unpatched] [--force] [--keep-tree]
+# Usage: build-6.12.sh [--unpatched | --selftest] [--force] [--keep-tree]
 #
 #   --unpatched  the same kernel without the series (for svd's fallback mode)
+#   --selftest   instead of a kernel: build the series' own selftest,
+#                tools/testing/selftests/pidfd/pidfd_autoreap_test, against
+#                the patched tree's UAPI headers and print its path (no
+#                kernel build: extract, patch, headers_install, ~20 s)
 #   --force      rebuild even if a cached bzImage exists
 #   --keep-tree  keep the source and build tree of this build in the cache
 #                (default: removed when the script ends, whether the build
@@ -27,6 +31,7 @@
 #       left out) or "unpatched", <config> likewise of the config fragment
 #   build-<same key>/   the tree of a build in progress (or kept)
 #   build-<same key>.log  the log of the last build of that key
+#   pidfd_autoreap_test-<source version>-<series>  the selftest (--selftest)
 # A cached kernel is printed without building anything.
 #
 # stdout: the absolute path of the bzImage, nothing else. Progress goes to
@@ -47,12 +52,14 @@ tarball=/usr/src/linux-source-6.12.tar.xz
 cache=${SVD_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-lab}/linux-6.12
 
 unpatched=0
+selftest=0
 force=0
 keep_tree=${SVD_LAB_KEEP_TREE:-0}
 
 while [ $# -gt 0 ]; do
         case $1 in
         --unpatched) unpatched=1 ;;
+        --selftest) selftest=1 ;;
         --force) force=1 ;;
         --keep-tree) keep_tree=1 ;;
         -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
@@ -61,6 +68,7 @@ while [ $# -gt 0 ]; do
         shift
 done
 
+[ "$unpatched" = 1 ] && [ "$selftest" = 1 ] && die "--selftest is built from the patched tree; drop --unpatched"
 [ -r "$fragment" ] || die "cannot read the config fragment '$fragment'"
 
 # --- packages ---------------------------------------------------------------
@@ -106,6 +114,10 @@ fi
 config_key=$(sha256sum <"$fragment" | cut -c1-16)
 key=$version-$series_key-$config_key
 image=$cache/bzImage-$key
+if [ "$selftest" = 1 ]; then
+        key=kst-$version-$series_key
+        image=$cache/pidfd_autoreap_test-$version-$series_key
+fi
 
 mkdir -p "$cache" || die "cannot create the cache directory '$cache'"
 if [ "$force" = 0 ] && [ -s "$image" ]; then
@@ -149,6 +161,21 @@ for p in "${patches[@]}"; do
 done
 if [ ${#patches[@]} -gt 0 ]; then
         note "applied ${#patches[@]} patches"
+fi
+
+if [ "$selftest" = 1 ]; then
+        note "building pidfd_autoreap_test (log: $log)"
+        make -C "$srcdir" headers_install INSTALL_HDR_PATH="$tree/hdr" >>"$log" 2>&1 ||
+                die "make headers_install failed (see $log)"
+        mkdir -p "$tree/kst"
+        make -C "$srcdir/tools/testing/selftests/pidfd" KHDR_INCLUDES="-isystem $tree/hdr/include" \
+                OUTPUT="$tree/kst" "$tree/kst/pidfd_autoreap_test" >>"$log" 2>&1 ||
+                die "building pidfd_autoreap_test failed (see $log)"
+        cp "$tree/kst/pidfd_autoreap_test" "$image.tmp" && mv "$image.tmp" "$image" ||
+                die "cannot store '$image'"
+        note "built in $(($(date +%s) - start)) s"
+        echo "$image"
+        exit 0
 fi
 
 # --- configuration ------------------------------------------------------------

@@ -4,7 +4,8 @@
 # run.sh: run one command in a VM on a Linux >= 7.1 kernel, with this
 # tree's build inside. This is how a developer runs anything in the lab.
 #
-# Usage: run.sh [--kernel PATH] [--timeout SEC] [--build DIR] [--keep-initrd FILE] [--env N=V]... -- COMMAND [ARG...]
+# Usage: run.sh [--kernel PATH] [--timeout SEC] [--build DIR] [--keep-initrd FILE] [--env N=V]...
+#               [--add SRC[:DEST]]... -- COMMAND [ARG...]
 #
 #   --kernel PATH   boot this vmlinuz instead of get-kernel.sh's
 #   --build DIR     the CMake build directory (default ${SVD_BUILD:-build},
@@ -12,6 +13,9 @@
 #   --timeout SEC   passed to boot.sh (default 300)
 #   --keep-initrd F also write the image to F (to boot it again by hand)
 #   --env N=V       export N=V in the guest (repeatable)
+#   --add SRC[:DEST] also put this file or directory in the image (as
+#                   mkinitramfs.sh's ITEM: a file goes to /svd/bin/ and is on
+#                   PATH, with its libraries; repeatable)
 #   --skip-missing  exit 77 (skip) with the reason on stderr when QEMU,
 #                   busybox-static, cpio or a kernel >= 7.1 is missing
 #                   (for ctest's SKIP_RETURN_CODE; CI should not pass it)
@@ -37,6 +41,7 @@ timeout_args=()
 keep=""
 skip_missing=0
 extra_envs=()
+extra_items=()
 
 while [ $# -gt 0 ]; do
         case $1 in
@@ -46,6 +51,8 @@ while [ $# -gt 0 ]; do
         --keep-initrd) [ $# -ge 2 ] || die "--keep-initrd needs a file"; keep=$2; shift ;;
         --skip-missing) skip_missing=1 ;;
         --env) [ $# -ge 2 ] || die "--env needs NAME=VALUE"; extra_envs+=("$2"); shift ;;
+        --add) [ $# -ge 2 ] || die "--add needs a path"; [ -e "${2%%:*}" ] || die "--add: '${2%%:*}' does not exist"
+               extra_items+=("$2"); shift ;;
         -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
         --) shift; break ;;
         *) die "unknown argument '$1' (the command goes after --)" ;;
@@ -101,6 +108,7 @@ fi
 for d in tests/integration tests/lib units; do
         [ -d "$src/$d" ] && items+=("$src/$d:/svd/$d")
 done
+items+=("${extra_items[@]}")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/svd-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT

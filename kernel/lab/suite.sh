@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # suite.sh: boot one of the lab's kernels and run svd's lab suite in it
-# (tests/lib/vm-suite.sh: the flag selftests, every end-to-end test, the
-# crash test with 100 services). This is what ctest's `vm` label runs.
+# (tests/lib/vm-suite.sh: the flag selftests, our 6.12 series' own
+# in-tree selftest pidfd_autoreap_test (build-6.12.sh --selftest; on every
+# kernel, so Debian's mainline kernel checks the series' tests too), every
+# end-to-end test, the crash test with 100 services). This is what ctest's
+# `vm` label runs.
 #
 # Usage: suite.sh --kernel debian|6.12|6.12-unpatched --build DIR [--timeout SEC]
 #
@@ -69,15 +72,25 @@ debian)
         ;;
 esac
 
-# ASan/UBSan builds: the guest's svd sees the same options as the host's.
+# The series' selftest, built from the patched linux-source-6.12 (~20 s once).
 env_args=()
+add_args=()
+if [ "$required" = 1 ] || dpkg-query -W -f='${Status}' linux-source-6.12 2>/dev/null | grep -q 'install ok installed'; then
+        kst=$("$here/build-6.12.sh" --selftest) || { echo "suite: FAIL: build-6.12.sh --selftest failed" >&2; exit 1; }
+        add_args=(--add "$kst:/svd/bin/pidfd_autoreap_test")
+        env_args+=(--env SVD_LAB_KST=1)
+else
+        env_args+=(--env "SVD_LAB_KST=linux-source-6.12 is not installed")
+fi
+
+# ASan/UBSan builds: the guest's svd sees the same options as the host's.
 for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
         [ -z "${!v:-}" ] || env_args+=(--env "$v=${!v}")
 done
 
 t0=$(date +%s)
 set +e
-"$here/run.sh" "${skip_args[@]}" "${kernel_args[@]}" "${env_args[@]}" --build "$build" --timeout "$timeout" \
+"$here/run.sh" "${skip_args[@]}" "${kernel_args[@]}" "${env_args[@]}" "${add_args[@]}" --build "$build" --timeout "$timeout" \
         -- sh /svd/tests/lib/vm-suite.sh "$mode"
 rc=$?
 set -e

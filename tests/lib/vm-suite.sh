@@ -8,7 +8,10 @@
 # MODE is the spawn mode svd must report on this kernel (autokill or
 # fallback). In order: the flag selftests (svd-selftests; on a kernel that
 # should have the flags every test must pass, on one that should not they
-# must all skip), every end-to-end test of tests/integration with
+# must all skip), the same rule for the 6.12 series' in-tree selftest
+# pidfd_autoreap_test when kernel/lab/suite.sh put it in the image
+# (SVD_LAB_KST=1; otherwise SVD_LAB_KST says why not and it is a SKIP),
+# every end-to-end test of tests/integration with
 # SVD_EXPECT_MODE=MODE, then crash.sh once more with 100 services
 # (CRASH_SERVICES), whose "# crash-kill:" line is the measured time from
 # kill -9 of svd to the death of its last service. A test that skips as a
@@ -49,6 +52,33 @@ else
         elif [ "$rc" = 77 ]; then rc=skipped-all
         fi
         result svd-selftests "$rc"
+fi
+
+# kselftest harness output ends with
+#   # Totals: pass:N fail:N xfail:N xpass:N skip:N error:N
+if [ "${SVD_LAB_KST:-}" = 1 ]; then
+        echo "vm-suite: === pidfd_autoreap_test (kernel/patches/6.12 0007)"
+        out=$(pidfd_autoreap_test 2>&1)
+        rc=$?
+        echo "$out"
+        totals=$(echo "$out" | sed -n 's/^# Totals: //p' | tail -n 1)
+        num() { echo "$totals" | sed -n "s/.*$1:\([0-9]*\).*/\1/p"; }
+        pass=$(num pass); fail=$(num fail); skip=$(num skip); err=$(num error)
+        if [ -z "$totals" ]; then
+                rc="no-totals-line(exit-$rc)"
+        elif [ "$fail" != 0 ] || [ "$err" != 0 ]; then
+                rc="fail=$fail,error=$err"
+        elif [ "$mode" = autokill ] && { [ "$skip" != 0 ] || [ "$pass" = 0 ]; }; then
+                rc="skipped=$skip-on-a-kernel-with-the-flags"
+        elif [ "$mode" = fallback ] && [ "$pass" != 0 ]; then
+                rc="passed=$pass-on-a-kernel-without-the-flags"
+        else
+                rc=0
+        fi
+        echo "pidfd_autoreap_test: $pass passed, $fail failed, $skip skipped"
+        result pidfd_autoreap_test "$rc"
+else
+        echo "vm-suite: SKIP pidfd_autoreap_test (${SVD_LAB_KST:-not in the image})"
 fi
 
 run_test() { # NAME [VAR=VALUE...]
