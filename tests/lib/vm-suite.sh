@@ -62,7 +62,8 @@ if [ "${SVD_LAB_KST:-}" = 1 ]; then
         rc=$?
         echo "$out"
         totals=$(echo "$out" | sed -n 's/^# Totals: //p' | tail -n 1)
-        num() { echo "$totals" | sed -n "s/.*$1:\([0-9]*\).*/\1/p"; }
+        # " pass:", not "xpass:": match after a space.
+        num() { echo " $totals" | sed -n "s/.* $1:\([0-9]*\).*/\1/p"; }
         pass=$(num pass); fail=$(num fail); skip=$(num skip); err=$(num error)
         if [ -z "$totals" ]; then
                 rc="no-totals-line(exit-$rc)"
