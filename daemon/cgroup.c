@@ -322,6 +322,12 @@ int cgroup_events_populated(int events_fd) {
         return parse_populated(buf);
 }
 
+int cgroup_has_processes(int cg_fd) {
+        char buf[32];
+        int r = read_small_file_at(cg_fd, "cgroup.procs", buf, sizeof(buf));
+        return r < 0 ? r : r > 0;
+}
+
 int cgroup_kill(int cg_fd) {
         return write_file_at(cg_fd, "cgroup.kill", "1");
 }

@@ -57,6 +57,12 @@ int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t 
 /* Whether any process is left in the cgroup (cgroup.events "populated"). */
 int cgroup_is_populated(int cg_fd);
 
+/* Whether cgroup.procs lists any process. It does not list processes that
+ * are exiting, which still count as "populated" until they are gone: on
+ * 7.x an autoreaped main process is released (PIDFD_INFO_EXIT set, its
+ * pidfd hung up) a moment before it leaves its cgroup. 1, 0 or -errno. */
+int cgroup_has_processes(int cg_fd);
+
 /* SIGKILLs every process in the cgroup (cgroup.kill). */
 int cgroup_kill(int cg_fd);
 

@@ -800,7 +800,10 @@ static int on_cgroup_event(sd_event_source *source, int fd, uint32_t revents, vo
 
 /* SIGKILLs what the main process left in the service's cgroup. Returns 1
  * when there was something and the caller must wait for on_cgroup_event,
- * 0 when the cgroup is empty (or there is none). */
+ * 0 when the cgroup is empty (or there is none). A cgroup whose only
+ * members are exiting (cgroup.procs empty, still populated: the main
+ * process on its way out) is waited for without a kill, and a service
+ * that is stopping stays "stopping" meanwhile: nothing was left behind. */
 static int service_kill_leftovers(Service *s) {
         int r;
 
@@ -815,10 +818,14 @@ static int service_kill_leftovers(Service *s) {
                 service_unwatch_cgroup(s);
                 return 0;
         }
-        log_info("%s: killing the processes the main process left behind.", s->name);
-        r = cgroup_kill(s->cgroup_fd);
-        if (r < 0)
-                log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
+        bool leftovers = cgroup_has_processes(s->cgroup_fd) != 0; /* an error: kill to be sure */
+        if (leftovers) {
+                log_info("%s: killing the processes the main process left behind.", s->name);
+                r = cgroup_kill(s->cgroup_fd);
+                if (r < 0)
+                        log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
+        } else
+                log_debug("%s: waiting for the exiting processes to leave the cgroup.", s->name);
         r = sd_event_add_io(s->manager->event, &s->cgroup_source, s->cgroup_events_fd, EPOLLPRI, on_cgroup_event,
                             s);
         if (r < 0) {
@@ -830,7 +837,8 @@ static int service_kill_leftovers(Service *s) {
                 service_unwatch_cgroup(s);
                 return 0;
         }
-        service_set_state(s, SERVICE_KILLING);
+        if (leftovers || !IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING))
+                service_set_state(s, SERVICE_KILLING);
         return 1;
 }
 
