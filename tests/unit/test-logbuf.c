@@ -68,6 +68,17 @@ START_TEST(test_split_lines) {
 }
 END_TEST
 
+/* A line of 2 * LOG_LINE_MAX + 10 bytes, seen from s->text[first] on: two
+ * full pieces marked split, then the last 10 bytes as the line's end. */
+static void assert_two_pieces_and_10(const Seen *s, size_t first) {
+        for (size_t i = first; i < first + 2; i++) {
+                ck_assert_uint_eq(s->len[i], LOG_LINE_MAX);
+                ck_assert_uint_eq(s->flags[i], LOG_LINE_SPLIT);
+        }
+        ck_assert_uint_eq(s->len[first + 2], 10);
+        ck_assert_uint_eq(s->flags[first + 2], 0);
+}
+
 START_TEST(test_split_long_lines) {
         LogSplitter sp = {};
         Seen s = {};
@@ -80,12 +91,7 @@ START_TEST(test_split_long_lines) {
         for (size_t off = 0; off <= n; off += 333)
                 log_splitter_feed(&sp, big + off, off + 333 > n + 1 ? n + 1 - off : 333, collect, &s);
         ck_assert_uint_eq(s.n, 3);
-        ck_assert_uint_eq(s.len[0], LOG_LINE_MAX);
-        ck_assert_uint_eq(s.flags[0], LOG_LINE_SPLIT);
-        ck_assert_uint_eq(s.len[1], LOG_LINE_MAX);
-        ck_assert_uint_eq(s.flags[1], LOG_LINE_SPLIT);
-        ck_assert_uint_eq(s.len[2], 10);
-        ck_assert_uint_eq(s.flags[2], 0);
+        assert_two_pieces_and_10(&s, 0);
         seen_done(&s);
 
         /* Exactly LOG_LINE_MAX bytes and a newline: one line, not split. */
@@ -110,12 +116,7 @@ START_TEST(test_split_long_lines) {
         big[n] = '\n';
         log_splitter_feed(&sp, big, n + 1, collect, &u);
         ck_assert_uint_eq(u.n, 4);
-        ck_assert_uint_eq(u.len[1], LOG_LINE_MAX);
-        ck_assert_uint_eq(u.flags[1], LOG_LINE_SPLIT);
-        ck_assert_uint_eq(u.len[2], LOG_LINE_MAX);
-        ck_assert_uint_eq(u.flags[2], LOG_LINE_SPLIT);
-        ck_assert_uint_eq(u.len[3], 10);
-        ck_assert_uint_eq(u.flags[3], 0);
+        assert_two_pieces_and_10(&u, 1);
         ck_assert_uint_eq(sp.len, 0);
         seen_done(&u);
         log_splitter_done(&sp);
