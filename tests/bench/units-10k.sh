@@ -63,21 +63,14 @@ timed() {
         echo "# metric case='$N units' $_n=$MS"
 }
 
-# plain_check DESCRIPTION COMMAND...: ok/not ok on a command's status.
-plain_check() {
-        _d=$1
-        shift
-        if "$@"; then ok "$_d"; else not_ok "$_d"; fi
-}
-
 timed list_ms svctl list
-plain_check "svctl list exits 0" test "$RC" = 0
-plain_check "svctl list shows them all" expect_in "$OUT" "$N services listed."
+check "svctl list exits 0" test "$RC" = 0
+check "svctl list shows them all" expect_in "$OUT" "$N services listed."
 [ "$RC" = 0 ] || diag "svctl list: $ERR"
 timed list_json_ms svctl --json list
-plain_check "svctl --json list exits 0" test "$RC" = 0
+check "svctl --json list exits 0" test "$RC" = 0
 lines=$(printf '%s\n' "$OUT" | grep -o '"name":"bench-[0-9]*"' | wc -l)
-plain_check "svctl --json list prints $N services" test "$lines" = "$N"
+check "svctl --json list prints $N services" test "$lines" = "$N"
 mid=$(printf 'bench-%05d' $((N / 2)))
 timed status_ms svctl status "$mid"
 expect_rc "svctl status of one of them exits 3 (inactive)" 3
