@@ -59,6 +59,7 @@ static const Verb verbs[] = {
         { "logs", 1, 1, true, TIMEOUT_QUERY_USEC, verb_logs },
         { "watch", 0, 0, false, TIMEOUT_QUERY_USEC, verb_watch },
         { "reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_reload },
+        { "daemon-reexec", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_daemon_reexec },
 };
 
 static void help(void) {
@@ -82,6 +83,8 @@ static void help(void) {
                "  watch                Print every state change as it happens (Ctrl-C ends)\n"
                "  reload               Re-read the unit directory; say what was added,\n"
                "                       changed and removed (running services keep running)\n"
+               "  daemon-reexec        Re-execute svd's binary (after an upgrade); every\n"
+               "                       service keeps running, untouched\n"
                "\n"
                "Options:\n"
                "  -h --help            Show this help\n"

@@ -14,6 +14,7 @@
 #define METHOD_LOGS "io.svd.Manager.Logs"
 #define METHOD_SUBSCRIBE "io.svd.Manager.Subscribe"
 #define METHOD_RELOAD "io.svd.Manager.Reload"
+#define METHOD_REEXEC "io.svd.Manager.Reexec"
 
 /* Lines of the log that `status NAME` shows at its end, as systemctl does. */
 #define STATUS_LOG_LINES 10
@@ -237,5 +238,25 @@ int verb_reload(VarlinkClient *c, int argc, char **argv) {
         print_names("Added", added);
         print_names("Changed", changed);
         print_names("Removed", removed);
+        return EXIT_SUCCESS;
+}
+
+int verb_daemon_reexec(VarlinkClient *c, int argc, char **argv) {
+        _cleanup_json_ json_t *reply = NULL;
+        const char *error;
+
+        int r = varlink_client_call(c, METHOD_REEXEC, NULL, arg_timeout_usec, &reply, &error);
+        if (r < 0 || error) {
+                int k = log_call_failure("re-execute svd", NULL, r, error, reply);
+                return r < 0 ? r : k;
+        }
+        json_t *p = reply_parameters(reply);
+        if (arg_json)
+                return print_json(p);
+        printf("svd %s (pid %lld) took over %lld services, %lld processes.\n",
+               json_string_value(json_object_get(p, "version")) ?: "?",
+               (long long) json_integer_value(json_object_get(p, "pid")),
+               (long long) json_integer_value(json_object_get(p, "services")),
+               (long long) json_integer_value(json_object_get(p, "processes")));
         return EXIT_SUCCESS;
 }

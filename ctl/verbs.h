@@ -44,6 +44,7 @@ int verb_kill(VarlinkClient *c, int argc, char **argv);
 int verb_logs(VarlinkClient *c, int argc, char **argv);
 int verb_watch(VarlinkClient *c, int argc, char **argv);
 int verb_reload(VarlinkClient *c, int argc, char **argv);
+int verb_daemon_reexec(VarlinkClient *c, int argc, char **argv);
 
 /* For `logs` (set by svctl.c): -n/--lines (-1: all svd keeps), -f/--follow. */
 extern int64_t arg_lines;

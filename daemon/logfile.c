@@ -46,6 +46,26 @@ int logfile_open(const char *path, bool truncate, uint64_t rotate_size, unsigned
         return 0;
 }
 
+int logfile_adopt(int fd, const char *path, uint64_t size, uint64_t rotate_size, unsigned keep, LogFile **ret) {
+        assert(fd >= 0);
+        assert(path);
+        assert(ret);
+
+        LogFile *f = calloc(1, sizeof(*f));
+        if (!f) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        *f = (LogFile){ .fd = fd, .size = size, .rotate_size = rotate_size, .keep = keep };
+        f->path = strdup(path);
+        if (!f->path) {
+                logfile_free(f);
+                return -ENOMEM;
+        }
+        *ret = f;
+        return 0;
+}
+
 LogFile *logfile_free(LogFile *f) {
         if (!f)
                 return NULL;

@@ -38,6 +38,8 @@ typedef struct LogFile {
 
 /* Opens (creating, mode 0644) path; truncate: file: (true) or append: (false). */
 int logfile_open(const char *path, bool truncate, uint64_t rotate_size, unsigned keep, LogFile **ret);
+/* Re-exec: a LogFile for an fd the previous svd had open (takes fd). */
+int logfile_adopt(int fd, const char *path, uint64_t size, uint64_t rotate_size, unsigned keep, LogFile **ret);
 LogFile *logfile_free(LogFile *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(LogFile *, logfile_free);
 

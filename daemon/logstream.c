@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "reexec.h"
 #include "varlink.h"
 
 struct LogFollower {
@@ -369,4 +370,136 @@ ServiceLog *service_log_free(ServiceLog *l) {
         logbuf_done(&l->buffer);
         free(l);
         return NULL;
+}
+
+/* ---- re-exec ---- */
+
+static json_t *log_file_serialize(LogFile *f, ReexecFds *fds) {
+        if (!f)
+                return json_null();
+        return json_pack("{s:o,s:s,s:I,s:I,s:i}", "fd", reexec_fd_to_json(fds, f->fd), "path", f->path, "size",
+                         (json_int_t) f->size, "writeErrors", (json_int_t) f->write_errors, "lastError",
+                         f->last_error);
+}
+
+json_t *service_log_serialize(ServiceLog *l, ReexecFds *fds) {
+        json_t *lines = json_array(), *pipes = json_array(), *files = json_array();
+        json_t *o = json_pack("{s:o,s:o,s:o}", "lines", lines, "pipes", pipes, "files", files);
+        if (!o)
+                return NULL;
+        for (const LogLine *line = l->buffer.head; line; line = line->next)
+                if (json_array_append_new(lines, json_pack("{s:I,s:I,s:i,s:i,s:o}", "seqnum", (json_int_t) line->seqnum,
+                                                           "usec", (json_int_t) line->usec, "stream", (int) line->stream,
+                                                           "flags", (int) line->flags, "text",
+                                                           reexec_bytes_to_json(line->text, line->len))) < 0)
+                        goto oom;
+        for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++) {
+                LogPipe *p = &l->pipes[i];
+                /* child_fd and null_fd live only between prepare and spawn, within one event. */
+                assert(p->child_fd < 0);
+                if (json_array_append_new(pipes, json_pack("{s:o,s:o}", "fd", reexec_fd_to_json(fds, p->fd),
+                                                           "partial",
+                                                           reexec_bytes_to_json(p->splitter.buf ?: "", p->splitter.len))) < 0)
+                        goto oom;
+        }
+        if (json_array_append_new(files, log_file_serialize(l->files[0], fds)) < 0 ||
+            json_array_append_new(files, l->files[1] && l->files[1] == l->files[0] ? json_string("same")
+                                                                                  : log_file_serialize(l->files[1], fds)) < 0)
+                goto oom;
+        if (json_object_set_new(o, "nextSeqnum", json_integer((json_int_t) l->buffer.next_seqnum)) < 0 ||
+            json_object_set_new(o, "evicted", json_integer((json_int_t) l->buffer.evicted)) < 0 ||
+            json_object_set_new(o, "rate", json_pack("{s:I,s:i,s:I}", "beginUsec", (json_int_t) l->rate.begin_usec, "n",
+                                                     (int) l->rate.n, "dropped", (json_int_t) l->rate.dropped)) < 0 ||
+            json_object_set_new(o, "dropped", json_integer((json_int_t) l->dropped)) < 0)
+                goto oom;
+        return o;
+oom:
+        json_decref(o);
+        return NULL;
+}
+
+static int log_file_deserialize(json_t *j, const Unit *u, LogFile **ret) {
+        *ret = NULL;
+        if (!json_is_object(j))
+                return 0;
+        int fd = reexec_fd_take(j, "fd");
+        const char *path = reexec_str(j, "path");
+        if (fd < 0 || !path)
+                return fd < 0 ? fd : -EINVAL;
+        /* The path it was opened as, the unit's rotation settings. */
+        int r = logfile_adopt(fd, path, reexec_u64(j, "size", 0), u ? u->log_rotate_size : 0,
+                              u ? u->log_rotate_keep : 0, ret);
+        if (r < 0)
+                return r;
+        (*ret)->write_errors = reexec_u64(j, "writeErrors", 0);
+        (*ret)->last_error = (int) reexec_i64(j, "lastError", 0);
+        return 0;
+}
+
+int service_log_deserialize(ServiceLog *l, json_t *o, const Unit *u) {
+        json_t *lines = json_object_get(o, "lines"), *pipes = json_object_get(o, "pipes"),
+               *files = json_object_get(o, "files"), *line;
+        size_t i;
+        int r;
+
+        assert(l);
+        if (!json_is_object(o))
+                return -EINVAL;
+
+        json_array_foreach(lines, i, line) {
+                _cleanup_free_ char *text = NULL;
+                size_t len;
+                LogStream stream = (LogStream) reexec_i64(line, "stream", LOG_STREAM_STDOUT);
+                if (stream < 0 || stream >= _LOG_STREAM_MAX)
+                        stream = LOG_STREAM_SVD;
+                r = reexec_bytes_from_json(json_object_get(line, "text"), &text, &len);
+                if (r < 0)
+                        return r;
+                if (i == 0)
+                        l->buffer.next_seqnum = reexec_u64(line, "seqnum", 1);
+                r = logbuf_append(&l->buffer, stream, reexec_u64(line, "usec", 0),
+                                  (unsigned) reexec_i64(line, "flags", 0), text, len, NULL);
+                if (r < 0)
+                        return r;
+        }
+        l->buffer.next_seqnum = reexec_u64(o, "nextSeqnum", l->buffer.next_seqnum);
+        l->buffer.evicted = reexec_u64(o, "evicted", 0);
+        json_t *rate = json_object_get(o, "rate");
+        l->rate = (LogRateLimit){ .begin_usec = reexec_u64(rate, "beginUsec", 0),
+                                  .n = (unsigned) reexec_u64(rate, "n", 0),
+                                  .dropped = reexec_u64(rate, "dropped", 0) };
+        l->dropped = reexec_u64(o, "dropped", 0);
+
+        for (i = 0; i < 2; i++) {
+                json_t *f = json_array_get(files, i);
+                if (i == 1 && json_is_string(f) && streq(json_string_value(f), "same"))
+                        l->files[1] = l->files[0];
+                else {
+                        r = log_file_deserialize(f, u, &l->files[i]);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        for (i = 0; i < ELEMENTSOF(l->pipes); i++) {
+                json_t *pj = json_array_get(pipes, i);
+                LogPipe *p = &l->pipes[i];
+                int fd = reexec_fd_take(pj, "fd");
+                if (fd == -EBADF)
+                        continue;
+                if (fd < 0)
+                        return fd;
+                p->fd = fd;
+                p->file = l->files[i];
+                r = sd_event_add_io(l->event, &p->source, p->fd, EPOLLIN, on_pipe_event, p);
+                if (r < 0)
+                        return r;
+                _cleanup_free_ char *partial = NULL;
+                size_t len = 0;
+                r = reexec_bytes_from_json(json_object_get(pj, "partial"), &partial, &len);
+                if (r < 0)
+                        return r;
+                /* Less than a line, so it only fills the splitter's buffer again. */
+                log_splitter_feed(&p->splitter, partial, len, on_line, p);
+        }
+        return 0;
 }

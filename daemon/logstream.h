@@ -96,5 +96,12 @@ void service_log_drain(ServiceLog *l);
  * (all with UINT64_MAX); with follow, keeps it and streams new lines. */
 void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool follow);
 
+/* Re-exec (reexec.h): the ring, partial lines, pipes and files as JSON,
+ * fds recorded in fds; and back, for a ServiceLog fresh from
+ * service_log_new(), with the unit for the files' rotation settings. */
+struct ReexecFds;
+struct json_t *service_log_serialize(ServiceLog *l, struct ReexecFds *fds);
+int service_log_deserialize(ServiceLog *l, struct json_t *o, const Unit *u);
+
 /* The line as a LogLine wire object (io.svd.Manager LogLine type). */
 struct json_t *log_line_to_json(const LogLine *line);

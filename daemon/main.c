@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* svd: argv, logging, then manager_new → manager_startup → loop. */
 #include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/strv.h"
 #include "log.h"
 #include "manager.h"
+#include "version.h"
 
 static void help(void) {
         printf("svd [OPTIONS]\n\n"
@@ -19,7 +23,19 @@ static void help(void) {
                "  -s --socket PATH     Control socket (default /run/svd/svd.sock for root,\n"
                "                       $XDG_RUNTIME_DIR/svd/svd.sock otherwise)\n"
                "     --mode=fallback   Do not use CLONE_PIDFD_AUTOKILL even if the kernel has it\n"
-               "  -v --verbose         Log debug messages\n");
+               "  -v --verbose         Log debug messages\n"
+               "     --state-version   Show the newest re-exec state version this svd reads\n");
+}
+
+/* The binary this process runs, as a path on disk: a re-exec runs the file
+ * there now, which after an upgrade is the new one. */
+static char *exe_path(void) {
+        char buf[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return NULL;
+        buf[n] = 0;
+        return strdup(buf);
 }
 
 /* Makes sure fds 0-2 are open, so that no pipe or socket of svd's ever
@@ -38,14 +54,18 @@ static int ensure_std_fds(void) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_MODE };
+        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },     { "version", no_argument, NULL, ARG_VERSION },
                 { "units", required_argument, NULL, 'u' }, { "socket", required_argument, NULL, 's' },
                 { "mode", required_argument, NULL, ARG_MODE }, { "verbose", no_argument, NULL, 'v' },
+                { "state-version", no_argument, NULL, ARG_STATE_VERSION },
+                { "deserialize", required_argument, NULL, ARG_DESERIALIZE },
                 {},
         };
         ManagerConfig config = {};
+        _cleanup_strv_free_ char **args = NULL;
+        _cleanup_free_ char *exe = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
         int c, r;
 
@@ -56,8 +76,22 @@ int main(int argc, char *argv[]) {
                         help();
                         return EXIT_SUCCESS;
                 case ARG_VERSION:
-                        printf("svd %s\n", SVD_VERSION);
+                        printf("svd %s\n", svd_version);
                         return EXIT_SUCCESS;
+                case ARG_STATE_VERSION:
+                        printf("%u\n", svd_state_version);
+                        return EXIT_SUCCESS;
+                case ARG_DESERIALIZE: {
+                        char *end;
+                        errno = 0;
+                        long fd = strtol(optarg, &end, 10);
+                        if (errno != 0 || *end || fd < 3 || fd > INT_MAX || fcntl((int) fd, F_GETFD) < 0) {
+                                log_error("Invalid --deserialize '%s': not an open fd.", optarg);
+                                return EXIT_FAILURE;
+                        }
+                        config.state_fd = (int) fd;
+                        break;
+                }
                 case 'u':
                         config.unit_dir = optarg;
                         break;
@@ -82,6 +116,20 @@ int main(int argc, char *argv[]) {
                 log_error("Unexpected argument '%s'.", argv[optind]);
                 return EXIT_FAILURE;
         }
+
+        /* What a re-exec passes on: the options, less --deserialize. */
+        for (int i = 1; i < optind; i++) {
+                if (strneq(argv[i], "--deserialize", 13)) {
+                        if (!strchr(argv[i], '=') && i + 1 < optind)
+                                i++;
+                        continue;
+                }
+                if (strv_extend(&args, argv[i]) < 0)
+                        return log_oom(), EXIT_FAILURE;
+        }
+        exe = exe_path();
+        config.exe_path = exe;
+        config.argv = args;
 
         r = ensure_std_fds();
         if (r < 0) {

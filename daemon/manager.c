@@ -9,13 +9,16 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "basic/strv.h"
 #include "deps.h"
 #include "log.h"
 #include "notify.h"
+#include "reexec.h"
 #include "service.h"
 #include "unit.h"
 #include "varlink-manager.h"
 #include "varlink.h"
+#include "version.h"
 
 /* What RLIMIT_NOFILE's soft limit is raised to for svd itself (connections
  * and pidfds); services get the limit svd started with. */
@@ -91,6 +94,17 @@ static int on_shutdown_signal(sd_event_source *source, const struct signalfd_sig
         return 0;
 }
 
+/* SIGHUP: re-exec (reexec.h), as `svctl daemon-reexec` without a client to answer. */
+static int on_reexec_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        _cleanup_free_ char *error = NULL;
+
+        log_info("Received SIGHUP, re-executing.");
+        int r = manager_reexec(m, NULL, &error);
+        log_error_errno(r, "Re-exec failed, carrying on: %s", error ? error : strerror(-r));
+        return 0;
+}
+
 void manager_check_shutdown(Manager *m) {
         if (!m->shutting_down)
                 return;
@@ -105,7 +119,11 @@ static void on_unit_warning(const char *message, void *userdata) {
         log_warning("%s", message);
 }
 
-static int manager_add_service(Manager *m, Service *s) {
+void manager_sort_services(Manager *m) {
+        qsort(m->services, m->n_services, sizeof(Service *), service_compare);
+}
+
+int manager_add_service(Manager *m, Service *s) {
         if (m->n_services >= MANAGER_UNITS_MAX)
                 return -E2BIG;
         Service **a = reallocarray(m->services, m->n_services + 1, sizeof(Service *));
@@ -167,7 +185,7 @@ static int manager_load_units(Manager *m) {
         if (errno > 0)
                 return log_error_errno(errno, "Failed to read unit directory '%s': %m", m->unit_dir);
 
-        qsort(m->services, m->n_services, sizeof(Service *), service_compare);
+        manager_sort_services(m);
         log_info("Loaded %zu units from '%s' (%zu failed).", m->n_services, m->unit_dir, failed);
         return deps_resolve(m);
 }
@@ -214,6 +232,11 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         m->uid = getuid();
         m->cgroup.services_fd = -EBADF;
         m->notify_fd = -EBADF;
+        m->state_fd = config->state_fd > 2 ? config->state_fd : -EBADF;
+        if (config->exe_path && !(m->exe_path = strdup(config->exe_path)))
+                return -ENOMEM;
+        if (config->argv && !(m->argv = strv_copy(config->argv)))
+                return -ENOMEM;
 
         if (config->unit_dir)
                 m->unit_dir = strdup(config->unit_dir);
@@ -248,13 +271,41 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         return 0;
 }
 
+int manager_listen(Manager *m, int listen_fd) {
+        VarlinkServerInfo info = {
+                .vendor = "svd",
+                .product = "svd",
+                .version = svd_version,
+                .url = "https://github.com/svd-project/svd",
+        };
+        int r;
+
+        if (listen_fd >= 0)
+                r = varlink_server_new_from_fd(m->event, m->socket_path, listen_fd, &info, m->uid, &m->varlink);
+        else {
+                r = mkdir_parent(m->socket_path);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create the directory of '%s': %m", m->socket_path);
+                r = varlink_server_new(m->event, m->socket_path, &info, m->uid, &m->varlink);
+        }
+        if (r == -EADDRINUSE)
+                return log_error_errno(r, "Another svd is already listening on '%s'.", m->socket_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to listen on '%s': %m", m->socket_path);
+        r = varlink_manager_register(m, m->varlink);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register io.svd.Manager: %m");
+        log_info("Listening on '%s'%s.", m->socket_path, listen_fd >= 0 ? " (handed over)" : "");
+        return 0;
+}
+
 int manager_startup(Manager *m) {
         int r;
         sigset_t ss;
 
         assert(m);
 
-        log_info("svd %s: spawn mode %s: %s.", SVD_VERSION, spawn_mode_to_string(m->probe.mode), m->probe.reason);
+        log_info("svd %s: spawn mode %s: %s.", svd_version, spawn_mode_to_string(m->probe.mode), m->probe.reason);
 
         /* sd-event's signal sources need the signals blocked. SIGPIPE is
          * ignored: every write uses MSG_NOSIGNAL, this catches the rest.
@@ -263,12 +314,15 @@ int manager_startup(Manager *m) {
         sigemptyset(&ss);
         sigaddset(&ss, SIGTERM);
         sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
                 return log_error_errno(errno, "Failed to block signals: %m");
         (void) signal(SIGPIPE, SIG_IGN);
         r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_shutdown_signal, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_shutdown_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_reexec_signal, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
 
@@ -279,29 +333,20 @@ int manager_startup(Manager *m) {
                 log_notice("cgroup: not used: %s; a forking service's children are contained only with "
                            "PrivatePIDs=yes.", m->cgroup.reason);
 
+        if (m->state_fd >= 0) {
+                /* A re-exec: everything as it was, nothing started or killed. */
+                int fd = TAKE_FD(m->state_fd);
+                return manager_startup_from_state(m, fd);
+        }
+
         r = manager_load_units(m);
         if (r < 0)
                 return r;
         manager_kill_leftovers(m);
 
-        r = mkdir_parent(m->socket_path);
+        r = manager_listen(m, -EBADF);
         if (r < 0)
-                return log_error_errno(r, "Failed to create the directory of '%s': %m", m->socket_path);
-        VarlinkServerInfo info = {
-                .vendor = "svd",
-                .product = "svd",
-                .version = SVD_VERSION,
-                .url = "https://github.com/svd-project/svd",
-        };
-        r = varlink_server_new(m->event, m->socket_path, &info, m->uid, &m->varlink);
-        if (r == -EADDRINUSE)
-                return log_error_errno(r, "Another svd is already listening on '%s'.", m->socket_path);
-        if (r < 0)
-                return log_error_errno(r, "Failed to listen on '%s': %m", m->socket_path);
-        r = varlink_manager_register(m, m->varlink);
-        if (r < 0)
-                return log_error_errno(r, "Failed to register io.svd.Manager: %m");
-        log_info("Listening on '%s'.", m->socket_path);
+                return r;
         r = notify_socket_open(m);
         if (r < 0)
                 log_error_errno(r, "Failed to open the notify socket '%s', Type=notify and WatchdogSec= will "
@@ -359,6 +404,9 @@ Manager *manager_free(Manager *m) {
         m->sighup_source = sd_event_source_disable_unref(m->sighup_source);
         sd_event_unref(m->event);
         free(m->unit_dir);
+        free(m->exe_path);
+        strv_free(m->argv);
+        safe_close(m->state_fd);
         free(m->socket_path);
         free(m->notify_path);
         free(m);

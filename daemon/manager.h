@@ -27,6 +27,9 @@ typedef struct ManagerConfig {
         const char *unit_dir;
         const char *socket_path;
         bool force_fallback;
+        const char *exe_path;  /* svd's binary on disk, exec'd by a re-exec (reexec.h) */
+        char **argv;           /* the options svd was started with, for the same */
+        int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
 } ManagerConfig;
 
 typedef struct Manager {
@@ -53,6 +56,10 @@ typedef struct Manager {
         bool crash_restored;           /* the wanted file was found at start-up: svd had crashed */
         bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
 
+        char *exe_path;         /* re-exec (reexec.h): the binary, */
+        char **argv;            /*   the options, */
+        int state_fd;           /*   the state to start from, -EBADF */
+
         uid_t uid;              /* svd's own user: may change state over varlink */
         struct rlimit nofile;   /* RLIMIT_NOFILE as svd found it, restored for services */
         bool shutting_down;
@@ -68,6 +75,13 @@ int manager_startup(Manager *m);
 int manager_run(Manager *m);
 
 Service *manager_get_service(Manager *m, const char *name);
+/* Appends a service to the table (-E2BIG beyond MANAGER_UNITS_MAX); then
+ * manager_sort_services() before the next lookup. */
+int manager_add_service(Manager *m, Service *s);
+void manager_sort_services(Manager *m);
+/* Serves the control socket: listen_fd when >= 0 (handed over by a
+ * re-exec), else binds the socket path. */
+int manager_listen(Manager *m, int listen_fd);
 
 /* Called by services whenever they settle; ends the loop once shutdown is complete. */
 void manager_check_shutdown(Manager *m);

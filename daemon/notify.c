@@ -304,6 +304,23 @@ int notify_socket_open(Manager *m) {
         return 0;
 }
 
+int notify_socket_adopt(Manager *m, int fd) {
+        _cleanup_close_ int owned = fd;
+        int r;
+
+        assert(m);
+        assert(fd >= 0);
+
+        if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+                return -errno;
+        r = sd_event_add_io(m->event, &m->notify_source, fd, EPOLLIN, on_notify_event, m);
+        if (r < 0)
+                return r;
+        (void)sd_event_source_set_priority(m->notify_source, SD_EVENT_PRIORITY_NORMAL - 10);
+        m->notify_fd = TAKE_FD(owned);
+        return 0;
+}
+
 void notify_socket_close(Manager *m) {
         if (!m)
                 return;

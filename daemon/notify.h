@@ -53,4 +53,6 @@ int notify_socket_path(const char *control_socket, char **ret);
 /* Binds m->notify_path and watches it. Returns -errno; svd then runs
  * without (Type=notify services fail to start, saying why). */
 int notify_socket_open(Manager *m);
+/* Re-exec: serves the socket the previous svd had bound (takes fd). */
+int notify_socket_adopt(Manager *m, int fd);
 void notify_socket_close(Manager *m);

@@ -105,6 +105,7 @@ typedef struct Service {
         sd_event_source *exit_source;   /* main.pidfd readable */
         sd_event_source *report_source; /* spawn failure pipe */
         sd_event_source *timer_source;  /* stop timeout, restart delay, exit-info retry */
+        sd_event_time_handler_t timer_cb; /* which of them (re-exec carries the deadline over) */
         int report_fd;
         unsigned exit_info_retries;
         bool spawn_error;           /* clone failed: the waiting start gets SpawnFailed */
@@ -184,6 +185,18 @@ bool service_reset_failed(Service *s);
 void service_start_now(Service *s);
 void service_stop_now(Service *s);
 void service_fail_dependency(Service *s, Service *dep, const char *reason);
+
+/* Re-exec (reexec.h). service_serialize() gives the service as JSON with
+ * its fds recorded in fds. service_deserialize() creates a service from
+ * that (parsing the unit text it carries), without any event source;
+ * service_resume(), given the same JSON, then watches its process, pipes and timers again, and
+ * service_resume_settle(), from the loop, finishes what the old svd was
+ * waiting for if it happened meanwhile (the cgroup emptied). */
+struct ReexecFds;
+struct json_t *service_serialize(Service *s, struct ReexecFds *fds);
+int service_deserialize(Manager *m, struct json_t *o, Service **ret);
+int service_resume(Service *s, struct json_t *o);
+void service_resume_settle(Service *s);
 
 /* The wire representation (io.svd.Manager Service type). */
 struct json_t *service_to_json(const Service *s);

@@ -367,6 +367,7 @@ Unit *unit_free(Unit *u) {
         free(u->user);
         free(u->group);
         strv_free(u->supplementary_groups);
+        free(u->source);
         free(u->std_output_path);
         free(u->std_error_path);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
@@ -1785,6 +1786,15 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 parser_warn(&p, "RestartMaxDelaySec= is smaller than RestartSec=, using RestartSec= for both.");
                 u->restart_max_delay_usec = u->restart_usec;
         }
+        u->source = malloc(len + 1);
+        if (!u->source) {
+                parser_error(&p, -ENOMEM, 0, "Out of memory");
+                return fail(&p, ret_error);
+        }
+        if (len > 0)
+                memcpy(u->source, text, len);
+        u->source[len] = 0;
+        u->source_len = len;
 
         *ret = TAKE_PTR(u);
         if (ret_error)

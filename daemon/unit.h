@@ -162,6 +162,12 @@ typedef struct Unit {
         char *std_output_path, *std_error_path; /* for file:/append: */
         uint64_t log_rotate_size; /* LogRotateSize=, bytes; 0 = never rotate */
         unsigned log_rotate_keep; /* LogRotateKeep=, rotated files kept */
+
+        /* The bytes the unit was parsed from: a re-exec hands them to the next
+         * svd (reexec.h), which parses the same definition again rather than
+         * a file that may have changed on disk since. */
+        char *source;
+        size_t source_len;
 } Unit;
 
 #define UNIT_CAPABILITIES_ALL UINT64_MAX

@@ -12,7 +12,9 @@
 #include "log.h"
 #include "manager.h"
 #include "service.h"
+#include "reexec.h"
 #include "varlink.h"
+#include "version.h"
 
 extern const char varlink_idl_io_svd_manager[];
 
@@ -42,7 +44,7 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
         if (uname(&u) < 0)
                 return -errno;
         return varlink_call_reply(
-                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s}", "version", SVD_VERSION,
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s}", "version", svd_version,
                                 "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
@@ -196,6 +198,21 @@ static int method_reload(VarlinkCall *call, json_t *parameters, void *userdata) 
                                                   strv_to_json(changed), "removed", strv_to_json(removed)));
 }
 
+static int method_reexec(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { {} };
+        Manager *m = userdata;
+        _cleanup_free_ char *error = NULL;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        log_info("Re-exec requested by uid " UID_FMT ".", varlink_call_peer_uid(call));
+        int r = manager_reexec(m, call, &error); /* returns only when it failed */
+        log_error_errno(r, "Re-exec failed, carrying on: %s", error ? error : strerror(-r));
+        return varlink_call_error(call, "io.svd.Manager.ReexecFailed",
+                                  json_pack("{s:s,s:i,s:s}", "message", error ? error : strerror(-r), "errno", -r,
+                                            "errnoName", strna(strerrorname_np(-r))));
+}
+
 static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { { "name", JSON_STRING, true }, { "signal", JSON_INTEGER, true }, {} };
         Manager *m = userdata;
@@ -256,6 +273,7 @@ static const VarlinkMethod manager_methods[] = {
         { "Logs", method_logs, 0 },
         { "Subscribe", method_subscribe, VARLINK_METHOD_REQUIRES_MORE },
         { "Reload", method_reload, VARLINK_METHOD_WRITE },
+        { "Reexec", method_reexec, VARLINK_METHOD_WRITE },
         { "ResetFailed", method_reset_failed, VARLINK_METHOD_WRITE },
         {},
 };

@@ -883,33 +883,16 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
         return 0;
 }
 
-int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInfo *info, uid_t owner,
-                       VarlinkServer **ret) {
-        _cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+/* Binds and listens on path. */
+static int server_bind(const char *path, int *ret_fd) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-        assert(event);
-        assert(path);
-        assert(info);
-        assert(ret);
 
         if (strlen(path) >= sizeof(sa.sun_path))
                 return -ENAMETOOLONG;
         strcpy(sa.sun_path, path);
 
-        s = calloc(1, sizeof(*s));
-        if (!s)
-                return -ENOMEM;
-        s->listen_fd = -EBADF;
-        s->event = sd_event_ref(event);
-        s->info = *info;
-        s->owner = owner;
-        s->path = strdup(path);
-        if (!s->path)
-                return -ENOMEM;
-
-        s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (s->listen_fd < 0)
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
                 return -errno;
 
         /* A live svd on this path must not be disturbed: only a socket nobody
@@ -922,12 +905,48 @@ int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInf
         (void) unlink(path);
 
         mode_t old = umask(0111);
-        int r = bind(s->listen_fd, (struct sockaddr *) &sa, sizeof(sa));
+        int r = bind(fd, (struct sockaddr *) &sa, sizeof(sa));
         umask(old);
         if (r < 0)
                 return -errno;
-        if (listen(s->listen_fd, SOMAXCONN) < 0)
+        if (listen(fd, SOMAXCONN) < 0)
                 return -errno;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+static int server_new(sd_event *event, const char *path, int listen_fd, const VarlinkServerInfo *info, uid_t owner,
+                      VarlinkServer **ret) {
+        _cleanup_(varlink_server_freep) VarlinkServer *s = NULL;
+        _cleanup_close_ int adopt = listen_fd;
+        int r;
+
+        assert(event);
+        assert(path);
+        assert(info);
+        assert(ret);
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->listen_fd = -EBADF;
+        s->event = sd_event_ref(event);
+        s->info = *info;
+        s->owner = owner;
+        s->path = strdup(path);
+        if (!s->path)
+                return -ENOMEM;
+
+        if (adopt >= 0) {
+                /* Bound and listening already (a re-exec): the socket file stays as it is. */
+                s->listen_fd = TAKE_FD(adopt);
+                if (fcntl(s->listen_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(s->listen_fd, F_SETFL, O_NONBLOCK) < 0)
+                        return -errno;
+        } else {
+                r = server_bind(path, &s->listen_fd);
+                if (r < 0)
+                        return r;
+        }
         r = sd_event_add_io(event, &s->listen_source, s->listen_fd, EPOLLIN, on_listen, s);
         if (r < 0)
                 return r;
@@ -941,6 +960,58 @@ int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInf
                 return r;
 
         *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int varlink_server_new(sd_event *event, const char *path, const VarlinkServerInfo *info, uid_t owner,
+                       VarlinkServer **ret) {
+        return server_new(event, path, -EBADF, info, owner, ret);
+}
+
+int varlink_server_new_from_fd(sd_event *event, const char *path, int listen_fd, const VarlinkServerInfo *info,
+                               uid_t owner, VarlinkServer **ret) {
+        assert(listen_fd >= 0);
+        return server_new(event, path, listen_fd, info, owner, ret);
+}
+
+int varlink_server_listen_fd(const VarlinkServer *s) {
+        return s ? s->listen_fd : -EBADF;
+}
+
+int varlink_call_connection_fd(const VarlinkCall *c) {
+        assert(c);
+        const VarlinkConnection *conn = c->connection;
+        if (!conn || c->oneway || c->more || conn->dead || conn->read_eof)
+                return -ENOTCONN;
+        /* Nothing may be lost in the hand-over: no reply still queued, no
+         * further call read already. */
+        if (conn->output_start < conn->output_size || conn->input.start < conn->input.end)
+                return -EBUSY;
+        return conn->fd;
+}
+
+int varlink_server_add_connection_reply(VarlinkServer *s, int fd, json_t *parameters) {
+        json_t *msg = json_object();
+        if (!msg || (parameters && json_object_set_new(msg, "parameters", parameters) < 0)) {
+                if (!msg)
+                        json_decref(parameters);
+                json_decref(msg);
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        int r = varlink_server_add_connection(s, fd);
+        if (r < 0) {
+                json_decref(msg);
+                return r;
+        }
+        VarlinkConnection *c = s->connections; /* add_connection puts it first */
+        r = connection_queue(c, msg);
+        json_decref(msg);
+        if (r < 0) {
+                connection_free(c);
+                return r;
+        }
+        connection_update(c);
         return 0;
 }
 

@@ -107,6 +107,20 @@ typedef struct VarlinkField {
 } VarlinkField;
 int varlink_call_check_parameters(VarlinkCall *c, json_t *parameters, const VarlinkField *fields);
 
+/* Re-exec (reexec.h). The listening socket, to hand over; a server on a
+ * socket that is bound and listening already (takes the fd, leaves the
+ * socket file alone). */
+int varlink_server_listen_fd(const VarlinkServer *s);
+int varlink_server_new_from_fd(sd_event *event, const char *path, int listen_fd, const VarlinkServerInfo *info,
+                               uid_t owner, VarlinkServer **ret);
+/* The fd of the call's connection when the connection can be handed over
+ * to the next svd with this call pending: no reply queued, no further call
+ * buffered, not oneway or streaming. -ENOTCONN or -EBUSY otherwise. */
+int varlink_call_connection_fd(const VarlinkCall *c);
+/* Serves a handed-over connection (takes fd) and answers the call that was
+ * pending on it with {"parameters": parameters} (takes parameters). */
+int varlink_server_add_connection_reply(VarlinkServer *s, int fd, json_t *parameters);
+
 /* Serves an already connected stream socket (takes fd): the tests and
  * the fuzzer use one end of a socketpair. The peer's credentials come from
  * SO_PEERCRED as for accepted connections. */
