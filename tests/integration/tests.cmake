@@ -24,3 +24,5 @@ svd_integration_test(hostile-disconnect)
 svd_integration_test(exhaust-nofile)
 svd_integration_test(exhaust-flood)
 svd_integration_test(exhaust-reload)
+# Issue 8: re-exec with the pidfds carried across execve().
+svd_integration_test(e2e-reexec)
