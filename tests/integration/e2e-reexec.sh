@@ -309,10 +309,16 @@ expect_rc "one more re-exec (the last)" 0
 run svctl kill --signal KILL stopping
 expect_rc "kill the stuck stopping service" 0
 check "which ends stopped" wait_until 20 state_is stopping inactive
-run svctl restart rec-05
-expect_rc "restart after re-execs" 0
-check "rec-05 runs again with a new pid" wait_until 20 sh -c "
-        '$SVCTL' --socket '$SOCK' --json status rec-05 | grep -q '\"state\":\"running\"'"
+# rec-02 has PrivatePIDs=yes: svd's init there reports the command's exit
+# through the spawn-report pipe, which the re-execs handed over.
+OLD_PID=$(svc_pid rec-02)
+run svctl restart rec-02
+expect_rc "restart after re-execs (PrivatePIDs=yes)" 0
+check "rec-02 runs again with a new pid" wait_until 20 running_with_new_pid rec-02 "$OLD_PID"
+expect_eq "its last exit is the command's, reported by its init: SIGTERM recorded, then exit 0" \
+        "exited 0" "$(svc_json rec-02 | _json_field lastExit | sed 's/.*"code":"\([a-z]*\)","status":\([0-9]*\).*/\1 \2/')"
+expect_eq "... and the SIGTERM of that restart is the only signal it got" "signal 15" "$(cat "$T/rec/rec-02")"
+: >"$T/rec/rec-02"
 expect_eq "reload after re-execs reports nothing changed" "No changes." "$(svctl reload 2>&1)"
 
 # ---- a crash after the last re-exec kills everything ----
