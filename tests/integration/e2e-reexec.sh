@@ -156,6 +156,14 @@ check "one service starting, one stopping" wait_until 20 sh -c "
         '$SVCTL' --socket '$SOCK' --json status stopping | grep -q '\"state\":\"stopping\"'"
 check "the stop's SIGTERM is recorded" wait_until 10 grep -q '^signal 15$' "$T/rec/stopping"
 
+# A reload that waits for running services: rec-04's unit changed (applies
+# at its next start), rec-06's removed (dropped once it stops).
+sed -i 's/^Description=.*/Description=re-exec test rec-04, second edition/' "$UNITS/rec-04.service"
+mv "$UNITS/rec-06.service" "$T/rec-06.service.removed"
+run svctl reload
+expect_contains "reload: rec-04 changed" "$OUT" "Changed: rec-04"
+expect_contains "reload: rec-06 removed" "$OUT" "Removed: rec-06"
+
 # ---- what must not change ----
 
 # snapshot: "NAME STATE PID:STARTTIME" of every service but the flapping one.
@@ -280,6 +288,10 @@ expect_eq "StandardOutput=file: got every line too ($FILE_LAST)" "" "$FILE_BAD"
 check "the flapping service restarts on" wait_until 20 sh -c "
         [ \$('$SVCTL' --socket '$SOCK' --json status flapping | sed -n 's/.*\"restarts\":\([0-9]*\).*/\1/p') -gt $((FLAP_RESTARTS + 2)) ]"
 
+expect_eq "rec-04's reloaded unit is still pending" true "$(svc_field rec-04 reloadPending)"
+expect_eq "rec-04 still runs the first edition" "re-exec test rec-04" "$(svc_field rec-04 description)"
+expect_eq "rec-06 is still marked removed" removed "$(svc_field rec-06 loadState)"
+
 # ---- failure cases: svd carries on unchanged ----
 
 reexec_fails() {
@@ -320,6 +332,15 @@ expect_eq "its last exit is the command's, reported by its init: SIGTERM recorde
 expect_eq "... and the SIGTERM of that restart is the only signal it got" "signal 15" "$(cat "$T/rec/rec-02")"
 : >"$T/rec/rec-02"
 expect_eq "reload after re-execs reports nothing changed" "No changes." "$(svctl reload 2>&1)"
+run svctl restart rec-04
+expect_rc "rec-04 restarted" 0
+expect_eq "rec-04 took its pending unit at that start" "re-exec test rec-04, second edition" \
+        "$(svc_field rec-04 description)"
+run svctl stop rec-06
+expect_rc "rec-06 stopped" 0
+check "the removed rec-06 is dropped once stopped" wait_until 20 sh -c "! '$SVCTL' --socket '$SOCK' status rec-06 >/dev/null 2>&1"
+: >"$T/rec/rec-04"
+: >"$T/rec/rec-06"
 
 # ---- a crash after the last re-exec kills everything ----
 
