@@ -187,14 +187,14 @@ if command -v gnuplot >/dev/null 2>&1; then
                 printf 'set title "start-all (launch until all N reported)"; set ylabel "ms"\nplot'
                 i=2
                 for s in floor $SUPS; do
-                        printf " '%s' using 1:%d with linespoints title '%s'," "$OUT/start_ms.dat" "$i" "$s"
+                        printf " '%s' using 1:%d with linespoints linetype %d title '%s'," "$OUT/start_ms.dat" "$i" $((i - 1)) "$s"
                         i=$((i + 1))
                 done | sed 's/,$//'
                 echo
                 printf 'set title "memory of the supervisor'"'"'s processes (PSS)"; set ylabel "KiB"\nplot'
                 i=3
                 for s in $SUPS; do
-                        printf " '%s' using 1:%d with linespoints title '%s'," "$OUT/pss_kib.dat" "$i" "$s"
+                        printf " '%s' using 1:%d with linespoints linetype %d title '%s'," "$OUT/pss_kib.dat" "$i" $((i - 1)) "$s"
                         i=$((i + 1))
                 done | sed 's/,$//'
                 echo
