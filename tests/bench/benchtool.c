@@ -763,11 +763,15 @@ static long kill_below(pid_t reaper, pid_t keep, int64_t deadline) {
 }
 
 static int cmd_killorphans(int argc, char **argv) {
+        pid_t keep;
         long k;
 
         if (argc != 4)
                 die("usage: killorphans REAPER KEEP TIMEOUT_MS");
-        k = kill_below((pid_t) num(argv[1]), (pid_t) num(argv[2]), now_ns() + num(argv[3]) * 1000000LL);
+        keep = (pid_t) num(argv[2]);
+        if (keep == 0)
+                keep = getpid(); /* KEEP 0: everything below REAPER but ourselves */
+        k = kill_below((pid_t) num(argv[1]), keep, now_ns() + num(argv[3]) * 1000000LL);
         printf("killed=%ld\n", k < 0 ? -k - 1 : k);
         return k < 0 ? 1 : 0;
 }

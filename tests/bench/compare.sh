@@ -90,6 +90,7 @@ TO=${BENCH_TIMEOUT_MS:-120000}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
 NMIN=$(printf '%s\n' $NS | sort -n | head -n 1)
 NMAX=$(printf '%s\n' $NS | sort -n | tail -n 1)
+S6_MAX=$((NMAX + 100))
 
 for tool in "$BT" "$SVC" "$SVD" "$SVCTL"; do
         [ -x "$tool" ] || die "$tool is not built"
@@ -116,6 +117,7 @@ else
         W=$(mktemp -d /dev/shm/svdbench.XXXXXX) || die "mktemp in /dev/shm failed"
 fi
 cleanup() {
+        "$BT" killorphans "$SELF" 0 10000 >/dev/null # our children (a supervisor, a collector)
         "$BT" killorphans "$REAPER" "$SELF" 10000 >/dev/null
         [ "$MOUNTED" = 0 ] || umount "$W"
         rm -rf "$W"
@@ -189,7 +191,7 @@ launch_cmd() {
         case $1 in
         svd) printf '%s\n' "$SVD" -u "$2/units" -s "$2/svd.sock" ;;
         runit) printf '%s\n' runsvdir "$2/service" ;;
-        s6) printf '%s\n' s6-svscan "$2/scan" ;;
+        s6) printf '%s\n' s6-svscan -c "$S6_MAX" "$2/scan" ;; # -c: 500 services by default
         supervisord) printf '%s\n' supervisord -n -c "$2/supervisord.conf" ;;
         esac
 }
