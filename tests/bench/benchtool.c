@@ -1,0 +1,869 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * benchtool: the measuring half of tests/bench/compare.sh. Every timing is
+ * CLOCK_MONOTONIC; every wait is on an event (a datagram, a pidfd, a child's
+ * exit) with a deadline; processes are signalled through pidfds, and only
+ * processes below the given root (the benchmark's own) are ever touched.
+ *
+ *   benchtool stamp FILE CMD...             write now (ns) to FILE, exec CMD
+ *   benchtool collect SOCK COUNT TIMEOUT_MS READY [STAMPFILE]
+ *        bind SOCK, write "ready" to the file/fifo READY, then take datagrams
+ *        from bench-svc until COUNT distinct pids reported: got=K ms=X
+ *        (X: last report minus STAMPFILE's time, else minus ready)
+ *   benchtool floor SOCK COUNT TIMEOUT_MS SVC
+ *        clone3()+execve() COUNT copies of SVC and time them the same way,
+ *        then SIGKILL and reap them: got=K ms=X
+ *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
+ *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
+ *        (after a quiet second, at most 5 s, then a window of MS)
+ *   benchtool restart SOCK ROOT SVC COUNT GAP_MS TIMEOUT_MS
+ *        SIGKILL one service, time until its successor reports; the next
+ *        kill waits until the successor has run GAP_MS (runsv delays a
+ *        restart by 1 s after a run shorter than 1 s): samples= median_ms=
+ *        p99_ms= max_ms=
+ *   benchtool lat COUNT TIMEOUT_MS CMD...   run CMD COUNT times: samples=
+ *        median_ms= p99_ms= rc= (first exit status) rc_other= (how many differed)
+ *   benchtool stopall ROOT SVC TIMEOUT_MS SIGNAL   (or: -- CMD... instead of SIGNAL)
+ *        signal ROOT (or run CMD), time until every service process of ROOT's
+ *        tree has exited, then until ROOT has: svc=N dead_ms=X left=K sup_ms=Y
+ *   benchtool crash ROOT SVC WINDOW_MS
+ *        SIGKILL ROOT, watch its services for WINDOW_MS: svc=N alive=K
+ *        last_dead_ms=X (-1: not all died)
+ *   benchtool count ROOT SVC                live service processes below ROOT
+ *   benchtool killorphans REAPER KEEP TIMEOUT_MS
+ *        SIGKILL every process below REAPER except KEEP's tree (what a crash
+ *        left behind), until none is left: killed=K
+ *   benchtool foreign NAME...               pid and name of running processes
+ *        called NAME (system instances of the supervisors)
+ *   benchtool reaper CMD...                 run CMD as a child subreaper,
+ *        reap orphans; when CMD exits, SIGKILL whatever is left below
+ *
+ * SVC is the path of bench-svc: a process below ROOT whose /proc/PID/exe is
+ * SVC is a service, every other one (not below a service) the supervisor's.
+ */
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+extern char **environ;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...) {
+        va_list ap;
+        int e = errno;
+
+        fputs("benchtool: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        if (e && strchr(fmt, '%') == NULL)
+                fprintf(stderr, ": %s", strerror(e));
+        fputc('\n', stderr);
+        exit(2);
+}
+
+static int64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static double ms(int64_t ns) {
+        return (double) ns / 1e6;
+}
+
+static long num(const char *s) {
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (errno || end == s || *end)
+                die("not a number: '%s'", s);
+        return v;
+}
+
+static int pidfd_open(pid_t pid) {
+        return (int) syscall(SYS_pidfd_open, pid, 0);
+}
+
+static int pidfd_kill(int pidfd, int sig) {
+        return (int) syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/* ---- /proc ---- */
+
+typedef struct {
+        pid_t pid, ppid;
+        char state;
+} Proc;
+
+typedef struct {
+        Proc *p;
+        size_t n;
+} Procs;
+
+static bool read_stat(pid_t pid, Proc *ret) {
+        char path[64], buf[1024], *c;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = 0;
+        c = strrchr(buf, ')');
+        if (!c || sscanf(c + 1, " %c %d", &ret->state, &ret->ppid) != 2)
+                return false;
+        ret->pid = pid;
+        return true;
+}
+
+static Procs scan(void) {
+        Procs ps = { 0 };
+        size_t cap = 0;
+        struct dirent *de;
+        DIR *d = opendir("/proc");
+
+        if (!d)
+                die("opendir /proc");
+        while ((de = readdir(d))) {
+                Proc p;
+
+                if (!isdigit((unsigned char) de->d_name[0]))
+                        continue;
+                if (!read_stat((pid_t) atoi(de->d_name), &p))
+                        continue;
+                if (ps.n == cap) {
+                        cap = cap ? 2 * cap : 1024;
+                        ps.p = realloc(ps.p, cap * sizeof *ps.p);
+                        if (!ps.p)
+                                die("out of memory");
+                }
+                ps.p[ps.n++] = p;
+        }
+        closedir(d);
+        return ps;
+}
+
+static bool is_svc(pid_t pid, const char *svc) {
+        char path[64], exe[PATH_MAX];
+        ssize_t n;
+
+        snprintf(path, sizeof path, "/proc/%d/exe", (int) pid);
+        n = readlink(path, exe, sizeof exe - 1);
+        if (n < 0)
+                return false;
+        exe[n] = 0;
+        return strcmp(exe, svc) == 0;
+}
+
+/* The tree below ROOT (ROOT included unless skip_root), split into service
+ * processes and the rest; nothing below a service is the supervisor's.
+ * Zombies are left out. Either output may be NULL. */
+typedef struct {
+        pid_t *v;
+        size_t n, cap;
+} Pids;
+
+static void pids_add(Pids *l, pid_t pid) {
+        if (l->n == l->cap) {
+                l->cap = l->cap ? 2 * l->cap : 256;
+                l->v = realloc(l->v, l->cap * sizeof *l->v);
+                if (!l->v)
+                        die("out of memory");
+        }
+        l->v[l->n++] = pid;
+}
+
+static void walk(const Procs *ps, pid_t root, bool below_svc, const char *svc, pid_t skip, Pids *sup, Pids *svcs) {
+        for (size_t i = 0; i < ps->n; i++) {
+                const Proc *p = &ps->p[i];
+                bool s;
+
+                if (p->ppid != root || p->pid == skip)
+                        continue;
+                s = below_svc || is_svc(p->pid, svc);
+                if (p->state != 'Z') {
+                        if (s && svcs)
+                                pids_add(svcs, p->pid);
+                        else if (!s && sup)
+                                pids_add(sup, p->pid);
+                }
+                walk(ps, p->pid, s, svc, skip, sup, svcs);
+        }
+}
+
+static void tree(pid_t root, const char *svc, Pids *sup, Pids *svcs) {
+        Procs ps = scan();
+        Proc r;
+
+        if (!read_stat(root, &r) || r.state == 'Z')
+                die("process %d is not running", (int) root);
+        if (is_svc(root, svc)) {
+                if (svcs)
+                        pids_add(svcs, root);
+        } else if (sup)
+                pids_add(sup, root);
+        walk(&ps, root, false, svc, 0, sup, svcs);
+        free(ps.p);
+}
+
+/* pidfds for a list of pids; a pid that is already gone gets -1. */
+static int *open_pidfds(const Pids *l) {
+        int *fds = calloc(l->n + 1, sizeof *fds);
+
+        if (!fds)
+                die("out of memory");
+        for (size_t i = 0; i < l->n; i++)
+                fds[i] = pidfd_open(l->v[i]);
+        return fds;
+}
+
+/* Waits until every pidfd in fds polls readable (its process exited) or the
+ * deadline passes; returns how many are still alive; *last gets the time
+ * the last one was seen to exit. */
+static size_t wait_pidfds(int *fds, size_t n, int64_t deadline, int64_t *last) {
+        struct pollfd *pfd = calloc(n + 1, sizeof *pfd);
+        size_t alive = 0;
+
+        if (!pfd)
+                die("out of memory");
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        alive++;
+        while (alive > 0) {
+                int64_t left = deadline - now_ns();
+                size_t k = 0;
+                int r;
+
+                if (left <= 0)
+                        break;
+                for (size_t i = 0; i < n; i++)
+                        if (fds[i] >= 0)
+                                pfd[k++] = (struct pollfd) { .fd = fds[i], .events = POLLIN };
+                r = poll(pfd, k, (int) ((left + 999999) / 1000000));
+                if (r < 0 && errno != EINTR)
+                        die("poll");
+                if (r <= 0)
+                        continue;
+                for (size_t j = 0; j < k; j++) {
+                        if (!(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
+                                continue;
+                        for (size_t i = 0; i < n; i++)
+                                if (fds[i] == pfd[j].fd) {
+                                        close(fds[i]);
+                                        fds[i] = -1;
+                                        alive--;
+                                        if (last)
+                                                *last = now_ns();
+                                }
+                }
+        }
+        free(pfd);
+        return alive;
+}
+
+/* ---- datagrams from bench-svc ---- */
+
+static int bind_sock(const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd, sz = 8 << 20;
+
+        if (strlen(path) >= sizeof sa.sun_path)
+                die("socket path too long: %s", path);
+        strcpy(sa.sun_path, path);
+        (void) unlink(path);
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                die("socket");
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
+                (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+        if (bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                die("bind %s: %s", path, strerror(errno));
+        return fd;
+}
+
+/* One report, or false at the deadline. */
+static bool recv_report(int fd, int64_t deadline, pid_t *pid, int64_t *ts) {
+        for (;;) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int64_t left = deadline - now_ns();
+                char buf[128];
+                long long t;
+                ssize_t n;
+                int ipid;
+
+                if (left <= 0)
+                        return false;
+                if (poll(&p, 1, (int) ((left + 999999) / 1000000)) <= 0)
+                        continue;
+                n = recv(fd, buf, sizeof buf - 1, MSG_DONTWAIT);
+                if (n <= 0)
+                        continue;
+                buf[n] = 0;
+                if (sscanf(buf, "%d %lld", &ipid, &t) != 2)
+                        continue;
+                *pid = ipid;
+                *ts = t;
+                return true;
+        }
+}
+
+/* Counts distinct pids until count or the deadline; returns the count, *last the latest ts. */
+static long collect_reports(int fd, long count, int64_t deadline, int64_t *last) {
+        Pids seen = { 0 };
+        long got = 0;
+
+        *last = 0;
+        while (got < count) {
+                pid_t pid;
+                int64_t ts;
+                bool dup = false;
+
+                if (!recv_report(fd, deadline, &pid, &ts))
+                        break;
+                for (size_t i = 0; i < seen.n && !dup; i++)
+                        dup = seen.v[i] == pid;
+                if (dup)
+                        continue;
+                pids_add(&seen, pid);
+                got++;
+                if (ts > *last)
+                        *last = ts;
+        }
+        free(seen.v);
+        return got;
+}
+
+static int64_t read_stamp(const char *path) {
+        FILE *f = fopen(path, "re");
+        long long v = 0;
+
+        if (!f)
+                die("open %s: %s", path, strerror(errno));
+        if (fscanf(f, "%lld", &v) != 1)
+                die("no time in %s", path);
+        fclose(f);
+        return v;
+}
+
+static int cmd_stamp(int argc, char **argv) {
+        FILE *f;
+
+        if (argc < 3)
+                die("usage: stamp FILE CMD...");
+        f = fopen(argv[1], "we");
+        if (!f)
+                die("open %s: %s", argv[1], strerror(errno));
+        fprintf(f, "%lld\n", (long long) now_ns());
+        if (fclose(f) != 0)
+                die("write %s", argv[1]);
+        execvp(argv[2], argv + 2);
+        die("exec %s: %s", argv[2], strerror(errno));
+}
+
+static int cmd_collect(int argc, char **argv) {
+        long count, got;
+        int64_t t0, last, deadline;
+        int fd, rfd;
+
+        if (argc != 5 && argc != 6)
+                die("usage: collect SOCK COUNT TIMEOUT_MS READY [STAMPFILE]");
+        count = num(argv[2]);
+        fd = bind_sock(argv[1]);
+        rfd = open(argv[4], O_WRONLY | O_CLOEXEC);
+        if (rfd < 0 || write(rfd, "ready\n", 6) != 6)
+                die("write ready to %s: %s", argv[4], strerror(errno));
+        close(rfd);
+        t0 = now_ns();
+        deadline = t0 + num(argv[3]) * 1000000LL;
+        got = collect_reports(fd, count, deadline, &last);
+        if (argc == 6)
+                t0 = read_stamp(argv[5]);
+        printf("got=%ld ms=%.3f\n", got, got > 0 ? ms(last - t0) : -1.0);
+        unlink(argv[1]);
+        return got == count ? 0 : 1;
+}
+
+static int cmd_floor(int argc, char **argv) {
+        long count, got;
+        int64_t t0, last;
+        int fd, *pidfds;
+        char *env[2], *args[2];
+
+        if (argc != 5)
+                die("usage: floor SOCK COUNT TIMEOUT_MS SVC");
+        count = num(argv[2]);
+        fd = bind_sock(argv[1]);
+        if (asprintf(&env[0], "BENCH_SOCK=%s", argv[1]) < 0)
+                die("out of memory");
+        env[1] = NULL;
+        args[0] = argv[4];
+        args[1] = NULL;
+        pidfds = calloc((size_t) count, sizeof *pidfds);
+        if (!pidfds)
+                die("out of memory");
+        t0 = now_ns();
+        for (long i = 0; i < count; i++) {
+                struct clone_args ca = {
+                        .flags = CLONE_PIDFD,
+                        .pidfd = (uint64_t) (uintptr_t) &pidfds[i],
+                        .exit_signal = SIGCHLD,
+                };
+                long pid = syscall(SYS_clone3, &ca, sizeof ca);
+
+                if (pid < 0)
+                        die("clone3");
+                if (pid == 0) {
+                        execve(args[0], args, env);
+                        _exit(127);
+                }
+        }
+        got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
+        printf("got=%ld ms=%.3f\n", got, got > 0 ? ms(last - t0) : -1.0);
+        for (long i = 0; i < count; i++) {
+                siginfo_t si;
+
+                (void) pidfd_kill(pidfds[i], SIGKILL);
+                (void) waitid(P_PIDFD, (id_t) pidfds[i], &si, WEXITED);
+                close(pidfds[i]);
+        }
+        unlink(argv[1]);
+        return got == count ? 0 : 1;
+}
+
+static long kib_field(const char *path, const char *key) {
+        FILE *f = fopen(path, "re");
+        char line[256];
+        size_t kl = strlen(key);
+        long v = -1;
+
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof line, f))
+                if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+                        v = atol(line + kl + 1);
+                        break;
+                }
+        fclose(f);
+        return v;
+}
+
+static int cmd_mem(int argc, char **argv) {
+        Pids sup = { 0 };
+        long rss = 0, pss = 0;
+
+        if (argc != 3)
+                die("usage: mem ROOT SVC");
+        tree((pid_t) num(argv[1]), argv[2], &sup, NULL);
+        for (size_t i = 0; i < sup.n; i++) {
+                char path[64];
+
+                snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int) sup.v[i]);
+                rss += kib_field(path, "Rss");
+                pss += kib_field(path, "Pss");
+        }
+        printf("procs=%zu rss_kib=%ld pss_kib=%ld\n", sup.n, rss, pss);
+        return 0;
+}
+
+/* Context switches of every thread of every process in l. */
+static long switches(const Pids *l) {
+        long sum = 0;
+
+        for (size_t i = 0; i < l->n; i++) {
+                char path[384];
+                struct dirent *de;
+                DIR *d;
+
+                snprintf(path, sizeof path, "/proc/%d/task", (int) l->v[i]);
+                d = opendir(path);
+                if (!d)
+                        continue;
+                while ((de = readdir(d))) {
+                        if (!isdigit((unsigned char) de->d_name[0]))
+                                continue;
+                        snprintf(path, sizeof path, "/proc/%d/task/%s/status", (int) l->v[i], de->d_name);
+                        sum += kib_field(path, "voluntary_ctxt_switches");
+                        sum += kib_field(path, "nonvoluntary_ctxt_switches");
+                }
+                closedir(d);
+        }
+        return sum;
+}
+
+static void sleep_ns(int64_t ns) {
+        struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
+
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+                ;
+}
+
+static int cmd_idle(int argc, char **argv) {
+        Pids sup = { 0 };
+        long a, b;
+        int64_t t0, t1;
+
+        if (argc != 4)
+                die("usage: idle ROOT SVC MS");
+        tree((pid_t) num(argv[1]), argv[2], &sup, NULL);
+        /* Settle first: the start's tail (a supervisor still finishing its
+         * bookkeeping after the last service reported) is not idleness.
+         * Settled = one quiet second, or 5 s have passed (a supervisor with
+         * a periodic timer never has a quiet second). */
+        t0 = now_ns();
+        for (a = switches(&sup);;) {
+                sleep_ns(1000000000LL);
+                b = switches(&sup);
+                if (b == a || now_ns() - t0 >= 5000000000LL)
+                        break;
+                a = b;
+        }
+        printf("settle_ms=%.0f ", ms(now_ns() - t0));
+        t0 = now_ns();
+        a = switches(&sup);
+        sleep_ns(num(argv[3]) * 1000000LL); /* the measurement window itself */
+        b = switches(&sup);
+        t1 = now_ns();
+        printf("procs=%zu switches=%ld per_min=%.1f\n", sup.n, b - a, (double) (b - a) * 60e9 / (double) (t1 - t0));
+        return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+
+        return (x > y) - (x < y);
+}
+
+static void print_stats(double *v, size_t n) {
+        double med;
+        size_t r;
+
+        if (n == 0) {
+                printf("samples=0 median_ms=-1 p99_ms=-1 max_ms=-1");
+                return;
+        }
+        qsort(v, n, sizeof *v, cmp_double);
+        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        r = (size_t) ((99 * n + 99) / 100); /* nearest rank */
+        printf("samples=%zu median_ms=%.3f p99_ms=%.3f max_ms=%.3f", n, med, v[r - 1], v[n - 1]);
+}
+
+static int cmd_restart(int argc, char **argv) {
+        Pids svcs = { 0 };
+        long count, gap_ms, timeout_ms;
+        double *v;
+        size_t n = 0;
+        pid_t victim;
+        int64_t ready;
+        int fd;
+
+        if (argc != 7)
+                die("usage: restart SOCK ROOT SVC COUNT GAP_MS TIMEOUT_MS");
+        count = num(argv[4]);
+        gap_ms = num(argv[5]);
+        timeout_ms = num(argv[6]);
+        v = calloc((size_t) count + 1, sizeof *v);
+        fd = bind_sock(argv[1]);
+        tree((pid_t) num(argv[2]), argv[3], NULL, &svcs);
+        if (svcs.n == 0)
+                die("no service process below %s", argv[2]);
+        victim = svcs.v[0];
+        ready = now_ns() + gap_ms * 1000000LL;
+        while ((long) n < count) {
+                int64_t t0, ts;
+                pid_t pid;
+                int pfd;
+
+                if (ready > now_ns())
+                        sleep_ns(ready - now_ns()); /* pacing: see the usage above */
+                pfd = pidfd_open(victim);
+                if (pfd < 0 || !is_svc(victim, argv[3]))
+                        die("service process %d is gone", (int) victim);
+                t0 = now_ns();
+                if (pidfd_kill(pfd, SIGKILL) < 0)
+                        die("pidfd_send_signal");
+                close(pfd);
+                do {
+                        if (!recv_report(fd, t0 + timeout_ms * 1000000LL, &pid, &ts)) {
+                                fprintf(stderr, "benchtool: no new instance within %ld ms after killing %d\n",
+                                        timeout_ms, (int) victim);
+                                goto out;
+                        }
+                } while (pid == victim);
+                v[n++] = ms(ts - t0);
+                victim = pid;
+                ready = ts + gap_ms * 1000000LL;
+        }
+out:
+        print_stats(v, n);
+        putchar('\n');
+        unlink(argv[1]);
+        return (long) n == count ? 0 : 1;
+}
+
+static int cmd_lat(int argc, char **argv) {
+        posix_spawn_file_actions_t fa;
+        long count;
+        int64_t deadline;
+        double *v;
+        size_t n = 0;
+        int rc0 = -1, other = 0;
+
+        if (argc < 4)
+                die("usage: lat COUNT TIMEOUT_MS CMD...");
+        count = num(argv[1]);
+        deadline = now_ns() + num(argv[2]) * 1000000LL;
+        v = calloc((size_t) count + 1, sizeof *v);
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+        while ((long) n < count && now_ns() < deadline) {
+                int64_t t0 = now_ns();
+                pid_t pid;
+                int st, r, rc;
+
+                r = posix_spawnp(&pid, argv[3], &fa, NULL, argv + 3, environ);
+                if (r != 0)
+                        die("spawn %s: %s", argv[3], strerror(r));
+                if (waitpid(pid, &st, 0) < 0)
+                        die("waitpid");
+                v[n++] = ms(now_ns() - t0);
+                rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                if (rc0 < 0)
+                        rc0 = rc;
+                else if (rc != rc0)
+                        other++;
+        }
+        print_stats(v, n);
+        printf(" rc=%d rc_other=%d\n", rc0, other);
+        return 0;
+}
+
+static int cmd_stopall(int argc, char **argv) {
+        Pids svcs = { 0 };
+        pid_t root;
+        int64_t t0, last = 0, deadline, sup_last = 0;
+        int rootfd, *fds;
+        size_t left;
+        pid_t helper = 0;
+
+        if (argc < 5)
+                die("usage: stopall ROOT SVC TIMEOUT_MS SIGNAL | -- CMD...");
+        root = (pid_t) num(argv[1]);
+        tree(root, argv[2], NULL, &svcs);
+        fds = open_pidfds(&svcs);
+        rootfd = pidfd_open(root);
+        if (rootfd < 0)
+                die("pidfd_open %d", (int) root);
+        t0 = now_ns();
+        deadline = t0 + num(argv[3]) * 1000000LL;
+        if (strcmp(argv[4], "--") == 0) {
+                int r = posix_spawnp(&helper, argv[5], NULL, NULL, argv + 5, environ);
+
+                if (r != 0)
+                        die("spawn %s: %s", argv[5], strerror(r));
+        } else if (pidfd_kill(rootfd, (int) num(argv[4])) < 0)
+                die("pidfd_send_signal");
+        left = wait_pidfds(fds, svcs.n, deadline, &last);
+        if (wait_pidfds(&rootfd, 1, deadline, &sup_last) != 0)
+                sup_last = 0;
+        if (helper > 0)
+                (void) waitpid(helper, NULL, 0);
+        printf("svc=%zu dead_ms=%.3f left=%zu sup_ms=%.3f\n", svcs.n,
+               left ? -1.0 : svcs.n ? ms(last - t0) : 0.0, left, sup_last ? ms(sup_last - t0) : -1.0);
+        return left == 0 && sup_last ? 0 : 1;
+}
+
+static int cmd_crash(int argc, char **argv) {
+        Pids svcs = { 0 };
+        int64_t t0, last = 0;
+        int rootfd, *fds;
+        size_t alive;
+
+        if (argc != 4)
+                die("usage: crash ROOT SVC WINDOW_MS");
+        tree((pid_t) num(argv[1]), argv[2], NULL, &svcs);
+        fds = open_pidfds(&svcs);
+        rootfd = pidfd_open((pid_t) num(argv[1]));
+        if (rootfd < 0)
+                die("pidfd_open %s", argv[1]);
+        t0 = now_ns();
+        if (pidfd_kill(rootfd, SIGKILL) < 0)
+                die("pidfd_send_signal");
+        alive = wait_pidfds(fds, svcs.n, t0 + num(argv[3]) * 1000000LL, &last);
+        printf("svc=%zu alive=%zu last_dead_ms=%.3f\n", svcs.n, alive, alive || !svcs.n ? -1.0 : ms(last - t0));
+        return 0;
+}
+
+static int cmd_count(int argc, char **argv) {
+        Pids svcs = { 0 };
+
+        if (argc != 3)
+                die("usage: count ROOT SVC");
+        tree((pid_t) num(argv[1]), argv[2], NULL, &svcs);
+        printf("%zu\n", svcs.n);
+        return 0;
+}
+
+/* SIGKILLs everything below reaper but keep's tree; repeats (orphans of
+ * killed processes come back to reaper) until nothing is left or the
+ * deadline. Returns how many it signalled. */
+static long kill_below(pid_t reaper, pid_t keep, int64_t deadline) {
+        long killed = 0;
+
+        for (;;) {
+                Pids l = { 0 };
+                Procs ps = scan();
+                int *fds;
+
+                walk(&ps, reaper, false, "", keep, &l, NULL);
+                free(ps.p);
+                if (l.n == 0 || now_ns() >= deadline) {
+                        free(l.v);
+                        return l.n ? -killed - 1 : killed;
+                }
+                fds = open_pidfds(&l);
+                for (size_t i = 0; i < l.n; i++)
+                        if (fds[i] >= 0 && pidfd_kill(fds[i], SIGKILL) == 0)
+                                killed++;
+                (void) wait_pidfds(fds, l.n, deadline, NULL);
+                free(fds);
+                free(l.v);
+                /* reaper reaps them; the next scan no longer sees zombies */
+        }
+}
+
+static int cmd_killorphans(int argc, char **argv) {
+        pid_t keep;
+        long k;
+
+        if (argc != 4)
+                die("usage: killorphans REAPER KEEP TIMEOUT_MS");
+        keep = (pid_t) num(argv[2]);
+        if (keep == 0)
+                keep = getpid(); /* KEEP 0: everything below REAPER but ourselves */
+        k = kill_below((pid_t) num(argv[1]), keep, now_ns() + num(argv[3]) * 1000000LL);
+        printf("killed=%ld\n", k < 0 ? -k - 1 : k);
+        return k < 0 ? 1 : 0;
+}
+
+static int cmd_foreign(int argc, char **argv) {
+        Procs ps = scan();
+
+        for (size_t i = 0; i < ps.n; i++) {
+                char path[64], comm[64] = "";
+                FILE *f;
+
+                snprintf(path, sizeof path, "/proc/%d/comm", (int) ps.p[i].pid);
+                f = fopen(path, "re");
+                if (!f)
+                        continue;
+                if (fgets(comm, sizeof comm, f))
+                        comm[strcspn(comm, "\n")] = 0;
+                fclose(f);
+                for (int a = 1; a < argc; a++)
+                        if (strcmp(comm, argv[a]) == 0)
+                                printf("%d %s\n", (int) ps.p[i].pid, comm);
+        }
+        free(ps.p);
+        return 0;
+}
+
+static volatile sig_atomic_t reaper_child;
+
+static void forward(int sig) {
+        if (reaper_child > 0)
+                kill(reaper_child, sig);
+}
+
+static int cmd_reaper(int argc, char **argv) {
+        struct sigaction sa = { .sa_handler = forward };
+        pid_t child;
+        int st = 0, rc;
+
+        if (argc < 2)
+                die("usage: reaper CMD...");
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+                die("PR_SET_CHILD_SUBREAPER");
+        child = fork();
+        if (child < 0)
+                die("fork");
+        if (child == 0) {
+                execvp(argv[1], argv + 1);
+                die("exec %s: %s", argv[1], strerror(errno));
+        }
+        reaper_child = child;
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        for (;;) {
+                int s;
+                pid_t p = waitpid(-1, &s, 0);
+
+                if (p < 0 && errno == EINTR)
+                        continue;
+                if (p < 0)
+                        die("waitpid");
+                if (p == child) {
+                        st = s;
+                        break;
+                }
+        }
+        rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        /* What is left below us was started by CMD: end it. */
+        if (kill_below(getpid(), 0, now_ns() + 30 * 1000000000LL) < 0)
+                fprintf(stderr, "benchtool reaper: processes left below pid %d after 30 s\n", (int) getpid());
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+                ;
+        return rc;
+}
+
+int main(int argc, char **argv) {
+        static const struct {
+                const char *name;
+                int (*fn)(int, char **);
+        } cmds[] = {
+                { "stamp", cmd_stamp },     { "collect", cmd_collect }, { "floor", cmd_floor },
+                { "mem", cmd_mem },         { "idle", cmd_idle },       { "restart", cmd_restart },
+                { "lat", cmd_lat },         { "stopall", cmd_stopall }, { "crash", cmd_crash },
+                { "count", cmd_count },     { "killorphans", cmd_killorphans },
+                { "foreign", cmd_foreign }, { "reaper", cmd_reaper },
+        };
+
+        if (argc < 2)
+                die("usage: benchtool COMMAND ARGS... (see the top of tests/bench/benchtool.c)");
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+                if (strcmp(argv[1], cmds[i].name) == 0)
+                        return cmds[i].fn(argc - 1, argv + 1);
+        die("unknown command '%s'", argv[1]);
+}
