@@ -111,7 +111,7 @@ static void enable_controllers(int dir_fd, CgroupRoot *r, bool record) {
         }
 }
 
-void cgroup_root_setup(CgroupRoot *ret) {
+void cgroup_root_setup(CgroupRoot *ret, const char *instance) {
         _cleanup_free_ char *mnt = NULL, *own = NULL, *own_path = NULL;
         _cleanup_close_ int own_fd = -EBADF;
         int r;
@@ -150,9 +150,9 @@ void cgroup_root_setup(CgroupRoot *ret) {
                 return;
         }
 
-        const char *sub = "svd";
+        const char *base = "svd";
         if (in_leaf)
-                sub = "services";
+                base = "services";
         else if (!streq(own, "/")) {
                 /* Not the root: svd must leave its cgroup for a leaf of its own
                  * before the services' cgroups may get controllers. */
@@ -162,8 +162,11 @@ void cgroup_root_setup(CgroupRoot *ret) {
                                  own_path, strerror(errno));
                         return;
                 }
-                sub = "services";
+                base = "services";
         }
+        /* Another svd (another socket) in the same cgroup gets a subtree of its own. */
+        char sub[64];
+        snprintf(sub, sizeof(sub), "%s%s%s", base, instance ? "-" : "", instance ?: "");
         enable_controllers(own_fd, ret, /* record= */ false);
         if (mkdirat(own_fd, sub, 0755) < 0 && errno != EEXIST) {
                 snprintf(ret->reason, sizeof(ret->reason), "cannot create %s/%s: %s", own_path, sub,

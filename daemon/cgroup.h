@@ -11,7 +11,10 @@
  *
  * Layout: svd in the root cgroup → /svd/NAME; svd in cgroup X → svd moves
  * itself to X/supervisor (no processes in inner nodes, cgroups(7)) and the
- * services live in X/services/NAME.
+ * services live in X/services/NAME. An svd on another than the default
+ * socket uses /svd-ID and X/services-ID, ID a hash of the socket path: the
+ * same for every svd on that socket (a restart after a crash finds what its
+ * predecessor left), different from every other svd.
  */
 
 #include <stdbool.h>
@@ -27,8 +30,11 @@ typedef struct CgroupRoot {
 } CgroupRoot;
 
 /* Finds svd's cgroup2 subtree and prepares it. Never fails: on any problem
- * returns with available = false and the reason. */
-void cgroup_root_setup(CgroupRoot *ret);
+ * returns with available = false and the reason. `instance`, when not NULL,
+ * is appended to the directory of the service cgroups ("svd-INSTANCE",
+ * "services-INSTANCE"): svds on different sockets in the same cgroup must
+ * not share (and kill) each other's service cgroups. */
+void cgroup_root_setup(CgroupRoot *ret, const char *instance);
 void cgroup_root_done(CgroupRoot *r);
 
 /* Creates the cgroup for a service and returns its directory fd

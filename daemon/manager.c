@@ -75,6 +75,19 @@ int manager_default_socket_path(char **ret) {
         return asprintf(ret, "/run/user/%u/svd/svd.sock", (unsigned) getuid()) < 0 ? -ENOMEM : 0;
 }
 
+/* "" for the default socket, else a hash of the socket path (cgroup.h). */
+static void manager_cgroup_instance(Manager *m, char *buf, size_t size) {
+        _cleanup_free_ char *def = NULL;
+        if (manager_default_socket_path(&def) >= 0 && streq(def, m->socket_path))
+                return;
+        uint64_t h = UINT64_C(14695981039346656037);
+        for (const char *c = m->socket_path; *c; c++) {
+                h ^= (unsigned char) *c;
+                h *= UINT64_C(1099511628211);
+        }
+        snprintf(buf, size, "%08x", (unsigned) (h ^ (h >> 32)));
+}
+
 static int on_shutdown_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
@@ -326,7 +339,9 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
 
-        cgroup_root_setup(&m->cgroup);
+        char instance[17] = "";
+        manager_cgroup_instance(m, instance, sizeof(instance));
+        cgroup_root_setup(&m->cgroup, instance[0] ? instance : NULL);
         if (m->cgroup.available)
                 log_info("cgroup: %s.", m->cgroup.reason);
         else

@@ -467,6 +467,9 @@ static int service_spawn(Service *s) {
 fail:
         {
                 char *msg = NULL;
+                /* The cgroup may be what failed (removed under svd's feet:
+                 * CLONE_INTO_CGROUP says ENOENT): the next start opens it anew. */
+                s->cgroup_fd = safe_close(s->cgroup_fd);
                 if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
                         msg = NULL;
                 service_set_last_error(s, msg);

@@ -194,6 +194,33 @@ if [ -n "$CGROOT" ]; then
         expect_eq "D: 50 restarts of a service without children" 50 "$i"
         expect_eq "D: ... never pass through 'killing'" "" "$(grep 'lone: .*→ killing' "$SVD_LOG")"
         expect_eq "D: ... and never kill leftovers" "" "$(grep 'lone: killing the processes' "$SVD_LOG")"
+
+        # E: a second svd (its own socket) in the same cgroup, with a unit of
+        # the same name: each keeps its own service cgroups; neither takes
+        # the other's cgroup away or its services for a crashed predecessor's.
+        mkdir -p "$T/units2" || bail_out "mkdir failed"
+        cp "$UNITS/lone.service" "$T/units2/lone.service"
+        printf '[Install]\nWantedBy=default.target\n' >>"$T/units2/lone.service"
+        LONE1=$(svc_pid lone)
+        _cgw=
+        [ -n "$TEST_CG" ] && _cgw="$SH $T/in-test-cgroup"
+        $_cgw "$SVD" --units "$T/units2" --socket "$T/svd2.sock" </dev/null >"$T/svd2.log" 2>&1 &
+        SVD2=$!
+        svd2() { "$SVCTL" --socket "$T/svd2.sock" "$@"; }
+        check "E: a second svd in the same cgroup starts its lone" wait_until 20 sh -c \
+                "'$SVCTL' --socket '$T/svd2.sock' --json status lone 2>/dev/null | grep -q '\"state\":\"running\"'"
+        CGROOT2=$(svd2 --json info | _json_field cgroupReason | sed -n 's/^services in \([^ ]*\) .*/\1/p')
+        expect_ne "E: ... with service cgroups of its own" "$CGROOT" "$CGROOT2"
+        expect_eq "E: ... and killed nothing of the first svd's" "" "$(grep 'left over from a previous svd' "$T/svd2.log")"
+        expect_eq "E: the first svd's lone runs on" "running $LONE1" "$(svc_state lone) $(svc_pid lone)"
+        run svctl restart lone
+        expect_rc "E: the first svd restarts its lone" 0
+        P2=$(svd2 --json status lone | _json_field pid)
+        expect_eq "E: the second svd's lone runs on in its own cgroup" "${CGROOT2##*/}/lone" \
+                "$(sed -n 's|^0::.*/\([^/]*/[^/]*\)$|\1|p' "/proc/$P2/cgroup")"
+        kill -TERM "$SVD2"
+        wait_until 20 sh -c "! kill -0 $SVD2 2>/dev/null" || kill -KILL "$SVD2"
+        wait "$SVD2" 2>/dev/null
 fi
 
 done_testing
