@@ -11,6 +11,7 @@
 #include "basic/strv.h"
 #include "log.h"
 #include "manager.h"
+#include "spawn.h"
 #include "version.h"
 
 static void help(void) {
@@ -136,6 +137,10 @@ int main(int argc, char *argv[]) {
                 log_error_errno(r, "Failed to set up standard fds: %m");
                 return EXIT_FAILURE;
         }
+        /* While the low fds are free (spawn.h). */
+        r = spawn_reserve_fds();
+        if (r < 0)
+                log_warning_errno(r, "Failed to reserve fds for spawning, spawning fork-like: %m");
 
         r = manager_new(&config, &m);
         if (r < 0) {

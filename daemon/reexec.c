@@ -258,7 +258,7 @@ int manager_reexec(Manager *m, VarlinkCall *call, char **ret_error) {
         _cleanup_free_ char **argv = NULL;
         _cleanup_free_ char *arg = NULL;
         ReexecFds fds = {};
-        unsigned version;
+        unsigned version = 0;
         int r;
 
         assert(m);

@@ -310,6 +310,9 @@ static int on_report_event(sd_event_source *source, int fd, uint32_t revents, vo
 static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart);
 static int on_start_timeout(sd_event_source *source, uint64_t usec, void *userdata);
 
+static void service_drain_report(Service *s);
+static void service_note_execed(Service *s);
+
 static int service_spawn(Service *s) {
         /* A restart is the next start: a reloaded unit file applies now. */
         manager_take_pending_unit(s->manager, s);
@@ -441,9 +444,13 @@ static int service_spawn(Service *s) {
         s->status_errno = -1;
         s->watchdog_usec = u->watchdog_usec;
         s->active_enter_usec = now_realtime_usec();
+        s->report_fd = TAKE_FD(report_fd);
+        /* A child spawned the vfork way (spawn.h) has exec'd or failed by
+         * now and its report is complete: read at once, no event source. */
+        service_drain_report(s);
         r = sd_event_add_io(m->event, &s->exit_source, s->main.pidfd, EPOLLIN, on_exit_event, s);
-        if (r >= 0)
-                r = sd_event_add_io(m->event, &s->report_source, report_fd, EPOLLIN, on_report_event, s);
+        if (r >= 0 && s->report_fd >= 0)
+                r = sd_event_add_io(m->event, &s->report_source, s->report_fd, EPOLLIN, on_report_event, s);
         if (r < 0) {
                 /* Cannot watch it, so it must not run unwatched. */
                 (void) process_kill(&s->main, SIGKILL);
@@ -453,10 +460,11 @@ static int service_spawn(Service *s) {
                 process_done(&s->main);
                 goto fail;
         }
-        s->report_fd = TAKE_FD(report_fd);
         log_debug("%s: spawned pid %d (%s)", s->name, (int) s->main.pid, spawn_mode_to_string(s->main.mode));
         /* Type=simple is running once created; Start still waits for the exec (service_note_execed). */
         service_set_state(s, u->type == SERVICE_TYPE_SIMPLE ? SERVICE_RUNNING : SERVICE_STARTING);
+        if (s->report_fd < 0 && s->execed && !s->have_spawn_failure)
+                service_note_execed(s);
         if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT)) {
                 r = service_arm_timer(s, u->timeout_start_usec, on_start_timeout);
                 if (r < 0)

@@ -14,7 +14,9 @@
  * order of SpawnStage, and execs. A failed step is written to a close-on-exec
  * pipe as {stage, errno} and the child _exit()s; a successful exec closes the
  * pipe, so EOF on it means "exec'd". The child never logs and never
- * allocates.
+ * allocates. Where it can, the child is created as posix_spawn() does
+ * (CLONE_VM | CLONE_VFORK): svd waits until it has exec'd, and the report
+ * is complete when spawn_process() returns.
  */
 
 #include <stdbool.h>
@@ -124,6 +126,11 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd);
  * exec'd or died without reaching exec), -EAGAIN if nothing yet. A record is
  * a failure {stage, errno}, or, from a PID-namespace init, SPAWN_REPORT_*. */
 int spawn_read_failure(int fd, SpawnFailure *ret);
+
+/* Reserves three fds at the bottom of the fd table for the vfork path of
+ * spawn_process() (spawn.c). main() calls it first thing, while low
+ * numbers are free; spawn_process() does otherwise, once. */
+int spawn_reserve_fds(void);
 
 /* Looks up a command name in a PATH-like list of directories; an absolute
  * or relative path containing '/' is returned as is. *ret is malloc'd.
