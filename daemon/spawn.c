@@ -210,10 +210,29 @@ static int child_apply_capabilities(const SpawnParams *p) {
         return 0;
 }
 
-static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent, bool join_cgroup) {
-        /* Spawned by clone(), which has no CLONE_INTO_CGROUP: join the
-         * service's cgroup before anything else happens in the child. */
-        if (join_cgroup) {
+/* The signals svd ignores, as found at the first spawn: CLONE_CLEAR_SIGHAND
+ * resets handlers, but an ignored signal stays ignored across exec. */
+static sigset_t spawn_ignored;
+
+static void spawn_note_ignored(void) {
+        static bool done = false;
+        if (done)
+                return;
+        sigemptyset(&spawn_ignored);
+        for (int sig = 1; sig < NSIG; sig++) {
+                struct sigaction sa;
+                if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) >= 0 && sa.sa_handler == SIG_IGN)
+                        sigaddset(&spawn_ignored, sig);
+        }
+        done = true;
+}
+
+/* legacy: spawned by clone(), without CLONE_INTO_CGROUP and
+ * CLONE_CLEAR_SIGHAND. */
+static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent, bool legacy) {
+        /* clone() has no CLONE_INTO_CGROUP: join the service's cgroup before
+         * anything else happens in the child. */
+        if (legacy && p->cgroup_fd >= 0) {
                 int fd = openat(p->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
                 if (fd < 0 || write(fd, "0", 1) != 1)
                         child_fail(report_fd, SPAWN_STAGE_CGROUP, errno);
@@ -238,10 +257,10 @@ static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t pare
                 child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
 
         /* CLONE_CLEAR_SIGHAND reset the handlers; ignored signals stay
-         * ignored across exec, so reset those too, and unblock everything
-         * svd blocked for its signalfds. */
+         * ignored across exec, so reset those too (all of them after
+         * clone()), and unblock everything svd blocked for its signalfds. */
         for (int sig = 1; sig < NSIG; sig++) {
-                if (sig == SIGKILL || sig == SIGSTOP)
+                if (sig == SIGKILL || sig == SIGSTOP || (!legacy && !sigismember(&spawn_ignored, sig)))
                         continue;
                 struct sigaction sa = { .sa_handler = SIG_DFL };
                 if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
@@ -405,7 +424,7 @@ static int vfork_child(void *arg) {
         /* First, before anything touches the shared table: a table of our own. */
         if (sys_close_range(c->keep, ~0U, CLOSE_RANGE_UNSHARE) < 0)
                 child_fail(c->report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-        child_run(c->p, c->report_fd, c->parent, /* join_cgroup= */ false);
+        child_run(c->p, c->report_fd, c->parent, /* legacy= */ false);
 }
 
 /* clone3() that runs fn(arg) on args->stack in the child, which then exits
@@ -525,6 +544,7 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
 
         if (pipe2(report, O_CLOEXEC) < 0)
                 return -errno;
+        spawn_note_ignored();
 
         uint64_t flags = spawn_clone_flags(p, &exit_signal);
         struct clone_args args = {
@@ -560,7 +580,7 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                child_run(p, report[1], parent, legacy && p->cgroup_fd >= 0);
+                child_run(p, report[1], parent, legacy);
 
 spawned:
         report[1] = safe_close(report[1]);
