@@ -136,6 +136,20 @@ int verb_logs(VarlinkClient *c, int argc, char **argv) {
         }
 }
 
+void show_status_log_lines(json_t *lines) {
+        if (json_array_size(lines) == 0)
+                return;
+        _cleanup_json_ json_t *p = json_pack("{s:O}", "lines", lines);
+        if (!p)
+                return;
+        fputc('\n', stdout);
+        print_log_reply(p);
+}
+
+int status_log_lines(void) {
+        return STATUS_LOG_LINES;
+}
+
 void show_status_log_tail(VarlinkClient *c, const char *name) {
         _cleanup_json_ json_t *parameters = logs_parameters(name, STATUS_LOG_LINES, false);
         _cleanup_json_ json_t *reply = NULL;

@@ -362,6 +362,19 @@ static int call(VarlinkClient *c, const char *method, const char *name, json_t *
         return varlink_client_call(c, method, parameters, arg_timeout_usec, ret_reply, ret_error);
 }
 
+/* Status of name, with its log tail when tail. */
+static int status_call(VarlinkClient *c, const char *name, bool tail, json_t **ret_reply, const char **ret_error) {
+        if (!tail)
+                return call(c, METHOD_STATUS, name, ret_reply, ret_error);
+        json_t *v = json_string(name);
+        if (!v)
+                return -EINVAL;
+        _cleanup_json_ json_t *parameters = json_pack("{s:o,s:i}", "name", v, "logLines", status_log_lines());
+        if (!parameters)
+                return -ENOMEM;
+        return varlink_client_call(c, METHOD_STATUS, parameters, arg_timeout_usec, ret_reply, ret_error);
+}
+
 /* List, streamed: svd sends the services in chunks (each reply's
  * "services" a slice of the sorted list), so that no single message grows
  * with the number of units. Gives a reply as the one-shot call would, with
@@ -668,7 +681,15 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 const char *error;
                 int k;
 
-                int r = call(c, METHOD_STATUS, argv[i], &reply, &error);
+                /* With the log tail in the same reply, unless svd is older and does not know logLines. */
+                bool tail = !arg_json;
+                int r = status_call(c, argv[i], tail, &reply, &error);
+                if (r >= 0 && tail && error && streq(error, "org.varlink.service.InvalidParameter")) {
+                        json_decref(reply);
+                        reply = NULL;
+                        tail = false;
+                        r = call(c, METHOD_STATUS, argv[i], &reply, &error);
+                }
                 if (r < 0) {
                         (void) log_call_failure("get status of", argv[i], r, NULL, NULL);
                         return ret != EXIT_SUCCESS ? ret : r;
@@ -697,7 +718,9 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 r = show_service(service, &first);
                 if (r < 0)
                         return r;
-                if (!arg_json)
+                if (tail)
+                        show_status_log_lines(json_object_get(reply_parameters(reply), "logLines"));
+                else if (!arg_json)
                         show_status_log_tail(c, argv[i]); /* verbs-log.c */
 
                 /* The first problem decides the exit code, as in systemctl. */

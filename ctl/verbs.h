@@ -57,4 +57,7 @@ int print_json(json_t *v);
 int log_call_failure(const char *action, const char *name, int r, const char *error, json_t *reply);
 /* The last lines of a service's log after its status block (verbs-log.c). */
 void show_status_log_tail(VarlinkClient *c, const char *name);
+/* The log tail that came with Status (logLines), printed as show_status_log_tail() does. */
+void show_status_log_lines(json_t *lines);
+int status_log_lines(void);
 int verb_reset_failed(VarlinkClient *c, int argc, char **argv);

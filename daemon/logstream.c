@@ -269,7 +269,7 @@ void service_log_spawned(ServiceLog *l) {
 /* ---- queries ---- */
 
 /* Up to n of the newest lines whose JSON fits in LOG_REPLY_BYTES_MAX, oldest first. */
-static json_t *service_log_lines_json(ServiceLog *l, uint64_t n) {
+json_t *service_log_lines_json(ServiceLog *l, uint64_t n) {
         size_t count = 0, bytes = 0;
         json_t *a = json_array();
         if (!a)

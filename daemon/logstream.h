@@ -96,6 +96,9 @@ void service_log_drain(ServiceLog *l);
  * (all with UINT64_MAX); with follow, keeps it and streams new lines. */
 void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool follow);
 
+/* Up to n of the newest lines (as Logs gives them, within LOG_REPLY_BYTES_MAX), oldest first. */
+struct json_t *service_log_lines_json(ServiceLog *l, uint64_t n);
+
 /* Re-exec (reexec.h): the ring, partial lines, pipes and files as JSON,
  * fds recorded in fds; and back, for a ServiceLog fresh from
  * service_log_new(), with the unit for the files' rotation settings. */

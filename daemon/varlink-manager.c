@@ -95,11 +95,31 @@ static Service *lookup_service(Manager *m, VarlinkCall *call, json_t *parameters
         return s;
 }
 
+/* Lines of the log tail Status gives at most (svctl status asks for 10). */
+#define STATUS_LOG_LINES_MAX 1000
+
 static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) {
-        Service *s = lookup_service(userdata, call, parameters);
-        if (!s)
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, { "logLines", JSON_INTEGER, false }, {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
-        return varlink_call_reply(call, json_pack("{s:o}", "service", service_to_json(s)));
+        json_t *n = json_object_get(parameters, "logLines");
+        if (n && (json_integer_value(n) < 0 || json_integer_value(n) > STATUS_LOG_LINES_MAX))
+                return varlink_call_error_invalid_parameter(call, "logLines");
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        Service *s = manager_get_service(userdata, name);
+        if (!s)
+                return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        json_t *reply = json_pack("{s:o}", "service", service_to_json(s));
+        if (!reply)
+                return -ENOMEM;
+        /* The log tail in the same reply: one round trip for `svctl status`. */
+        if (n && json_object_set_new(reply, "logLines",
+                                     service_log_lines_json(s->log, (uint64_t) json_integer_value(n))) < 0) {
+                json_decref(reply);
+                return -ENOMEM;
+        }
+        return varlink_call_reply(call, reply);
 }
 
 /* A unit whose file was removed at a reload runs on until stopped but is not started again. */
