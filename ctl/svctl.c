@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -315,6 +316,9 @@ static int run(int argc, char *argv[]) {
 int main(int argc, char *argv[]) {
         int r;
 
+        /* A fixed hash seed: svctl only parses svd's replies, and reading
+         * /dev/urandom for a seed is a measurable part of one `svctl status`. */
+        json_object_seed(0x5356444c);
         r = parse_argv(argc, argv);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
