@@ -366,6 +366,7 @@ else
         kill -KILL "$SVD_PID"
 fi
 check "kill -9 of svd: no service process is left" wait_until 10 pids_dead "$OLD"
+kill -KILL "$SVD_PID" 2>/dev/null # (had pidwait failed to, the wait below would hang)
 wait "$SVD_JOB" 2>/dev/null
 SVD_PID=
 
