@@ -54,7 +54,9 @@ START_TEST(test_bytes) {
         bad = json_pack("{s:s}", "hex", "zz");
         ck_assert_int_eq(reexec_bytes_from_json(bad, &out, &n), -EINVAL);
         json_decref(bad);
-        ck_assert_int_eq(reexec_bytes_from_json(json_integer(1), &out, &n), -EINVAL);
+        bad = json_integer(1);
+        ck_assert_int_eq(reexec_bytes_from_json(bad, &out, &n), -EINVAL);
+        json_decref(bad);
 }
 END_TEST
 
