@@ -88,6 +88,16 @@ int process_exit_status(Process *p, ExitStatus *ret) {
         return 0;
 }
 
+void process_kill_and_reap(Process *p) {
+        assert(p);
+        if (!process_is_set(p))
+                return;
+        (void) process_kill(p, SIGKILL);
+        if (p->mode == SPAWN_MODE_FALLBACK)
+                (void) waitid(P_PIDFD, (id_t) p->pidfd, &(siginfo_t){}, WEXITED);
+        process_done(p);
+}
+
 void process_done(Process *p) {
         assert(p);
         p->pidfd = safe_close(p->pidfd);

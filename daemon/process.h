@@ -62,5 +62,9 @@ int process_exit_status(Process *p, ExitStatus *ret);
 /* Converts a wait(2) status word into an ExitStatus. */
 ExitStatus exit_status_from_wait_status(int wstatus);
 
+/* SIGKILLs the process, waits for it in fallback mode (so no zombie is
+ * left), and closes the pidfd. For a process svd cannot supervise. */
+void process_kill_and_reap(Process *p);
+
 /* Closes the pidfd (in autokill mode this SIGKILLs a live process). */
 void process_done(Process *p);

@@ -453,11 +453,8 @@ static int service_spawn(Service *s) {
                 r = sd_event_add_io(m->event, &s->report_source, s->report_fd, EPOLLIN, on_report_event, s);
         if (r < 0) {
                 /* Cannot watch it, so it must not run unwatched. */
-                (void) process_kill(&s->main, SIGKILL);
-                if (s->main.mode == SPAWN_MODE_FALLBACK)
-                        (void) waitid(P_PIDFD, (id_t) s->main.pidfd, &(siginfo_t){}, WEXITED);
+                process_kill_and_reap(&s->main);
                 service_unwatch(s);
-                process_done(&s->main);
                 goto fail;
         }
         log_debug("%s: spawned pid %d (%s)", s->name, (int) s->main.pid, spawn_mode_to_string(s->main.mode));
@@ -1644,12 +1641,7 @@ int service_deserialize(Manager *m, json_t *o, Service **ret) {
                  * cannot supervise the process, which must not run on
                  * unwatched. */
                 log_error("%s: %s; stopping its process.", name, strna(s->load_error));
-                if (process_is_set(&s->main)) {
-                        (void) process_kill(&s->main, SIGKILL);
-                        if (s->main.mode == SPAWN_MODE_FALLBACK)
-                                (void) waitid(P_PIDFD, (id_t) s->main.pidfd, &(siginfo_t){}, WEXITED);
-                        process_done(&s->main);
-                }
+                process_kill_and_reap(&s->main);
                 s->state = SERVICE_FAILED;
                 s->want_running = false;
                 s->job = SERVICE_JOB_NONE;
