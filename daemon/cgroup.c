@@ -196,6 +196,14 @@ void cgroup_root_done(CgroupRoot *r) {
         r->available = false;
 }
 
+int cgroup_root_remove(CgroupRoot *r) {
+        if (!r->available)
+                return 0;
+        if (rmdir(r->services_path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
 int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd) {
         if (!r->available)
                 return -EOPNOTSUPP;

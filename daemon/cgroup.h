@@ -37,6 +37,10 @@ typedef struct CgroupRoot {
 void cgroup_root_setup(CgroupRoot *ret, const char *instance);
 void cgroup_root_done(CgroupRoot *r);
 
+/* Removes the (empty) directory of the service cgroups, for a clean exit
+ * once every service has stopped; -EBUSY while a service cgroup is left. */
+int cgroup_root_remove(CgroupRoot *r);
+
 /* Creates the cgroup for a service and returns its directory fd
  * (O_CLOEXEC), for CLONE_INTO_CGROUP and the calls below. A cgroup left from
  * before is removed and made anew when it is empty: a cgroup that once got

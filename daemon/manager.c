@@ -398,6 +398,11 @@ int manager_run(Manager *m) {
                 int k = wanted_file_remove(m);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the wanted-state file, ignoring: %m");
+                /* Every service has stopped and its cgroup is gone: the
+                 * subtree svd made for them goes too. */
+                k = cgroup_root_remove(&m->cgroup);
+                if (k < 0)
+                        log_warning_errno(k, "Failed to remove the cgroup %s, ignoring: %m", m->cgroup.services_path);
         }
         return r;
 }

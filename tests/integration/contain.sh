@@ -221,6 +221,14 @@ if [ -n "$CGROOT" ]; then
         kill -TERM "$SVD2"
         wait_until 20 sh -c "! kill -0 $SVD2 2>/dev/null" || kill -KILL "$SVD2"
         wait "$SVD2" 2>/dev/null
+        expect_eq "E: the second svd exits cleanly on SIGTERM" 0 "$?"
+        check "E: ... and removes its subtree $CGROOT2" test ! -e "$CGROOT2"
+        check "E: ... and leaves the first svd's alone" test -d "$CGROOT"
+
+        # F: a clean exit removes the subtree svd made for its services.
+        stop_svd
+        expect_eq "F: svd exits cleanly on SIGTERM" 0 "$SVD_RC"
+        check "F: ... and removes its subtree $CGROOT" test ! -e "$CGROOT"
 fi
 
 done_testing
