@@ -157,8 +157,13 @@ static void child_become_pid1(const SpawnParams *p, int *report_fd) {
         if (p->user_namespace)
                 child_setup_user_namespace(p, *report_fd);
 
-        /* A /proc of our own namespace, without leaking the mount to the host. */
-        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        /* A /proc of our own namespace, without leaking the mount to the
+         * host: every mount private, so that nothing mounted in here
+         * propagates out. In a chroot "/" is no mount point (EINVAL); then at
+         * least the /proc mount that the new one stacks on is made private,
+         * which is what decides where the new one propagates. */
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 &&
+            (errno != EINVAL || mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
                 child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
         if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                 child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);

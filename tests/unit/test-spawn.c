@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "basic/missing-syscall.h"
 #include "spawn.h"
@@ -269,6 +273,67 @@ START_TEST(test_private_pids) {
 }
 END_TEST
 
+/* svd in a chroot (a minbase test system, a build root): its "/" is no
+ * mount point, so it cannot be made private; PrivatePIDs= still works. */
+START_TEST(test_private_pids_in_chroot) {
+        if (geteuid() != 0) {
+                printf("SKIP test_private_pids_in_chroot: needs root (mounts and chroot)\n");
+                return;
+        }
+        /* A mount namespace of this test's own (the test runs forked), then a
+         * directory that is no mount point, with /usr bound in and /proc. */
+        ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        char dir[] = "/tmp/svd-chroot.XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        char path[PATH_MAX];
+        static const char *const links[][2] = { { "bin", "usr/bin" }, { "lib", "usr/lib" }, { "lib64", "usr/lib64" } };
+        snprintf(path, sizeof(path), "%s/usr", dir);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(mount("/usr", path, NULL, MS_BIND | MS_REC, NULL), 0);
+        snprintf(path, sizeof(path), "%s/dev", dir);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(mount("/dev", path, NULL, MS_BIND | MS_REC, NULL), 0);
+        snprintf(path, sizeof(path), "%s/proc", dir);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(mount("proc", path, "proc", 0, NULL), 0);
+        for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+                snprintf(path, sizeof(path), "%s/%s", dir, links[i][0]);
+                ck_assert_int_eq(symlink(links[i][1], path), 0);
+        }
+        int tmp_fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(tmp_fd, 0);
+        ck_assert_int_eq(chroot(dir), 0);
+        ck_assert_int_eq(chdir("/"), 0);
+
+        SpawnParams p = { .umask = -1, .cgroup_fd = -EBADF, .private_pids = true };
+        int report;
+        ExitStatus st = run_with("test $$ = 2 || exit 1; test -e /proc/1 || exit 2; exit 42", p, &report);
+        SpawnFailure f;
+        ck_assert_int_eq(spawn_read_failure(report, &f), 1);
+        ck_assert_msg(f.stage == SPAWN_REPORT_EXECED, "failed at %s: %s", spawn_stage_to_string(f.stage),
+                      strerror(f.error));
+        ck_assert_int_eq(st.code, CLD_EXITED);
+        ck_assert_int_eq(st.status, 42);
+        close(report);
+
+        /* Clean up: the mounts go with the namespace, the directories here. */
+        static const char *const mounts[] = { "/usr", "/dev", "/proc" };
+        const char *base = strrchr(dir, '/') + 1;
+        for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+                ck_assert_int_eq(umount2(mounts[i], MNT_DETACH), 0);
+                snprintf(path, sizeof(path), "%s%s", base, mounts[i]);
+                ck_assert_int_eq(unlinkat(tmp_fd, path, AT_REMOVEDIR), 0);
+        }
+        for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+                snprintf(path, sizeof(path), "%s/%s", base, links[i][0]);
+                ck_assert_int_eq(unlinkat(tmp_fd, path, 0), 0);
+        }
+        ck_assert_int_eq(unlinkat(tmp_fd, base, AT_REMOVEDIR), 0);
+        close(tmp_fd);
+}
+END_TEST
+
 START_TEST(test_bounding_set) {
         if (geteuid() != 0) {
                 printf("SKIP test_bounding_set: dropping from the bounding set needs CAP_SETPCAP\n");
@@ -315,6 +380,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_autokill_on_close);
         tcase_add_test(tc, test_umask_and_rlimits);
         tcase_add_test(tc, test_private_pids);
+        tcase_add_test(tc, test_private_pids_in_chroot);
         tcase_add_test(tc, test_bounding_set);
         tcase_add_test(tc, test_find_executable);
         suite_add_tcase(s, tc);
