@@ -101,7 +101,7 @@ fi
 
 # ---- as root ----
 
-if ! as_user "$OTHER_UID" "$OTHER_GID" "$SVCTL" --version >/dev/null 2>&1; then
+if ! reach_binaries "$OTHER_UID" "$OTHER_GID"; then
         skip_all "uid $OTHER_UID cannot run $SVCTL (no runas helper, or the binary is not reachable)"
 fi
 # Let the other users reach the socket: mktemp -d makes $T 0700.

@@ -145,7 +145,10 @@ settled() {
         done
         state_is exited-1 exited && state_is failed-1 failed && state_is waiting-1 auto-restart
 }
-check "services settle in their states" wait_until 60 settled
+# Everything below starts from these states: without them it would only
+# wait out its timeouts.
+check "services settle in their states" wait_until 60 settled ||
+        bail_out "the services did not settle: $(svctl list 2>&1 | tr '\n' ';')"
 # Stuck in starting and stopping: the clients' calls end with the re-exec.
 svctl --timeout=0 start starting >/dev/null 2>&1 &
 START_JOB=$!

@@ -90,6 +90,7 @@ done
 
 if [ "$(id -u)" -eq 0 ] && as_user 65534 65534 true 2>/dev/null; then
         stop_svd
+        reach_binaries 65534 65534 || bail_out "uid 65534 cannot run svd, even from a copy"
         chmod 0755 "$T" "$UNITS"
         chmod 0644 "$UNITS"/*.service
         # The socket's directory must be the user's (svd writes its wanted-state file there too).

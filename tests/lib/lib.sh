@@ -460,6 +460,27 @@ as_user_prefix() {
         fi
 }
 
+# reach_binaries UID GID: makes svd, svctl and the test helpers runnable by
+# that uid. Where the build tree is not (a checkout in root's 0700 home), they
+# are copied into $T/bin, which everybody may enter, and SVD, SVCTL and
+# SVD_TEST_HELPERS name the copies. Call after setup_test; fails when even
+# the copies cannot be run.
+reach_binaries() {
+        as_user "$1" "$2" "$SVCTL" --version >/dev/null 2>&1 && return 0
+        chmod 0755 "$T" && mkdir -p "$T/bin/lib" && cp "$SVD" "$SVCTL" "$T/bin/" || return 1
+        for _h in "${SVD_TEST_HELPERS:-}"/lib/*; do
+                if [ -f "$_h" ] && [ -x "$_h" ]; then
+                        cp "$_h" "$T/bin/lib/" || return 1
+                fi
+        done
+        chmod -R a+rX "$T/bin" || return 1
+        SVD=$T/bin/${SVD##*/}
+        SVCTL=$T/bin/${SVCTL##*/}
+        SVD_TEST_HELPERS=$T/bin
+        diag "the build tree is out of uid $1's reach: svd, svctl and the helpers run from copies in $T/bin"
+        as_user "$1" "$2" "$SVCTL" --version >/dev/null 2>&1
+}
+
 # ---- the test's world: a directory, units, a socket, an svd ----
 
 # setup_test: checks the environment, creates $T and installs the cleanup trap.
