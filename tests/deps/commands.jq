@@ -16,6 +16,7 @@ def walk_args($args; $i):
     end
   end;
 def funcs: [.. | objects | select(.Type? == "FuncDecl") | .Name.Value];
-if $mode == "funcs" then funcs[]
-else .. | objects | select(has("Args") and (.Args | type) == "array" and (.Args | length) > 0) | walk_args(.Args; 0)
-end
+# "F NAME" for each function the script defines, "C LINE NAME" for each command.
+(funcs[] | "F \(.)"),
+(.. | objects | select(has("Args") and (.Args | type) == "array" and (.Args | length) > 0)
+ | walk_args(.Args; 0) | "C \(.)")

@@ -38,8 +38,8 @@
  *       held HOLD_MS. Prints "connections=N" once they are all sent, then
  *       "closed_by_server=N" at the end.
  *   hostile SOCKET idle CONNS HOLD_MS [JSON...]
- *       opens CONNS connections and sends nothing. After 300 ms prints
- *       "open=N closed_by_server=M"; then sends each JSON in turn on the
+ *       opens CONNS connections and sends nothing. Once the server has
+ *       dealt with them (below) prints "open=N closed_by_server=M"; then sends each JSON in turn on the
  *       first connection still open and prints "first: latency_us=N REPLY".
  *       Holds them HOLD_MS, then closes them all.
  *   hostile SOCKET pipeline N HOLD_MS NAME...
@@ -78,7 +78,6 @@
 #define CONNS_MAX 65536
 #define REPLY_MAX (64U << 20)
 #define DEFAULT_TIMEOUT_MS 10000
-#define SETTLE_MS 300
 #define PIPELINE_STALL_MS 500
 
 static const char *sock_path;
@@ -508,6 +507,24 @@ static size_t count_closed(int *fds, size_t n) {
         return closed;
 }
 
+/* Waits until the server has accepted every connection this process made
+ * so far, and so closed at once those past its limits: it accepts in the
+ * order of connect(), so once it has dealt with one more connection, made
+ * last, with a call on it (a reply, or that connection closed too), it has
+ * dealt with all before. Returns 0, or -ETIMEDOUT. */
+static int server_caught_up(void) {
+        static const char call[] = "{\"method\":\"org.varlink.service.GetInfo\"}";
+        int fd = connect_server();
+        if (fd < 0)
+                return fd == -ECONNREFUSED || fd == -EAGAIN ? -ETIMEDOUT : fd;
+        bool closed = false;
+        (void) send_all(fd, call, sizeof(call), timeout_ms, &closed);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int n = closed ? 1 : poll(&p, 1, timeout_ms);
+        close(fd);
+        return n > 0 ? 0 : -ETIMEDOUT;
+}
+
 static int cmd_idle(int argc, char **argv) {
         if (argc < 2)
                 return 2;
@@ -520,7 +537,8 @@ static int cmd_idle(int argc, char **argv) {
         if (!fds)
                 die("calloc");
         size_t opened = open_many(fds, n);
-        sleep_ms(SETTLE_MS);
+        if (server_caught_up() < 0)
+                fprintf(stderr, "hostile: the server did not answer within %d ms\n", timeout_ms);
         size_t closed = count_closed(fds, n);
         printf("open=%zu closed_by_server=%zu\n", opened - closed, closed);
         fflush(stdout);
