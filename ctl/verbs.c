@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "parse-util.h"
+#include "time-util.h"
 
 /* The contract is daemon/io.svd.Manager.varlink; svctl sees nothing else of svd. */
 #define METHOD_INFO "io.svd.Manager.Info"
@@ -153,19 +154,12 @@ static json_t *reply_parameters(json_t *reply) {
 
 /* ---- formatting ---- */
 
-static int64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * USEC_PER_SEC_I + ts.tv_nsec / 1000;
-}
-
 /* "5s ago", "3min ago", "2h ago", "4d ago"; "-" for no time. */
 static const char *format_ago(char *buf, size_t l, int64_t usec) {
         if (usec <= 0)
                 return "-";
 
-        int64_t now = now_realtime_usec();
+        int64_t now = (int64_t) now_usec(CLOCK_REALTIME);
         int64_t d = now > usec ? (now - usec) / USEC_PER_SEC_I : 0;
 
         if (d < 60)

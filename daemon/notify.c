@@ -2,7 +2,6 @@
 #include "notify.h"
 
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "basic/macros.h"
+#include "basic/utf8.h"
 #include "basic/parse-util.h"
 #include "log.h"
 #include "manager.h"
@@ -23,14 +23,6 @@ void notify_message_done(NotifyMessage *msg) {
                 return;
         free(msg->status);
         msg->status = NULL;
-}
-
-static bool text_is_valid_utf8(const char *s) {
-        /* jansson refuses strings that are not UTF-8, and STATUS= goes out in JSON. */
-        json_t *j = json_string(s);
-        bool ok = j != NULL;
-        json_decref(j);
-        return ok;
 }
 
 int notify_parse(const char *buf, size_t n, NotifyMessage *ret) {
@@ -70,7 +62,7 @@ int notify_parse(const char *buf, size_t n, NotifyMessage *ret) {
                         else if (streq(value, "trigger"))
                                 msg.watchdog_trigger = true;
                 } else if (streq(key, "STATUS")) {
-                        if (!text_is_valid_utf8(value))
+                        if (!utf8_is_valid(value))
                                 continue;
                         char *c = strdup(value);
                         if (!c) {

@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 
 #include "basic/missing-syscall.h"
+#include "basic/string-table.h"
 #include "log.h"
 
 /* How long the start-up probe waits for its throwaway child to exit. */
@@ -48,9 +49,7 @@ static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_EXEC] = "exec",
 };
 
-const char *spawn_stage_to_string(SpawnStage s) {
-        return s >= 0 && s < _SPAWN_STAGE_MAX ? spawn_stage_table[s] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(spawn_stage, SpawnStage);
 
 /* ---- child side: only async-signal-safe calls from here to exec ---- */
 

@@ -15,7 +15,10 @@
 
 #include "basic/extract-word.h"
 #include "basic/parse-util.h"
+#include "basic/string-table.h"
 #include "basic/strv.h"
+#include "basic/unit-name.h"
+#include "basic/utf8.h"
 #include "logfile.h"
 
 /*
@@ -74,16 +77,7 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
         [SERVICE_TYPE_ONESHOT] = "oneshot",
 };
 
-const char *service_type_to_string(ServiceType t) {
-        return t >= 0 && t < _SERVICE_TYPE_MAX ? service_type_table[t] : NULL;
-}
-
-ServiceType service_type_from_string(const char *s) {
-        for (ServiceType t = 0; s && t < _SERVICE_TYPE_MAX; t++)
-                if (streq(s, service_type_table[t]))
-                        return t;
-        return _SERVICE_TYPE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
 
 static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
         [UNIT_REQUIRES] = "Requires",
@@ -92,24 +86,8 @@ static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
         [UNIT_BEFORE] = "Before",
 };
 
-const char *unit_dependency_to_string(UnitDependency d) {
-        return d >= 0 && d < _UNIT_DEPENDENCY_MAX ? unit_dependency_table[d] : NULL;
-}
-
-const char *restart_policy_to_string(RestartPolicy p) {
-        if (p < 0 || p >= _RESTART_POLICY_MAX)
-                return NULL;
-        return restart_policy_table[p];
-}
-
-RestartPolicy restart_policy_from_string(const char *s) {
-        if (!s)
-                return _RESTART_POLICY_INVALID;
-        for (RestartPolicy p = 0; p < _RESTART_POLICY_MAX; p++)
-                if (streq(s, restart_policy_table[p]))
-                        return p;
-        return _RESTART_POLICY_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(unit_dependency, UnitDependency);
+DEFINE_STRING_TABLE_LOOKUP(restart_policy, RestartPolicy);
 
 typedef struct UnitParser {
         const char *path;
@@ -142,42 +120,6 @@ typedef struct UnitParser {
 static void unit_parser_done(UnitParser *p) {
         free(p->line_buf);
         p->line_buf = NULL;
-}
-
-static bool utf8_is_valid(const char *s) {
-        const unsigned char *u = (const unsigned char *) s;
-
-        while (*u) {
-                size_t n;
-                uint32_t c;
-
-                if (*u < 0x80) {
-                        u++;
-                        continue;
-                } else if ((*u & 0xE0) == 0xC0) {
-                        n = 1;
-                        c = *u & 0x1F;
-                } else if ((*u & 0xF0) == 0xE0) {
-                        n = 2;
-                        c = *u & 0x0F;
-                } else if ((*u & 0xF8) == 0xF0) {
-                        n = 3;
-                        c = *u & 0x07;
-                } else
-                        return false;
-
-                for (size_t i = 1; i <= n; i++) {
-                        if ((u[i] & 0xC0) != 0x80)
-                                return false;
-                        c = c << 6 | (u[i] & 0x3F);
-                }
-                /* Refuse overlong forms, surrogates and anything past U+10FFFF. */
-                if ((n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
-                    (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
-                        return false;
-                u += n + 1;
-        }
-        return true;
 }
 
 /* Bytes a user controls are quoted in messages with control characters escaped and at most
@@ -309,50 +251,6 @@ static bool ini_name_is_plain(const char *s, size_t n, size_t max) {
                 if (!name_char_is_plain(s[i]))
                         return false;
         return true;
-}
-
-bool unit_name_is_valid(const char *name) {
-        size_t n;
-
-        if (!name)
-                return false;
-        n = strlen(name);
-        if (n == 0 || n > UNIT_NAME_MAX)
-                return false;
-        /* No hidden files, nothing that looks like an option to svctl. */
-        if (name[0] == '.' || name[0] == '-')
-                return false;
-        /* systemd's unit name characters (unit-name.c VALID_CHARS), so that what svd accepts
-         * systemd would as well: no '/', no whitespace, no control characters. */
-        for (size_t i = 0; i < n; i++) {
-                char c = name[i];
-                if (!name_char_is_plain(c) && c != ':' && c != '@' && c != '\\')
-                        return false;
-        }
-        return true;
-}
-
-int unit_name_from_filename(const char *filename, char **ret) {
-        static const char suffix[] = ".service";
-        size_t n;
-        char *name;
-
-        assert(filename);
-        assert(ret);
-
-        n = strlen(filename);
-        if (n <= strlen(suffix) || !streq(filename + n - strlen(suffix), suffix))
-                return -EINVAL;
-
-        name = strndup(filename, n - strlen(suffix));
-        if (!name)
-                return -ENOMEM;
-        if (!unit_name_is_valid(name)) {
-                free(name);
-                return -EINVAL;
-        }
-        *ret = name;
-        return 0;
 }
 
 Unit *unit_free(Unit *u) {
@@ -674,10 +572,9 @@ static int parse_dependency(UnitParser *p, UnitDependency d) {
                 if (r < 0)
                         return invalid_specifier(p, bad);
 
-                size_t l = strlen(name);
                 const char *dot = strrchr(name, '.');
-                if (l > 8 && streq(name + l - 8, ".service"))
-                        name[l - 8] = '\0';
+                if (unit_name_has_suffix(name))
+                        unit_name_strip_suffix(name);
                 else if (dot && strv_contains((char **) other_types, dot + 1)) {
                         /* "network.target", "foo.socket": a unit type svd does not have. */
                         _cleanup_free_ char *q = message_quote(name);
@@ -1296,9 +1193,7 @@ static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
         [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append",
 };
 
-const char *log_output_to_string(LogOutput o) {
-        return o >= 0 && o < _LOG_OUTPUT_MAX ? log_output_table[o] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
 
 /* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH. */
 static int parse_log_output(UnitParser *p, LogOutput *output, char **path) {

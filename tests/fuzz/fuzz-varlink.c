@@ -64,14 +64,6 @@
  * libFuzzer's -max_len keeps inputs small. */
 #define FUZZ_REPLY_BYTES_MAX (64U << 20)
 
-#define fuzz_assert(expr)                                                                                   \
-        do {                                                                                                \
-                if (!(expr)) {                                                                              \
-                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr);        \
-                        abort();                                                                            \
-                }                                                                                           \
-        } while (0)
-
 static struct {
         Manager *manager;
         char dir[64];
