@@ -96,20 +96,24 @@ _printf_(1, 2) static void log_error(const char *format, ...) {
         fputc('\n', stderr);
 }
 
+/* "label: value" with the label right-aligned in width columns; the value escaped. */
+_printf_(3, 0) static void print_labelled(int width, const char *label, const char *format, va_list ap) {
+        _cleanup_free_ char *s = NULL;
+
+        if (vasprintf(&s, format, ap) < 0)
+                s = NULL;
+        printf("%*s: ", width, label);
+        fputs_escaped(s ?: "(out of memory)", stdout);
+        fputc('\n', stdout);
+}
+
 /* "Label: value", labels right-aligned like systemctl status. */
 _printf_(2, 3) static void print_field(const char *label, const char *format, ...) {
-        _cleanup_free_ char *s = NULL;
         va_list ap;
 
         va_start(ap, format);
-        int r = vasprintf(&s, format, ap);
+        print_labelled(11, label, format, ap);
         va_end(ap);
-        if (r < 0)
-                s = NULL;
-
-        printf("%11s: ", label);
-        fputs_escaped(s ?: "(out of memory)", stdout);
-        fputc('\n', stdout);
 }
 
 static bool use_colors(void) {
@@ -148,7 +152,7 @@ static bool json_get_int(json_t *o, const char *key, int64_t *ret) {
         return true;
 }
 
-static json_t *reply_parameters(json_t *reply) {
+json_t *reply_parameters(json_t *reply) {
         return json_object_get(reply, "parameters");
 }
 
@@ -354,6 +358,19 @@ static int call(VarlinkClient *c, const char *method, const char *name, json_t *
         }
 
         return varlink_client_call(c, method, parameters, arg_timeout_usec, ret_reply, ret_error);
+}
+
+int call_or_fail(VarlinkClient *c, const char *method, const char *action, json_t **ret_reply) {
+        _cleanup_json_ json_t *reply = NULL;
+        const char *error;
+
+        int r = call(c, method, /* name= */ NULL, &reply, &error);
+        if (r < 0 || error) {
+                int k = log_call_failure(action, NULL, r, error, reply);
+                return r < 0 ? r : k;
+        }
+        *ret_reply = TAKE_PTR(reply);
+        return 0;
 }
 
 /* Status of name, with its log tail when tail. */
@@ -715,7 +732,7 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 if (tail)
                         show_status_log_lines(json_object_get(reply_parameters(reply), "logLines"));
                 else if (!arg_json)
-                        show_status_log_tail(c, argv[i]); /* verbs-log.c */
+                        show_status_log_tail(c, argv[i]); /* verbs-stream.c */
 
                 /* The first problem decides the exit code, as in systemctl. */
                 const char *state = json_get_str(service, "state");
@@ -868,18 +885,11 @@ int verb_list(VarlinkClient *c, int argc, char **argv) {
 
 /* "Key: value", unaligned, so that scripts can cut at the first ": ". */
 _printf_(2, 3) static void print_info_line(const char *key, const char *format, ...) {
-        _cleanup_free_ char *s = NULL;
         va_list ap;
 
         va_start(ap, format);
-        int r = vasprintf(&s, format, ap);
+        print_labelled(/* width= */ 0, key, format, ap);
         va_end(ap);
-        if (r < 0)
-                s = NULL;
-
-        printf("%s: ", key);
-        fputs_escaped(s ?: "(out of memory)", stdout);
-        fputc('\n', stdout);
 }
 
 static char *join_strings(json_t *array) {
@@ -905,14 +915,11 @@ static char *join_strings(json_t *array) {
 
 int verb_info(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
-        const char *error;
         int64_t v;
 
-        int r = call(c, METHOD_INFO, NULL, &reply, &error);
-        if (r < 0 || error) {
-                int k = log_call_failure("get svd's info", NULL, r, error, reply);
-                return r < 0 ? r : k;
-        }
+        int r = call_or_fail(c, METHOD_INFO, "get svd's info", &reply);
+        if (r != 0)
+                return r;
 
         json_t *p = reply_parameters(reply);
         if (arg_json)

@@ -12,7 +12,7 @@
 #include "basic/macros.h"
 #include "basic/utf8.h"
 #include "basic/parse-util.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "service.h"
 

@@ -17,7 +17,7 @@
 
 #include "basic/missing-syscall.h"
 #include "basic/string-table.h"
-#include "log.h"
+#include "svd-log.h"
 
 /* How long the start-up probe waits for its throwaway child to exit. */
 #define PROBE_TIMEOUT_MSEC 5000

@@ -41,7 +41,7 @@
  * assignment; the handler takes the value, untouched, from the reader's copy of the line.
  */
 
-/* Limits on input the parser holds beyond those in unit.h (STYLE guideline 14). */
+/* Limits on input the parser holds beyond those in unit.h: every size a unit file controls is bounded. */
 #define UNIT_KEY_NAME_MAX      64U  /* bytes in a key name */
 #define UNIT_SECTION_NAME_MAX  48U  /* bytes in a section name; inih keeps at most 49 */
 #define UNIT_WANTED_BY_MAX     64U  /* words in all WantedBy= of one file */

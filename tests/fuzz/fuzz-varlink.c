@@ -46,7 +46,7 @@
 #include "basic/macros.h"
 #include "basic/varlink-wire.h"
 #include "fuzz.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "service.h"
 #include "unit.h"
