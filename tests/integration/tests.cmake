@@ -17,6 +17,8 @@ svd_integration_test(e2e-logs)
 svd_integration_test(e2e-events)
 svd_integration_test(e2e-reload)
 svd_integration_test(e2e-restore)
+# The vfork spawn path that plain builds ship, under load (the sanitizer build skips it).
+svd_integration_test(spawn-vfork)
 # Hostile clients and resource exhaustion: svd stays bounded and serves the others
 # (tests/lib/hostile.c, hostile.sh).
 svd_integration_test(hostile-input)
