@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* svctl's verbs on services (start, stop, restart, kill, reset-failed, status, list) and info, and
+ * the output helpers the verb files share. */
 #include "verbs.h"
 
 #include <errno.h>

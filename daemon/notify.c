@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* $NOTIFY_SOCKET: the datagram socket services send sd_notify() messages to, and their parser. */
 #include "notify.h"
 
 #include <fcntl.h>

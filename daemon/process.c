@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A service process as pid and pidfd together: signals through the pidfd, exit status in both modes. */
 #include "process.h"
 
 #include <string.h>

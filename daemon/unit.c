@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit files: the reader of systemd's ini syntax and the table of keys that turns each assignment
+ * into a field of Unit. */
 #include "unit.h"
 
 #include <fcntl.h>
