@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* svctl's verbs on services (start, stop, restart, kill, reset-failed, status, list) and info, and
+ * the output helpers the verb files share. */
 #include "verbs.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "parse-util.h"
+#include "time-util.h"
 
 /* The contract is daemon/io.svd.Manager.varlink; svctl sees nothing else of svd. */
 #define METHOD_INFO "io.svd.Manager.Info"
@@ -95,20 +98,24 @@ _printf_(1, 2) static void log_error(const char *format, ...) {
         fputc('\n', stderr);
 }
 
+/* "label: value" with the label right-aligned in width columns; the value escaped. */
+_printf_(3, 0) static void print_labelled(int width, const char *label, const char *format, va_list ap) {
+        _cleanup_free_ char *s = NULL;
+
+        if (vasprintf(&s, format, ap) < 0)
+                s = NULL;
+        printf("%*s: ", width, label);
+        fputs_escaped(s ?: "(out of memory)", stdout);
+        fputc('\n', stdout);
+}
+
 /* "Label: value", labels right-aligned like systemctl status. */
 _printf_(2, 3) static void print_field(const char *label, const char *format, ...) {
-        _cleanup_free_ char *s = NULL;
         va_list ap;
 
         va_start(ap, format);
-        int r = vasprintf(&s, format, ap);
+        print_labelled(11, label, format, ap);
         va_end(ap);
-        if (r < 0)
-                s = NULL;
-
-        printf("%11s: ", label);
-        fputs_escaped(s ?: "(out of memory)", stdout);
-        fputc('\n', stdout);
 }
 
 static bool use_colors(void) {
@@ -147,25 +154,18 @@ static bool json_get_int(json_t *o, const char *key, int64_t *ret) {
         return true;
 }
 
-static json_t *reply_parameters(json_t *reply) {
+json_t *reply_parameters(json_t *reply) {
         return json_object_get(reply, "parameters");
 }
 
 /* ---- formatting ---- */
-
-static int64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * USEC_PER_SEC_I + ts.tv_nsec / 1000;
-}
 
 /* "5s ago", "3min ago", "2h ago", "4d ago"; "-" for no time. */
 static const char *format_ago(char *buf, size_t l, int64_t usec) {
         if (usec <= 0)
                 return "-";
 
-        int64_t now = now_realtime_usec();
+        int64_t now = (int64_t) now_usec(CLOCK_REALTIME);
         int64_t d = now > usec ? (now - usec) / USEC_PER_SEC_I : 0;
 
         if (d < 60)
@@ -253,23 +253,28 @@ static void fputs_exec_word(const char *s, FILE *f) {
         fputc('\'', f);
 }
 
-/* The command line as one string, or NULL when there is none (or no memory). */
-static char *format_command(json_t *argv) {
+/* The strings of a JSON array joined by spaces, each quoted as an ExecStart= word when
+ * exec_quoting; NULL when there are none (or no memory). */
+static char *join_strings(json_t *array, bool exec_quoting) {
         char *buf = NULL;
         size_t size = 0;
         size_t i;
         json_t *a;
 
-        if (!json_is_array(argv) || json_array_size(argv) == 0)
+        if (!json_is_array(array) || json_array_size(array) == 0)
                 return NULL;
 
         FILE *f = open_memstream(&buf, &size);
         if (!f)
                 return NULL;
-        json_array_foreach(argv, i, a) {
+        json_array_foreach(array, i, a) {
+                const char *v = json_string_value(a) ?: "?";
                 if (i > 0)
                         fputc(' ', f);
-                fputs_exec_word(json_string_value(a) ?: "?", f);
+                if (exec_quoting)
+                        fputs_exec_word(v, f);
+                else
+                        fputs(v, f);
         }
         if (fclose(f) != 0) {
                 free(buf);
@@ -360,6 +365,19 @@ static int call(VarlinkClient *c, const char *method, const char *name, json_t *
         }
 
         return varlink_client_call(c, method, parameters, arg_timeout_usec, ret_reply, ret_error);
+}
+
+int call_or_fail(VarlinkClient *c, const char *method, const char *action, json_t **ret_reply) {
+        _cleanup_json_ json_t *reply = NULL;
+        const char *error;
+
+        int r = call(c, method, /* name= */ NULL, &reply, &error);
+        if (r < 0 || error) {
+                int k = log_call_failure(action, NULL, r, error, reply);
+                return r < 0 ? r : k;
+        }
+        *ret_reply = TAKE_PTR(reply);
+        return 0;
 }
 
 /* Status of name, with its log tail when tail. */
@@ -570,7 +588,7 @@ static void print_status_block(json_t *s) {
         const char *restart = json_get_str(s, "restart") ?: "?";
         const char *mode = json_get_str(s, "mode");
         bool enabled = json_is_true(json_object_get(s, "enabled"));
-        _cleanup_free_ char *command = format_command(json_object_get(s, "execStart"));
+        _cleanup_free_ char *command = join_strings(json_object_get(s, "execStart"), /* exec_quoting= */ true);
         char ts[128], ago[64], buf[128];
         int64_t v;
 
@@ -721,7 +739,7 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 if (tail)
                         show_status_log_lines(json_object_get(reply_parameters(reply), "logLines"));
                 else if (!arg_json)
-                        show_status_log_tail(c, argv[i]); /* verbs-log.c */
+                        show_status_log_tail(c, argv[i]); /* verbs-stream.c */
 
                 /* The first problem decides the exit code, as in systemctl. */
                 const char *state = json_get_str(service, "state");
@@ -874,51 +892,20 @@ int verb_list(VarlinkClient *c, int argc, char **argv) {
 
 /* "Key: value", unaligned, so that scripts can cut at the first ": ". */
 _printf_(2, 3) static void print_info_line(const char *key, const char *format, ...) {
-        _cleanup_free_ char *s = NULL;
         va_list ap;
 
         va_start(ap, format);
-        int r = vasprintf(&s, format, ap);
+        print_labelled(/* width= */ 0, key, format, ap);
         va_end(ap);
-        if (r < 0)
-                s = NULL;
-
-        printf("%s: ", key);
-        fputs_escaped(s ?: "(out of memory)", stdout);
-        fputc('\n', stdout);
-}
-
-static char *join_strings(json_t *array) {
-        char *buf = NULL;
-        size_t size = 0;
-        size_t i;
-        json_t *a;
-
-        FILE *f = open_memstream(&buf, &size);
-        if (!f)
-                return NULL;
-        json_array_foreach(array, i, a) {
-                if (i > 0)
-                        fputc(' ', f);
-                fputs(json_string_value(a) ?: "?", f);
-        }
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
 }
 
 int verb_info(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
-        const char *error;
         int64_t v;
 
-        int r = call(c, METHOD_INFO, NULL, &reply, &error);
-        if (r < 0 || error) {
-                int k = log_call_failure("get svd's info", NULL, r, error, reply);
-                return r < 0 ? r : k;
-        }
+        int r = call_or_fail(c, METHOD_INFO, "get svd's info", &reply);
+        if (r != 0)
+                return r;
 
         json_t *p = reply_parameters(reply);
         if (arg_json)
@@ -926,7 +913,7 @@ int verb_info(VarlinkClient *c, int argc, char **argv) {
 
         const char *mode = json_get_str(p, "mode") ?: "-";
         const char *reason = json_get_str(p, "modeReason");
-        _cleanup_free_ char *flags = join_strings(json_object_get(p, "flags"));
+        _cleanup_free_ char *flags = join_strings(json_object_get(p, "flags"), /* exec_quoting= */ false);
 
         print_info_line("Version", "%s", json_get_str(p, "version") ?: "-");
         print_info_line("Kernel", "%s", json_get_str(p, "kernel") ?: "-");
