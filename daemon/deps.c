@@ -54,7 +54,7 @@ static void service_mark_load_error(Service *s, char *msg) {
         service_deps_done(&s->deps);
         /* After a reload the service may be running on this unit: it keeps it until it settles (the
          * state machine needs it), outside the dependency graph. */
-        if (process_is_set(&s->main) || !IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED))
+        if (process_is_set(&s->run.main) || !IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED))
                 return;
         s->unit = unit_free(s->unit);
 }
@@ -300,7 +300,7 @@ int deps_resolve(Manager *m) {
 
 static bool start_in_progress(const Service *s) {
         return IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) || s->state == SERVICE_STARTING ||
-               (s->state == SERVICE_RUNNING && !s->ready);
+               (s->state == SERVICE_RUNNING && !s->run.ready);
 }
 
 void deps_queue_start(Service *root) {
@@ -428,7 +428,7 @@ void deps_dispatch(Manager *m) {
                                 if (IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING))
                                         continue; /* finishes first, then starts again */
                                 if (s->state == SERVICE_STARTING ||
-                                    (s->state == SERVICE_RUNNING && !s->ready)) {
+                                    (s->state == SERVICE_RUNNING && !s->run.ready)) {
                                         s->job = SERVICE_JOB_STARTING; /* someone else spawned it */
                                         continue;
                                 }

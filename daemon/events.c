@@ -61,7 +61,7 @@ void events_emit_state_change(EventSubscribers *e, const Service *s, ServiceStat
                                   service_state_to_string(s->state), "previousState",
                                   service_state_to_string(previous), "result", service_result_to_string(s->result),
                                   "timeUsec", (json_int_t) s->state_change_usec, "pid",
-                                  process_is_set(&s->main) ? json_integer(s->main.pid) : json_null());
+                                  process_is_set(&s->run.main) ? json_integer(s->run.main.pid) : json_null());
         if (!event)
                 return;
         EventSubscriber *sub = e->head, *next;

@@ -187,7 +187,7 @@ static void manager_remove_service(Manager *m, size_t i) {
 }
 
 void manager_take_pending_unit(Manager *m, Service *s) {
-        if (!s->have_next_unit || !s->next_unit || process_is_set(&s->main))
+        if (!s->have_next_unit || !s->next_unit || process_is_set(&s->run.main))
                 return;
         int r = service_apply_unit(m, s, s->unit_path, TAKE_PTR(s->next_unit), s->next_load_error);
         if (r < 0)

@@ -171,7 +171,7 @@ static Service *service_by_ancestor(Manager *m, pid_t pid) {
                 pid = ppid;
                 for (size_t i = 0; i < m->n_services; i++) {
                         Service *s = m->services[i];
-                        if (s->main_pid1 && process_is_set(&s->main) && s->main.pid == pid)
+                        if (s->run.main_pid1 && process_is_set(&s->run.main) && s->run.main.pid == pid)
                                 return s;
                 }
         }
@@ -181,7 +181,7 @@ static Service *service_by_ancestor(Manager *m, pid_t pid) {
 static Service *notify_find_service(Manager *m, pid_t pid) {
         for (size_t i = 0; i < m->n_services; i++) {
                 Service *s = m->services[i];
-                if (process_is_set(&s->main) && s->main.pid == pid)
+                if (process_is_set(&s->run.main) && s->run.main.pid == pid)
                         return s;
         }
         Service *s = service_by_cgroup(m, pid);

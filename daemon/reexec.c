@@ -432,7 +432,7 @@ int manager_startup_from_state(Manager *m, int fd) {
 
         size_t running = 0;
         for (i = 0; i < m->n_services; i++)
-                running += process_is_set(&m->services[i]->main);
+                running += process_is_set(&m->services[i]->run.main);
         log_notice("Re-executed from state version %d of svd %s: %zu services restored, %zu processes.",
                    (int) reexec_i64(state, "version", 0), strna(reexec_str(state, "svd")), m->n_services, running);
 

@@ -92,6 +92,36 @@ static void service_set_last_error(Service *s, char *msg) {
         s->last_error = msg;
 }
 
+/* ---- the per-run state ---- */
+
+static void service_run_init(ServiceRun *run) {
+        *run = (ServiceRun){
+                .main = PROCESS_NULL,
+                .report_fd = -EBADF,
+                .status_errno = -1,
+                .cgroup_events_fd = -EBADF,
+        };
+}
+
+/* Releases what a run holds. The process itself must be gone or handed on:
+ * only its pidfd is closed here. */
+static void service_run_done(ServiceRun *run) {
+        run->exit_source = sd_event_source_disable_unref(run->exit_source);
+        run->report_source = sd_event_source_disable_unref(run->report_source);
+        run->report_fd = safe_close(run->report_fd);
+        run->watchdog_source = sd_event_source_disable_unref(run->watchdog_source);
+        run->cgroup_source = sd_event_source_disable_unref(run->cgroup_source);
+        run->cgroup_events_fd = safe_close(run->cgroup_events_fd);
+        process_done(&run->main);
+        free(run->status_text);
+        run->status_text = NULL;
+}
+
+static void service_run_reset(ServiceRun *run) {
+        service_run_done(run);
+        service_run_init(run);
+}
+
 /* ---- waiters: varlink calls answered when the machine gets somewhere ---- */
 
 static void waiter_unlink(ServiceWaiter *w) {
@@ -158,18 +188,18 @@ static void service_cancel_waiters(Service *s, unsigned ops) {
 static int on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *userdata);
 
 static void service_arm_watchdog(Service *s) {
-        s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
-        if (s->watchdog_usec == 0 || !IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING))
+        s->run.watchdog_source = sd_event_source_disable_unref(s->run.watchdog_source);
+        if (s->run.watchdog_usec == 0 || !IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING))
                 return;
-        int r = sd_event_add_time_relative(s->manager->event, &s->watchdog_source, CLOCK_MONOTONIC,
-                                           s->watchdog_usec, /* accuracy= */ 0, on_watchdog_timeout, s);
+        int r = sd_event_add_time_relative(s->manager->event, &s->run.watchdog_source, CLOCK_MONOTONIC,
+                                           s->run.watchdog_usec, /* accuracy= */ 0, on_watchdog_timeout, s);
         if (r < 0)
                 log_warning_errno(r, "%s: Failed to arm the watchdog, running without: %m", s->name);
 }
 
 /* The start is complete, as Type= defines it: answer Start, let dependents go. */
 static void service_ready(Service *s) {
-        s->ready = true;
+        s->run.ready = true;
         service_answer_waiters(s, OPS_START, NULL, NULL);
         deps_job_done(s, /* success= */ true, NULL);
         service_arm_watchdog(s);
@@ -189,8 +219,8 @@ static void service_start_failed(Service *s) {
                         deps_job_done(s, /* success= */ false, s->last_error ? s->last_error : "spawn failed");
                 return;
         }
-        if (s->have_spawn_failure) {
-                const SpawnFailure *f = &s->spawn_failure;
+        if (s->run.have_spawn_failure) {
+                const SpawnFailure *f = &s->run.spawn_failure;
                 service_answer_waiters(s, OPS_START, "io.svd.Manager.ExecFailed",
                                        json_pack("{s:s,s:s,s:i,s:s,s:s}", "name", s->name, "stage",
                                                  strna(spawn_stage_to_string(f->stage)), "errno", f->error,
@@ -227,8 +257,8 @@ static void service_set_state(Service *s, ServiceState state) {
                 manager_schedule_gc(s->manager); /* a reload is waiting for it to settle */
 
         if (!IN_SET(state, SERVICE_RUNNING, SERVICE_RELOADING))
-                s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
-        if (state == SERVICE_RUNNING && s->execed && !s->ready)
+                s->run.watchdog_source = sd_event_source_disable_unref(s->run.watchdog_source);
+        if (state == SERVICE_RUNNING && s->run.execed && !s->run.ready)
                 service_ready(s);
         deps_schedule(s->manager);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
@@ -240,9 +270,9 @@ static void service_set_state(Service *s, ServiceState state) {
 /* ---- spawning ---- */
 
 static void service_unwatch(Service *s) {
-        s->exit_source = sd_event_source_disable_unref(s->exit_source);
-        s->report_source = sd_event_source_disable_unref(s->report_source);
-        s->report_fd = safe_close(s->report_fd);
+        s->run.exit_source = sd_event_source_disable_unref(s->run.exit_source);
+        s->run.report_source = sd_event_source_disable_unref(s->run.report_source);
+        s->run.report_fd = safe_close(s->run.report_fd);
 }
 
 static void service_unset_timer(Service *s) {
@@ -326,7 +356,7 @@ static int service_spawn(Service *s) {
         int r;
 
         assert(u);
-        assert(!process_is_set(&s->main));
+        assert(!process_is_set(&s->run.main));
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && m->notify_fd < 0) {
                 r = -ENOTCONN; /* svd has no notify socket: said at start-up */
@@ -429,38 +459,28 @@ static int service_spawn(Service *s) {
         if (r < 0)
                 goto fail;
 
-        s->main = proc;
-        s->main_pid1 = params.private_pids;
-        s->execed = false;
-        s->have_reported_exit = false;
-        s->have_spawn_failure = false;
-        s->exit_info_retries = 0;
-        s->exit_wait_hangup = false;
-        s->ready = false;
-        s->failing = false;
-        s->stop_by_notify = false;
-        free(s->status_text);
-        s->status_text = NULL;
-        s->status_errno = -1;
-        s->watchdog_usec = u->watchdog_usec;
-        s->active_enter_usec = now_realtime_usec();
-        s->report_fd = TAKE_FD(report_fd);
+        service_run_reset(&s->run);
+        s->run.main = proc;
+        s->run.main_pid1 = params.private_pids;
+        s->run.watchdog_usec = u->watchdog_usec;
+        s->run.active_enter_usec = now_realtime_usec();
+        s->run.report_fd = TAKE_FD(report_fd);
         /* A child spawned the vfork way (spawn.h) has exec'd or failed by
          * now and its report is complete: read at once, no event source. */
         service_drain_report(s);
-        r = sd_event_add_io(m->event, &s->exit_source, s->main.pidfd, EPOLLIN, on_exit_event, s);
-        if (r >= 0 && s->report_fd >= 0)
-                r = sd_event_add_io(m->event, &s->report_source, s->report_fd, EPOLLIN, on_report_event, s);
+        r = sd_event_add_io(m->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, on_exit_event, s);
+        if (r >= 0 && s->run.report_fd >= 0)
+                r = sd_event_add_io(m->event, &s->run.report_source, s->run.report_fd, EPOLLIN, on_report_event, s);
         if (r < 0) {
                 /* Cannot watch it, so it must not run unwatched. */
-                process_kill_and_reap(&s->main);
+                process_kill_and_reap(&s->run.main);
                 service_unwatch(s);
                 goto fail;
         }
-        log_debug("%s: spawned pid %d (%s)", s->name, (int) s->main.pid, spawn_mode_to_string(s->main.mode));
+        log_debug("%s: spawned pid %d (%s)", s->name, (int) s->run.main.pid, spawn_mode_to_string(s->run.main.mode));
         /* Type=simple is running once created; Start still waits for the exec (service_note_execed). */
         service_set_state(s, u->type == SERVICE_TYPE_SIMPLE ? SERVICE_RUNNING : SERVICE_STARTING);
-        if (s->report_fd < 0 && s->execed && !s->have_spawn_failure)
+        if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
         if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT)) {
                 r = service_arm_timer(s, u->timeout_start_usec, on_start_timeout);
@@ -584,7 +604,7 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
  * the failure sees the state it left behind. */
 static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart) {
         service_settle_dead(s, result, allow_restart);
-        if (!s->ready && !(s->execed && s->unit->type == SERVICE_TYPE_ONESHOT && s->result == SERVICE_SUCCESS))
+        if (!s->run.ready && !(s->run.execed && s->unit->type == SERVICE_TYPE_ONESHOT && s->result == SERVICE_SUCCESS))
                 service_start_failed(s);
 }
 
@@ -593,7 +613,7 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
                 s->result = result;
 
         /* Type=oneshot: a successful exit is what its start waited for. */
-        bool oneshot_done = !s->ready && s->execed && s->unit->type == SERVICE_TYPE_ONESHOT &&
+        bool oneshot_done = !s->run.ready && s->run.execed && s->unit->type == SERVICE_TYPE_ONESHOT &&
                             s->result == SERVICE_SUCCESS;
         if (oneshot_done && s->unit->remain_after_exit) {
                 service_unset_timer(s);
@@ -624,7 +644,7 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
 }
 
 static void service_note_spawn_failure(Service *s) {
-        const SpawnFailure *f = &s->spawn_failure;
+        const SpawnFailure *f = &s->run.spawn_failure;
         const char *stage = spawn_stage_to_string(f->stage);
         char *msg = NULL;
         int r;
@@ -645,28 +665,28 @@ static void service_note_spawn_failure(Service *s) {
 /* Reads what the child reported: failure records, the PID-namespace init's
  * "exec'd" and "exited" records, or EOF (without an init: it exec'd). */
 static void service_drain_report(Service *s) {
-        while (s->report_fd >= 0) {
+        while (s->run.report_fd >= 0) {
                 SpawnFailure f;
-                int r = spawn_read_failure(s->report_fd, &f);
+                int r = spawn_read_failure(s->run.report_fd, &f);
                 if (r == -EAGAIN)
                         return;
                 if (r <= 0) {
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to read spawn report, ignoring: %m", s->name);
-                        s->report_source = sd_event_source_disable_unref(s->report_source);
-                        s->report_fd = safe_close(s->report_fd);
-                        if (!s->main_pid1 && !s->have_spawn_failure)
-                                s->execed = true;
+                        s->run.report_source = sd_event_source_disable_unref(s->run.report_source);
+                        s->run.report_fd = safe_close(s->run.report_fd);
+                        if (!s->run.main_pid1 && !s->run.have_spawn_failure)
+                                s->run.execed = true;
                         return;
                 }
                 if (f.stage == SPAWN_REPORT_EXECED)
-                        s->execed = true;
+                        s->run.execed = true;
                 else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
-                        s->reported_exit = exit_status_from_wait_status(f.error);
-                        s->have_reported_exit = true;
-                } else if (!s->have_spawn_failure) {
-                        s->spawn_failure = f;
-                        s->have_spawn_failure = true;
+                        s->run.reported_exit = exit_status_from_wait_status(f.error);
+                        s->run.have_reported_exit = true;
+                } else if (!s->run.have_spawn_failure) {
+                        s->run.spawn_failure = f;
+                        s->run.have_spawn_failure = true;
                         service_note_spawn_failure(s);
                 }
         }
@@ -676,10 +696,10 @@ static void service_drain_report(Service *s) {
  * already); notify and oneshot wait on. */
 static void service_note_execed(Service *s) {
         if (s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) {
-                log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
+                log_debug("%s: exec'd, pid %d", s->name, (int) s->run.main.pid);
                 service_set_state(s, SERVICE_RUNNING);
-        } else if (s->state == SERVICE_RUNNING && !s->ready) {
-                log_debug("%s: exec'd, pid %d", s->name, (int) s->main.pid);
+        } else if (s->state == SERVICE_RUNNING && !s->run.ready) {
+                log_debug("%s: exec'd, pid %d", s->name, (int) s->run.main.pid);
                 service_ready(s);
         }
 }
@@ -688,7 +708,7 @@ static int on_report_event(sd_event_source *source, int fd, uint32_t revents, vo
         Service *s = userdata;
 
         service_drain_report(s);
-        if (s->execed && !s->have_spawn_failure)
+        if (s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
         return 0;
 }
@@ -705,24 +725,24 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         /* The child wrote its report before it exited, and its end of the
          * pipe closed when it exec'd or died, so the report is complete now. */
         service_drain_report(s);
-        if (!s->have_spawn_failure &&
-            ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->ready))) {
-                s->execed = true; /* it did exec: Start succeeded */
+        if (!s->run.have_spawn_failure &&
+            ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->run.ready))) {
+                s->run.execed = true; /* it did exec: Start succeeded */
                 service_note_execed(s);
                 was = SERVICE_RUNNING;
         }
         /* After STOPPING=1 the exit is the service's own doing, judged by its status. */
-        if (s->stop_by_notify && IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
-                was = s->ready ? SERVICE_RUNNING : SERVICE_STARTING;
+        if (s->run.stop_by_notify && IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
+                was = s->run.ready ? SERVICE_RUNNING : SERVICE_STARTING;
 
         service_unwatch(s);
-        process_done(&s->main);
+        process_done(&s->run.main);
         service_unset_timer(s);
 
         /* With PrivatePIDs= the process svd watched is our init; what counts
          * is how the command ended, which init reported. */
-        if (s->have_reported_exit)
-                st = &s->reported_exit;
+        if (s->run.have_reported_exit)
+                st = &s->run.reported_exit;
         s->have_exit = true;
         s->last_exit = *st;
         if (st->code == CLD_EXITED)
@@ -732,13 +752,13 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                          strna(signal_to_string(st->status)));
 
         ServiceResult result;
-        if (s->have_spawn_failure)
+        if (s->run.have_spawn_failure)
                 result = SERVICE_FAILURE_EXEC;
         else if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
                 result = result_from_exit(st);
-        if (was == SERVICE_STARTING && !s->have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
+        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
                 if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),
                              st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
@@ -746,15 +766,15 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 service_set_last_error(s, msg);
                 if (result == SERVICE_SUCCESS)
                         result = SERVICE_FAILURE_EXIT_CODE; /* gone before ready is no success */
-        } else if (was == SERVICE_STARTING && !s->have_spawn_failure && result != SERVICE_SUCCESS) {
+        } else if (was == SERVICE_STARTING && !s->run.have_spawn_failure && result != SERVICE_SUCCESS) {
                 char *msg = NULL;
                 if (asprintf(&msg, "%s %s%d", strna(exit_code_to_string(st->code)),
                              st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
                         msg = NULL;
                 service_set_last_error(s, msg);
         }
-        s->exit_was = was;
-        s->exit_result = result;
+        s->run.exit_was = was;
+        s->run.exit_result = result;
 
         if (service_kill_leftovers(s) > 0)
                 return; /* on_cgroup_event finishes once the cgroup is empty */
@@ -763,7 +783,7 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
 
 /* The main process is gone; the rest of its tree goes now. */
 static void service_finish_exit(Service *s) {
-        ServiceState was = s->exit_was;
+        ServiceState was = s->run.exit_was;
         bool start_pending = false;
 
         if (s->cgroup_fd >= 0) {
@@ -774,9 +794,9 @@ static void service_finish_exit(Service *s) {
                         log_debug_errno(r, "%s: Failed to remove cgroup, ignoring: %m", s->name);
         }
 
-        if (was == SERVICE_STARTING || s->failing || s->have_spawn_failure) {
+        if (was == SERVICE_STARTING || s->run.failing || s->run.have_spawn_failure) {
                 /* The start ended (oneshot) or failed, or svd stopped it for a failure: policy decides. */
-                service_enter_dead(s, s->exit_result, /* allow_restart= */ true);
+                service_enter_dead(s, s->run.exit_result, /* allow_restart= */ true);
                 return;
         }
         for (ServiceWaiter *w = s->waiters; w; w = w->next)
@@ -790,13 +810,13 @@ static void service_finish_exit(Service *s) {
                 (void) service_spawn(s);
                 return;
         }
-        service_enter_dead(s, s->exit_result,
+        service_enter_dead(s, s->run.exit_result,
                            /* allow_restart= */ !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING));
 }
 
 static void service_unwatch_cgroup(Service *s) {
-        s->cgroup_source = sd_event_source_disable_unref(s->cgroup_source);
-        s->cgroup_events_fd = safe_close(s->cgroup_events_fd);
+        s->run.cgroup_source = sd_event_source_disable_unref(s->run.cgroup_source);
+        s->run.cgroup_events_fd = safe_close(s->run.cgroup_events_fd);
 }
 
 static int on_cgroup_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
@@ -823,10 +843,10 @@ static int service_kill_leftovers(Service *s) {
         if (s->cgroup_fd < 0)
                 return 0;
         /* Watch first, then kill, then look: no change can slip in between. */
-        r = cgroup_open_events(s->cgroup_fd, &s->cgroup_events_fd);
+        r = cgroup_open_events(s->cgroup_fd, &s->run.cgroup_events_fd);
         if (r < 0)
                 return log_warning_errno(r, "%s: Failed to open cgroup.events: %m", s->name), 0;
-        r = cgroup_events_populated(s->cgroup_events_fd);
+        r = cgroup_events_populated(s->run.cgroup_events_fd);
         if (r <= 0) {
                 service_unwatch_cgroup(s);
                 return 0;
@@ -839,14 +859,14 @@ static int service_kill_leftovers(Service *s) {
                         log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
         } else
                 log_debug("%s: waiting for the exiting processes to leave the cgroup.", s->name);
-        r = sd_event_add_io(s->manager->event, &s->cgroup_source, s->cgroup_events_fd, EPOLLPRI, on_cgroup_event,
+        r = sd_event_add_io(s->manager->event, &s->run.cgroup_source, s->run.cgroup_events_fd, EPOLLPRI, on_cgroup_event,
                             s);
         if (r < 0) {
                 log_error_errno(r, "%s: Failed to watch cgroup.events: %m", s->name);
                 service_unwatch_cgroup(s);
                 return 0;
         }
-        if (cgroup_events_populated(s->cgroup_events_fd) == 0) {
+        if (cgroup_events_populated(s->run.cgroup_events_fd) == 0) {
                 service_unwatch_cgroup(s);
                 return 0;
         }
@@ -859,25 +879,25 @@ static int on_exit_info_retry(sd_event_source *source, uint64_t usec, void *user
 
 static void service_collect_exit(Service *s, bool hangup) {
         ExitStatus st;
-        int r = process_exit_status(&s->main, &st);
-        if (r == -EAGAIN && !hangup && !s->exit_wait_hangup) {
+        int r = process_exit_status(&s->run.main, &st);
+        if (r == -EAGAIN && !hangup && !s->run.exit_wait_hangup) {
                 /* An autoreaped child's pidfd polls readable when it exits,
                  * which can be before the kernel has released it and
                  * published PIDFD_INFO_EXIT; the release comes with EPOLLHUP
                  * and its own wake-up, after which the status is there. Ask
                  * for hang-up only (epoll always reports it), so that the
                  * level-triggered EPOLLIN does not spin the loop meanwhile. */
-                r = sd_event_source_set_io_events(s->exit_source, 0);
+                r = sd_event_source_set_io_events(s->run.exit_source, 0);
                 if (r >= 0) {
-                        s->exit_wait_hangup = true;
+                        s->run.exit_wait_hangup = true;
                         return;
                 }
                 r = -EAGAIN;
         }
-        if (r == -EAGAIN && s->exit_info_retries++ < SERVICE_EXIT_INFO_RETRIES) {
+        if (r == -EAGAIN && s->run.exit_info_retries++ < SERVICE_EXIT_INFO_RETRIES) {
                 /* Hung up and still nothing (should not happen), or hang-up
                  * could not be asked for: ask again shortly, bounded. */
-                (void) sd_event_source_set_enabled(s->exit_source, SD_EVENT_OFF);
+                (void) sd_event_source_set_enabled(s->run.exit_source, SD_EVENT_OFF);
                 r = service_arm_timer(s, SERVICE_EXIT_INFO_RETRY_USEC, on_exit_info_retry);
                 if (r >= 0)
                         return;
@@ -910,7 +930,7 @@ static int on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdat
         log_warning("%s: stop timed out after %s, killing", s->name,
                     format_timespan((char[64]){}, 64, s->unit->timeout_stop_usec));
         s->result = SERVICE_FAILURE_TIMEOUT;
-        int r = process_kill(&s->main, SIGKILL);
+        int r = process_kill(&s->run.main, SIGKILL);
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to send SIGKILL: %m", s->name);
         service_set_state(s, SERVICE_KILLING);
@@ -918,15 +938,15 @@ static int on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdat
 }
 
 static void service_enter_stopping_signal(Service *s, int sig) {
-        assert(process_is_set(&s->main));
+        assert(process_is_set(&s->run.main));
 
-        int r = process_kill(&s->main, sig);
+        int r = process_kill(&s->run.main, sig);
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to send %s: %m", s->name, strna(signal_to_string(sig)));
         r = service_arm_timer(s, s->unit->timeout_stop_usec, on_stop_timeout);
         if (r < 0) {
                 log_error_errno(r, "%s: Failed to arm stop timeout, killing now: %m", s->name);
-                (void) process_kill(&s->main, SIGKILL);
+                (void) process_kill(&s->run.main, SIGKILL);
                 service_set_state(s, SERVICE_KILLING);
                 return;
         }
@@ -942,8 +962,8 @@ static void service_enter_stopping(Service *s) {
 static void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
         if (s->result == SERVICE_SUCCESS)
                 s->result = result;
-        s->failing = true;
-        if (!s->ready)
+        s->run.failing = true;
+        if (!s->run.ready)
                 service_start_failed(s);
         service_enter_stopping_signal(s, sig);
 }
@@ -966,7 +986,7 @@ static int on_start_timeout(sd_event_source *source, uint64_t usec, void *userda
 static void service_watchdog_failed(Service *s, char *msg) {
         log_error("%s: %s, aborting it.", s->name, msg ? msg : "watchdog timeout");
         service_set_last_error(s, msg);
-        s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
+        s->run.watchdog_source = sd_event_source_disable_unref(s->run.watchdog_source);
         /* systemd's WatchdogSignal= default: SIGABRT, for a core dump of the hung process. */
         service_enter_failure_stop(s, SERVICE_FAILURE_WATCHDOG, SIGABRT);
 }
@@ -976,7 +996,7 @@ static int on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *use
         char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
 
         if (asprintf(&msg, "watchdog timeout: no WATCHDOG=1 within %s",
-                     format_timespan(t, sizeof(t), s->watchdog_usec)) < 0)
+                     format_timespan(t, sizeof(t), s->run.watchdog_usec)) < 0)
                 msg = NULL;
         service_watchdog_failed(s, msg);
         return 0;
@@ -986,26 +1006,26 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
         assert(s);
         assert(msg);
 
-        if (!s->unit || !process_is_set(&s->main))
+        if (!s->unit || !process_is_set(&s->run.main))
                 return;
         if (s->unit->type != SERVICE_TYPE_NOTIFY && s->unit->watchdog_usec == 0) {
                 log_debug("%s: notify message from pid %d, but Type=%s and no WatchdogSec=, ignoring.", s->name,
                           (int) pid, service_type_to_string(s->unit->type));
                 return;
         }
-        if (msg->main_pid > 0 && msg->main_pid != s->main.pid)
+        if (msg->main_pid > 0 && msg->main_pid != s->run.main.pid)
                 log_debug("%s: MAINPID=%d ignored: svd follows the process it started.", s->name, (int) msg->main_pid);
         if (msg->status) {
                 char *c = strdup(msg->status);
                 if (c) {
-                        free(s->status_text);
-                        s->status_text = c;
+                        free(s->run.status_text);
+                        s->run.status_text = c;
                 }
         }
         if (msg->errno_value >= 0)
-                s->status_errno = msg->errno_value;
+                s->run.status_errno = msg->errno_value;
         if (msg->watchdog_usec > 0) {
-                s->watchdog_usec = msg->watchdog_usec;
+                s->run.watchdog_usec = msg->watchdog_usec;
                 service_arm_watchdog(s);
         }
         if (msg->watchdog_trigger) {
@@ -1017,7 +1037,7 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
 
         if (msg->ready && s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_NOTIFY) {
                 log_debug("%s: READY=1 from pid %d", s->name, (int) pid);
-                s->execed = true; /* it runs our command, so it exec'd */
+                s->run.execed = true; /* it runs our command, so it exec'd */
                 service_unset_timer(s); /* TimeoutStartSec= */
                 service_set_state(s, SERVICE_RUNNING);
         } else if (msg->ready && s->state == SERVICE_RELOADING)
@@ -1025,7 +1045,7 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
         if (msg->reloading && s->state == SERVICE_RUNNING && s->unit->type == SERVICE_TYPE_NOTIFY)
                 service_set_state(s, SERVICE_RELOADING);
         if (msg->stopping && IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING)) {
-                s->stop_by_notify = true;
+                s->run.stop_by_notify = true;
                 int r = service_arm_timer(s, s->unit->timeout_stop_usec, on_stop_timeout);
                 if (r < 0)
                         log_warning_errno(r, "%s: Failed to arm TimeoutStopSec=: %m", s->name);
@@ -1069,7 +1089,7 @@ void service_start(Service *s, VarlinkCall *call) {
         case SERVICE_RUNNING:
         case SERVICE_RELOADING:
         case SERVICE_EXITED:
-                if (s->ready)
+                if (s->run.ready)
                         service_answer_waiters(s, OPS_START, NULL, NULL);
                 break; /* else Type=simple before its exec: service_note_execed answers */
         case SERVICE_STARTING:
@@ -1135,7 +1155,7 @@ void service_stop(Service *s, VarlinkCall *call) {
                 return;
         service_cancel_waiters(s, OPS_START);
         s->want_running = false;
-        s->stop_by_notify = false;
+        s->run.stop_by_notify = false;
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
                 deps_job_done(s, /* success= */ false, "cancelled by a stop");
         if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
@@ -1176,8 +1196,8 @@ void service_restart(Service *s, VarlinkCall *call) {
 
         if (service_refuse(s, call))
                 return;
-        s->failing = false;
-        s->stop_by_notify = false;
+        s->run.failing = false;
+        s->run.stop_by_notify = false;
         if (s->state == SERVICE_EXITED)
                 service_set_state(s, SERVICE_INACTIVE); /* nothing to stop: start again */
         if (!IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_STOPPING,
@@ -1196,10 +1216,10 @@ void service_restart(Service *s, VarlinkCall *call) {
 
 int service_kill(Service *s, int sig) {
         assert(s);
-        if (!process_is_set(&s->main))
+        if (!process_is_set(&s->run.main))
                 return -ESRCH;
         log_info("%s: sending %s on request.", s->name, strna(signal_to_string(sig)));
-        return process_kill(&s->main, sig);
+        return process_kill(&s->run.main, sig);
 }
 
 bool service_is_settled(const Service *s) {
@@ -1209,7 +1229,7 @@ bool service_is_settled(const Service *s) {
 }
 
 bool service_is_active(const Service *s) {
-        return IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED) && s->ready;
+        return IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED) && s->run.ready;
 }
 
 bool service_reset_failed(Service *s) {
@@ -1244,15 +1264,12 @@ int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit,
                 return -ENOMEM;
         *s = (Service){
                 .manager = m,
-                .main = PROCESS_NULL,
-                .report_fd = -EBADF,
                 .cgroup_fd = -EBADF,
-                .cgroup_events_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
                 .state_change_usec = now_realtime_usec(),
-                .status_errno = -1,
         };
+        service_run_init(&s->run);
         s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
         s->name = strdup(name);
         s->unit_path = strdup(unit_path ? unit_path : "");
@@ -1294,18 +1311,14 @@ Service *service_free(Service *s) {
         }
         service_unwatch(s);
         service_unset_timer(s);
-        s->watchdog_source = sd_event_source_disable_unref(s->watchdog_source);
-        free(s->status_text);
         service_deps_done(&s->deps);
-        s->cgroup_source = sd_event_source_disable_unref(s->cgroup_source);
-        s->cgroup_events_fd = safe_close(s->cgroup_events_fd);
         s->cgroup_fd = safe_close(s->cgroup_fd);
-        if (process_is_set(&s->main) && s->main.mode == SPAWN_MODE_FALLBACK) {
+        if (process_is_set(&s->run.main) && s->run.main.mode == SPAWN_MODE_FALLBACK) {
                 /* Only at exit with the service still up after its stop sequence. */
-                (void) process_kill(&s->main, SIGKILL);
-                (void) waitid(P_PIDFD, (id_t) s->main.pidfd, &(siginfo_t){}, WEXITED);
+                (void) process_kill(&s->run.main, SIGKILL);
+                (void) waitid(P_PIDFD, (id_t) s->run.main.pidfd, &(siginfo_t){}, WEXITED);
         }
-        process_done(&s->main);
+        service_run_done(&s->run);
         credentials_done(&s->creds);
         s->log = service_log_free(s->log);
         unit_free(s->next_unit);
@@ -1346,9 +1359,9 @@ json_t *service_to_json(const Service *s) {
                                             json_integer((json_int_t) s->state_enter_usec[i]));
         json_object_set_new(o, "stateEnterUsec", enter);
         json_object_set_new(o, "activeEnterUsec",
-                            process_is_set(&s->main) ? json_integer((json_int_t) s->active_enter_usec)
+                            process_is_set(&s->run.main) ? json_integer((json_int_t) s->run.active_enter_usec)
                                                      : json_null());
-        json_object_set_new(o, "pid", process_is_set(&s->main) ? json_integer(s->main.pid) : json_null());
+        json_object_set_new(o, "pid", process_is_set(&s->run.main) ? json_integer(s->run.main.pid) : json_null());
         json_object_set_new(o, "result", json_string(service_result_to_string(s->result)));
         json_object_set_new(o, "lastExit",
                             s->have_exit ? json_pack("{s:s,s:i}", "code",
@@ -1360,13 +1373,13 @@ json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "restart",
                             json_string(s->unit ? restart_policy_to_string(s->unit->restart) : "no"));
         json_object_set_new(o, "enabled", json_boolean(s->unit && s->unit->wanted_by_default));
-        json_object_set_new(o, "mode", process_is_set(&s->main)
-                                               ? json_string(spawn_mode_to_string(s->main.mode))
+        json_object_set_new(o, "mode", process_is_set(&s->run.main)
+                                               ? json_string(spawn_mode_to_string(s->run.main.mode))
                                                : json_null());
         json_object_set_new(o, "execStart", argv);
         json_object_set_new(o, "type", json_string(s->unit ? service_type_to_string(s->unit->type) : "simple"));
-        json_object_set_new(o, "statusText", s->status_text ? json_string(s->status_text) : json_null());
-        json_object_set_new(o, "statusErrno", s->status_errno >= 0 ? json_integer(s->status_errno) : json_null());
+        json_object_set_new(o, "statusText", s->run.status_text ? json_string(s->run.status_text) : json_null());
+        json_object_set_new(o, "statusErrno", s->run.status_errno >= 0 ? json_integer(s->run.status_errno) : json_null());
         json_object_set_new(o, "job", s->job != SERVICE_JOB_NONE ? json_string(service_job_to_string(s->job))
                                                                  : json_null());
         static const char *const dep_keys[_UNIT_DEPENDENCY_MAX] = {
@@ -1454,40 +1467,40 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
         SET("wantRunning", json_boolean(s->want_running));
         SET("result", json_string(service_result_to_string(s->result)));
         SET("stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
-        SET("activeEnterUsec", json_integer((json_int_t) s->active_enter_usec));
-        if (process_is_set(&s->main))
-                SET("main", json_pack("{s:i,s:o,s:s,s:b}", "pid", (int) s->main.pid, "pidfd",
-                                      reexec_fd_to_json(fds, s->main.pidfd), "mode", spawn_mode_to_string(s->main.mode),
-                                      "reaped", s->main.reaped));
-        SET("reportFd", reexec_fd_to_json(fds, s->report_fd));
-        SET("mainPid1", json_boolean(s->main_pid1));
-        SET("execed", json_boolean(s->execed));
-        if (s->have_reported_exit)
-                SET("reportedExit", exit_status_to_json(&s->reported_exit));
+        SET("activeEnterUsec", json_integer((json_int_t) s->run.active_enter_usec));
+        if (process_is_set(&s->run.main))
+                SET("main", json_pack("{s:i,s:o,s:s,s:b}", "pid", (int) s->run.main.pid, "pidfd",
+                                      reexec_fd_to_json(fds, s->run.main.pidfd), "mode", spawn_mode_to_string(s->run.main.mode),
+                                      "reaped", s->run.main.reaped));
+        SET("reportFd", reexec_fd_to_json(fds, s->run.report_fd));
+        SET("mainPid1", json_boolean(s->run.main_pid1));
+        SET("execed", json_boolean(s->run.execed));
+        if (s->run.have_reported_exit)
+                SET("reportedExit", exit_status_to_json(&s->run.reported_exit));
         if (s->have_exit)
                 SET("lastExit", exit_status_to_json(&s->last_exit));
-        if (s->have_spawn_failure)
-                SET("spawnFailure", json_pack("{s:i,s:i}", "stage", (int) s->spawn_failure.stage, "errno",
-                                              s->spawn_failure.error));
+        if (s->run.have_spawn_failure)
+                SET("spawnFailure", json_pack("{s:i,s:i}", "stage", (int) s->run.spawn_failure.stage, "errno",
+                                              s->run.spawn_failure.error));
         SET("spawnError", json_boolean(s->spawn_error));
         SET("cgroupFd", reexec_fd_to_json(fds, s->cgroup_fd));
         /* Waiting for the cgroup to empty after the main process exited. */
-        if (s->cgroup_source) {
-                SET("cgroupEventsFd", reexec_fd_to_json(fds, s->cgroup_events_fd));
-                SET("exitWas", json_string(service_state_to_string(s->exit_was)));
-                SET("exitResult", json_string(service_result_to_string(s->exit_result)));
+        if (s->run.cgroup_source) {
+                SET("cgroupEventsFd", reexec_fd_to_json(fds, s->run.cgroup_events_fd));
+                SET("exitWas", json_string(service_state_to_string(s->run.exit_was)));
+                SET("exitResult", json_string(service_result_to_string(s->run.exit_result)));
         }
         SET("lastError", s->last_error ? json_string(s->last_error) : json_null());
         SET("restarts", json_integer(s->restarts));
         SET("wanted", json_string(wanted_override_to_string(s->wanted)));
         SET("restoredUsec", json_integer((json_int_t) s->restored_usec));
-        SET("ready", json_boolean(s->ready));
-        SET("failing", json_boolean(s->failing));
-        SET("stopByNotify", json_boolean(s->stop_by_notify));
-        SET("statusText", s->status_text ? json_string(s->status_text) : json_null());
-        SET("statusErrno", json_integer(s->status_errno));
-        SET("watchdogUsec", json_integer((json_int_t) s->watchdog_usec));
-        if (s->watchdog_source && sd_event_source_get_time(s->watchdog_source, &usec) >= 0)
+        SET("ready", json_boolean(s->run.ready));
+        SET("failing", json_boolean(s->run.failing));
+        SET("stopByNotify", json_boolean(s->run.stop_by_notify));
+        SET("statusText", s->run.status_text ? json_string(s->run.status_text) : json_null());
+        SET("statusErrno", json_integer(s->run.status_errno));
+        SET("watchdogUsec", json_integer((json_int_t) s->run.watchdog_usec));
+        if (s->run.watchdog_source && sd_event_source_get_time(s->run.watchdog_source, &usec) >= 0)
                 SET("watchdogDeadline", json_integer((json_int_t) usec));
         SET("startLimitBegin", json_integer((json_int_t) s->start_limit_begin));
         SET("startLimitCount", json_integer(s->start_limit_count));
@@ -1568,7 +1581,7 @@ int service_deserialize(Manager *m, json_t *o, Service **ret) {
         json_t *enter = json_object_get(o, "stateEnterUsec");
         for (int i = 0; i < _SERVICE_STATE_MAX; i++)
                 s->state_enter_usec[i] = reexec_u64(enter, service_state_to_string(i), 0);
-        s->active_enter_usec = reexec_u64(o, "activeEnterUsec", 0);
+        s->run.active_enter_usec = reexec_u64(o, "activeEnterUsec", 0);
 
         json_t *main_proc = json_object_get(o, "main");
         if (json_is_object(main_proc)) {
@@ -1577,27 +1590,27 @@ int service_deserialize(Manager *m, json_t *o, Service **ret) {
                         return log_error_errno(fd, "%s: The pidfd of pid %d was not handed over: %m", name,
                                                (int) reexec_i64(main_proc, "pid", 0));
                 SpawnMode mode = spawn_mode_from_string(reexec_str(main_proc, "mode"));
-                s->main = (Process){ .pid = (pid_t) reexec_i64(main_proc, "pid", 0), .pidfd = fd,
+                s->run.main = (Process){ .pid = (pid_t) reexec_i64(main_proc, "pid", 0), .pidfd = fd,
                                      .mode = mode >= 0 ? mode : m->probe.mode,
                                      .reaped = reexec_bool(main_proc, "reaped", false) };
         }
         r = reexec_fd_take(o, "reportFd");
         if (r >= 0)
-                s->report_fd = r;
-        s->main_pid1 = reexec_bool(o, "mainPid1", false);
-        s->execed = reexec_bool(o, "execed", false);
+                s->run.report_fd = r;
+        s->run.main_pid1 = reexec_bool(o, "mainPid1", false);
+        s->run.execed = reexec_bool(o, "execed", false);
         json_t *j;
         if ((j = json_object_get(o, "reportedExit"))) {
-                s->have_reported_exit = true;
-                s->reported_exit = exit_status_from_json(j);
+                s->run.have_reported_exit = true;
+                s->run.reported_exit = exit_status_from_json(j);
         }
         if ((j = json_object_get(o, "lastExit"))) {
                 s->have_exit = true;
                 s->last_exit = exit_status_from_json(j);
         }
         if ((j = json_object_get(o, "spawnFailure"))) {
-                s->have_spawn_failure = true;
-                s->spawn_failure = (SpawnFailure){ .stage = (SpawnStage) reexec_i64(j, "stage", 0),
+                s->run.have_spawn_failure = true;
+                s->run.spawn_failure = (SpawnFailure){ .stage = (SpawnStage) reexec_i64(j, "stage", 0),
                                                    .error = (int) reexec_i64(j, "errno", EIO) };
         }
         s->spawn_error = reexec_bool(o, "spawnError", false);
@@ -1606,11 +1619,11 @@ int service_deserialize(Manager *m, json_t *o, Service **ret) {
                 s->cgroup_fd = r;
         r = reexec_fd_take(o, "cgroupEventsFd");
         if (r >= 0) {
-                s->cgroup_events_fd = r;
+                s->run.cgroup_events_fd = r;
                 state = service_state_from_string(reexec_str(o, "exitWas"));
-                s->exit_was = state >= 0 ? state : SERVICE_RUNNING;
+                s->run.exit_was = state >= 0 ? state : SERVICE_RUNNING;
                 r = lookup(service_result_table, _SERVICE_RESULT_MAX, reexec_str(o, "exitResult"));
-                s->exit_result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
+                s->run.exit_result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
         }
         const char *t = reexec_str(o, "lastError");
         if (t && !(s->last_error = strdup(t)))
@@ -1619,14 +1632,14 @@ int service_deserialize(Manager *m, json_t *o, Service **ret) {
         WantedOverride w = wanted_override_from_string(reexec_str(o, "wanted"));
         s->wanted = w >= 0 ? w : WANTED_DEFAULT;
         s->restored_usec = reexec_u64(o, "restoredUsec", 0);
-        s->ready = reexec_bool(o, "ready", false);
-        s->failing = reexec_bool(o, "failing", false);
-        s->stop_by_notify = reexec_bool(o, "stopByNotify", false);
+        s->run.ready = reexec_bool(o, "ready", false);
+        s->run.failing = reexec_bool(o, "failing", false);
+        s->run.stop_by_notify = reexec_bool(o, "stopByNotify", false);
         t = reexec_str(o, "statusText");
-        if (t && !(s->status_text = strdup(t)))
+        if (t && !(s->run.status_text = strdup(t)))
                 return -ENOMEM;
-        s->status_errno = (int) reexec_i64(o, "statusErrno", -1);
-        s->watchdog_usec = reexec_u64(o, "watchdogUsec", 0);
+        s->run.status_errno = (int) reexec_i64(o, "statusErrno", -1);
+        s->run.watchdog_usec = reexec_u64(o, "watchdogUsec", 0);
         s->start_limit_begin = reexec_u64(o, "startLimitBegin", 0);
         s->start_limit_count = (unsigned) reexec_u64(o, "startLimitCount", 0);
         r = lookup(service_job_table, _SERVICE_JOB_MAX, reexec_str(o, "job"));
@@ -1641,11 +1654,11 @@ int service_deserialize(Manager *m, json_t *o, Service **ret) {
                  * cannot supervise the process, which must not run on
                  * unwatched. */
                 log_error("%s: %s; stopping its process.", name, strna(s->load_error));
-                process_kill_and_reap(&s->main);
+                process_kill_and_reap(&s->run.main);
                 s->state = SERVICE_FAILED;
                 s->want_running = false;
                 s->job = SERVICE_JOB_NONE;
-                s->report_fd = safe_close(s->report_fd);
+                s->run.report_fd = safe_close(s->run.report_fd);
         }
         *ret = TAKE_PTR(s);
         return 0;
@@ -1658,19 +1671,19 @@ int service_resume(Service *s, json_t *o) {
 
         if (!s->unit)
                 return 0; /* nothing runs (service_deserialize) */
-        if (process_is_set(&s->main)) {
+        if (process_is_set(&s->run.main)) {
                 /* An exit meanwhile leaves the pidfd readable: seen at once. */
-                r = sd_event_add_io(e, &s->exit_source, s->main.pidfd, EPOLLIN, on_exit_event, s);
+                r = sd_event_add_io(e, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, on_exit_event, s);
                 if (r < 0)
                         return r;
         }
-        if (s->report_fd >= 0) {
-                r = sd_event_add_io(e, &s->report_source, s->report_fd, EPOLLIN, on_report_event, s);
+        if (s->run.report_fd >= 0) {
+                r = sd_event_add_io(e, &s->run.report_source, s->run.report_fd, EPOLLIN, on_report_event, s);
                 if (r < 0)
                         return r;
         }
-        if (s->cgroup_events_fd >= 0) {
-                r = sd_event_add_io(e, &s->cgroup_source, s->cgroup_events_fd, EPOLLPRI, on_cgroup_event, s);
+        if (s->run.cgroup_events_fd >= 0) {
+                r = sd_event_add_io(e, &s->run.cgroup_source, s->run.cgroup_events_fd, EPOLLPRI, on_cgroup_event, s);
                 if (r < 0)
                         return r;
         }
@@ -1687,7 +1700,7 @@ int service_resume(Service *s, json_t *o) {
                 s->timer_cb = service_timers[i].cb;
         }
         if (json_object_get(o, "watchdogDeadline") && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING)) {
-                r = sd_event_add_time(e, &s->watchdog_source, CLOCK_MONOTONIC, reexec_u64(o, "watchdogDeadline", 0),
+                r = sd_event_add_time(e, &s->run.watchdog_source, CLOCK_MONOTONIC, reexec_u64(o, "watchdogDeadline", 0),
                                       /* accuracy= */ 0, on_watchdog_timeout, s);
                 if (r < 0)
                         return r;
@@ -1697,7 +1710,7 @@ int service_resume(Service *s, json_t *o) {
 
 void service_resume_settle(Service *s) {
         /* The cgroup may have emptied while no one watched it. */
-        if (s->cgroup_source && cgroup_events_populated(s->cgroup_events_fd) == 0) {
+        if (s->run.cgroup_source && cgroup_events_populated(s->run.cgroup_events_fd) == 0) {
                 service_unwatch_cgroup(s);
                 service_finish_exit(s);
         }

@@ -86,6 +86,36 @@ typedef enum ServiceJob {
 
 const char *service_job_to_string(ServiceJob j);
 
+/* Everything about one process of the service: reset when the next one is
+ * spawned (service_run_reset), so that nothing of a previous run leaks into
+ * the next. */
+typedef struct ServiceRun {
+        Process main;
+        bool main_pid1;                 /* main is svd's init of a PID namespace (PrivatePIDs=yes) */
+        uint64_t active_enter_usec;     /* CLOCK_REALTIME, when it was spawned */
+        sd_event_source *exit_source;   /* main.pidfd readable */
+        sd_event_source *report_source; /* spawn report pipe */
+        int report_fd;
+        unsigned exit_info_retries;
+        bool exit_wait_hangup;          /* autoreaped: waiting for EPOLLHUP before reading the exit info */
+        bool execed;                    /* the command has exec'd */
+        bool have_spawn_failure;
+        SpawnFailure spawn_failure;
+        bool have_reported_exit;        /* the PID-namespace init reported the command's exit */
+        ExitStatus reported_exit;
+        bool ready;                     /* the start is complete, as Type= defines it */
+        bool failing;                   /* svd is stopping it because of a failure: restart policy applies */
+        bool stop_by_notify;            /* it announced STOPPING=1 and is expected to exit */
+        char *status_text;              /* STATUS= */
+        int status_errno;               /* ERRNO=, -1 for none */
+        uint64_t watchdog_usec;         /* in force: WatchdogSec= or the service's WATCHDOG_USEC= */
+        sd_event_source *watchdog_source;
+        int cgroup_events_fd;           /* cgroup.events, while leftovers are being killed */
+        sd_event_source *cgroup_source; /* cgroup.events changed */
+        ServiceState exit_was;          /* the state when the main process exited */
+        ServiceResult exit_result;      /* the result that exit gives */
+} ServiceRun;
+
 typedef struct Service {
         Manager *manager;
         char *name;
@@ -99,31 +129,14 @@ typedef struct Service {
         ServiceResult result;
         uint64_t state_change_usec;  /* CLOCK_REALTIME */
         uint64_t state_enter_usec[_SERVICE_STATE_MAX]; /* last entry into each state, 0 = never */
-        uint64_t active_enter_usec;  /* CLOCK_REALTIME, when the current process was spawned */
 
-        Process main;
-        sd_event_source *exit_source;   /* main.pidfd readable */
-        sd_event_source *report_source; /* spawn failure pipe */
+        ServiceRun run;                 /* the current (or last) process; reset at each spawn */
         sd_event_source *timer_source;  /* stop timeout, restart delay, exit-info retry */
         sd_event_time_handler_t timer_cb; /* which of them (re-exec carries the deadline over) */
-        int report_fd;
-        unsigned exit_info_retries;
-        bool spawn_error;           /* clone failed: the waiting start gets SpawnFailed */
-        bool exit_wait_hangup;      /* autoreaped: waiting for EPOLLHUP before reading the exit info */
-
+        bool spawn_error;               /* clone failed: the waiting start gets SpawnFailed */
         bool have_exit;
         ExitStatus last_exit;
-        SpawnFailure spawn_failure;
-        bool have_spawn_failure;
         int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
-        int cgroup_events_fd;           /* its cgroup.events, while leftovers are being killed */
-        sd_event_source *cgroup_source; /* cgroup.events changed */
-        ServiceState exit_was;          /* the state when the main process exited */
-        ServiceResult exit_result;      /* the result that exit gives */
-        bool main_pid1;          /* main is svd's init of a PID namespace (PrivatePIDs=yes) */
-        bool execed;             /* the command has exec'd */
-        bool have_reported_exit; /* the PID-namespace init reported the command's exit */
-        ExitStatus reported_exit;
         char *last_error;
         unsigned restarts;
 
@@ -139,14 +152,7 @@ typedef struct Service {
         Unit *next_unit;        /*   the new definition, applied once settled */
         char *next_load_error;  /*   or why it does not load */
 
-        /* Readiness (Type=, sd_notify), restart policy and dependencies. */
-        bool ready;          /* the current start is complete, as Type= defines it */
-        bool failing;        /* svd is stopping it because of a failure: restart policy applies */
-        bool stop_by_notify; /* it announced STOPPING=1 and is expected to exit */
-        char *status_text;   /* STATUS= */
-        int status_errno;    /* ERRNO=, -1 for none */
-        uint64_t watchdog_usec; /* in force: WatchdogSec= or the service's WATCHDOG_USEC= */
-        sd_event_source *watchdog_source;
+        /* Restart policy and dependencies. */
         uint64_t start_limit_begin; /* CLOCK_MONOTONIC start of the StartLimitIntervalSec= window */
         unsigned start_limit_count; /* starts in that window */
         ServiceJob job;
