@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Service output lines: the splitter, the ring buffer, the rate limit, UTF-8 on the way out. */
 #include "logbuf.h"
 
 #include <stdlib.h>

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "spawn.h"
+#include "varlink-manager.h"
 #include "version.h"
 
 static void help(void) {
@@ -145,6 +146,11 @@ int main(int argc, char *argv[]) {
         r = manager_new(&config, &m);
         if (r < 0) {
                 log_error_errno(r, "Failed to create manager: %m");
+                return EXIT_FAILURE;
+        }
+        r = varlink_manager_attach(m);
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up io.svd.Manager: %m");
                 return EXIT_FAILURE;
         }
         r = manager_startup(m);

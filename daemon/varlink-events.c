@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "events.h"
+/* Subscribe: every state change streamed to each subscriber, bounded per subscriber. */
+#include "varlink-events.h"
 
 #include <jansson.h>
 
-#include "varlink.h"
 
 struct EventSubscriber {
         EventSubscribers *set;
