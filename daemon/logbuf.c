@@ -7,14 +7,14 @@
 
 #include "basic/macros.h"
 
-static const char *const log_stream_table[_LOG_STREAM_MAX] = {
-        [LOG_STREAM_STDOUT] = "stdout",
-        [LOG_STREAM_STDERR] = "stderr",
-        [LOG_STREAM_SVD] = "svd",
+static const char *const log_stream_table[_LOGBUF_STREAM_MAX] = {
+        [LOGBUF_STREAM_STDOUT] = "stdout",
+        [LOGBUF_STREAM_STDERR] = "stderr",
+        [LOGBUF_STREAM_SVD] = "svd",
 };
 
 const char *log_stream_to_string(LogStream s) {
-        return s >= 0 && s < _LOG_STREAM_MAX ? log_stream_table[s] : NULL;
+        return s >= 0 && s < _LOGBUF_STREAM_MAX ? log_stream_table[s] : NULL;
 }
 
 void logbuf_init(LogBuffer *b, size_t max_lines, size_t max_bytes) {
@@ -51,7 +51,7 @@ int logbuf_append(LogBuffer *b, LogStream stream, uint64_t usec, unsigned flags,
 
         if (len > b->max_bytes - sizeof(LogLine)) {
                 len = b->max_bytes - sizeof(LogLine);
-                flags |= LOG_LINE_SPLIT;
+                flags |= LOGBUF_LINE_SPLIT;
         }
         LogLine *l = malloc(sizeof(LogLine) + len + 1);
         if (!l)
@@ -94,11 +94,11 @@ void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn,
 
                 if (s->len == 0) {
                         /* The common case, no copy: whole lines and pieces
-                         * of LOG_LINE_MAX straight from data. */
-                        if (chunk > LOG_LINE_MAX) {
-                                fn(data, LOG_LINE_MAX, LOG_LINE_SPLIT, userdata);
-                                data += LOG_LINE_MAX;
-                                n -= LOG_LINE_MAX;
+                         * of LOGBUF_LINE_MAX straight from data. */
+                        if (chunk > LOGBUF_LINE_MAX) {
+                                fn(data, LOGBUF_LINE_MAX, LOGBUF_LINE_SPLIT, userdata);
+                                data += LOGBUF_LINE_MAX;
+                                n -= LOGBUF_LINE_MAX;
                                 continue;
                         }
                         if (nl) {
@@ -108,18 +108,18 @@ void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn,
                                 continue;
                         }
                         if (!s->buf)
-                                s->buf = malloc(LOG_LINE_MAX);
+                                s->buf = malloc(LOGBUF_LINE_MAX);
                         if (!s->buf) {
-                                fn(data, chunk, LOG_LINE_PARTIAL, userdata);
+                                fn(data, chunk, LOGBUF_LINE_PARTIAL, userdata);
                                 return;
                         }
                 }
 
-                size_t room = LOG_LINE_MAX - s->len;
+                size_t room = LOGBUF_LINE_MAX - s->len;
                 if (chunk > room) {
-                        /* The line outgrows LOG_LINE_MAX: hand out a full piece. */
+                        /* The line outgrows LOGBUF_LINE_MAX: hand out a full piece. */
                         memcpy(s->buf + s->len, data, room);
-                        fn(s->buf, LOG_LINE_MAX, LOG_LINE_SPLIT, userdata);
+                        fn(s->buf, LOGBUF_LINE_MAX, LOGBUF_LINE_SPLIT, userdata);
                         s->len = 0;
                         data += room;
                         n -= room;
@@ -142,7 +142,7 @@ void log_splitter_flush(LogSplitter *s, LogLineFn fn, void *userdata) {
         assert(s);
         if (s->len == 0)
                 return;
-        fn(s->buf, s->len, LOG_LINE_PARTIAL, userdata);
+        fn(s->buf, s->len, LOGBUF_LINE_PARTIAL, userdata);
         s->len = 0;
 }
 
@@ -158,13 +158,13 @@ bool log_rate_limit_test(LogRateLimit *rl, uint64_t now_usec, uint64_t *ret_repo
         assert(ret_report);
 
         *ret_report = 0;
-        if (rl->begin_usec == 0 || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= LOG_RATE_INTERVAL_USEC) {
+        if (rl->begin_usec == 0 || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= LOGBUF_RATE_INTERVAL_USEC) {
                 rl->begin_usec = now_usec ?: 1;
                 rl->n = 0;
                 *ret_report = rl->dropped;
                 rl->dropped = 0;
         }
-        if (rl->n >= LOG_RATE_BURST) {
+        if (rl->n >= LOGBUF_RATE_BURST) {
                 rl->dropped++;
                 return false;
         }

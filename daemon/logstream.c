@@ -23,7 +23,7 @@ static uint64_t now_usec(clockid_t clock) {
 int service_log_watch(ServiceLog *l, LogWatcher *w) {
         assert(l);
         assert(w);
-        if (l->n_watchers >= LOG_FOLLOWERS_MAX)
+        if (l->n_watchers >= LOGSTREAM_WATCHERS_MAX)
                 return -EBUSY;
         w->prev = NULL;
         w->next = l->watchers;
@@ -81,9 +81,9 @@ static void on_line(const char *text, size_t len, unsigned flags, void *userdata
         if (report > 0) {
                 char msg[128];
                 int n = snprintf(msg, sizeof(msg), "%" PRIu64 " lines dropped (more than %u lines in %llu ms)",
-                                 report, LOG_RATE_BURST, (unsigned long long) (LOG_RATE_INTERVAL_USEC / USEC_PER_MSEC));
+                                 report, LOGBUF_RATE_BURST, (unsigned long long) (LOGBUF_RATE_INTERVAL_USEC / USEC_PER_MSEC));
                 log_notice("%s: %s", l->name, msg);
-                service_log_add(l, LOG_STREAM_SVD, 0, msg, (size_t) n);
+                service_log_add(l, LOGBUF_STREAM_SVD, 0, msg, (size_t) n);
         }
         if (!pass) {
                 l->dropped++;
@@ -129,21 +129,21 @@ static int log_pipe_read(LogPipe *p, size_t max) {
 }
 
 static int on_pipe_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        (void) log_pipe_read(userdata, LOG_READ_MAX);
+        (void) log_pipe_read(userdata, LOGSTREAM_READ_MAX);
         return 0;
 }
 
 void service_log_drain(ServiceLog *l) {
         assert(l);
         for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)
-                (void) log_pipe_read(&l->pipes[i], LOG_DRAIN_MAX);
+                (void) log_pipe_read(&l->pipes[i], LOGSTREAM_DRAIN_MAX);
 }
 
 /* ---- spawning ---- */
 
 static void service_log_close(ServiceLog *l) {
         for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++) {
-                (void) log_pipe_read(&l->pipes[i], LOG_DRAIN_MAX);
+                (void) log_pipe_read(&l->pipes[i], LOGSTREAM_DRAIN_MAX);
                 log_pipe_close(&l->pipes[i]);
         }
         if (l->files[1] != l->files[0])
@@ -356,9 +356,9 @@ int service_log_deserialize(ServiceLog *l, json_t *o, const Unit *u) {
         json_array_foreach(lines, i, line) {
                 _cleanup_free_ char *text = NULL;
                 size_t len;
-                LogStream stream = (LogStream) reexec_i64(line, "stream", LOG_STREAM_STDOUT);
-                if (stream < 0 || stream >= _LOG_STREAM_MAX)
-                        stream = LOG_STREAM_SVD;
+                LogStream stream = (LogStream) reexec_i64(line, "stream", LOGBUF_STREAM_STDOUT);
+                if (stream < 0 || stream >= _LOGBUF_STREAM_MAX)
+                        stream = LOGBUF_STREAM_SVD;
                 r = reexec_bytes_from_json(json_object_get(line, "text"), &text, &len);
                 if (r < 0)
                         return r;

@@ -8,10 +8,10 @@
  * service's ring buffer, written to the unit's file if it names one
  * (logfile.h), and sent to the clients that follow the log.
  *
- * Bounds. A read takes at most LOG_READ_MAX bytes per pipe and event, so a
+ * Bounds. A read takes at most LOGSTREAM_READ_MAX bytes per pipe and event, so a
  * flooding service shares the loop with everything else; while svd has not
  * read, the pipe is full and the service's write() blocks, which is the
- * back-pressure systemd's journal gives as well. Past LOG_RATE_BURST lines
+ * back-pressure systemd's journal gives as well. Past LOGBUF_RATE_BURST lines
  * per interval, lines are dropped and counted (`logDropped`), and the ring
  * and followers get one "N lines dropped" line from svd when the next
  * interval starts. The file gets every line (it is the complete record and
@@ -33,12 +33,12 @@
 struct json_t;
 
 /* Bytes read from one pipe per loop event. */
-#define LOG_READ_MAX (64U << 10)
+#define LOGSTREAM_READ_MAX (64U << 10)
 /* Bytes read from the pipes when the main process exits, so that its last
  * words are in the log before its state changes. */
-#define LOG_DRAIN_MAX (1U << 20)
+#define LOGSTREAM_DRAIN_MAX (1U << 20)
 /* Watchers of one service. */
-#define LOG_FOLLOWERS_MAX 64U
+#define LOGSTREAM_WATCHERS_MAX 64U
 
 typedef struct LogWatcher LogWatcher;
 struct LogWatcher {
@@ -84,11 +84,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ServiceLog *, service_log_free);
 int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error);
 /* After the spawn (successful or not): closes svd's copies of the write ends. */
 void service_log_spawned(ServiceLog *l);
-/* Reads what the pipes hold now, up to LOG_DRAIN_MAX (the main process exited). */
+/* Reads what the pipes hold now, up to LOGSTREAM_DRAIN_MAX (the main process exited). */
 void service_log_drain(ServiceLog *l);
 
 /* w is told of every new line until service_log_unwatch() or the end of l.
- * -EBUSY beyond LOG_FOLLOWERS_MAX watchers. */
+ * -EBUSY beyond LOGSTREAM_WATCHERS_MAX watchers. */
 int service_log_watch(ServiceLog *l, LogWatcher *w);
 void service_log_unwatch(ServiceLog *l, LogWatcher *w);
 

@@ -20,14 +20,14 @@ json_t *log_line_to_json(const LogLine *line) {
                 return NULL;
         json_t *o = json_pack("{s:I,s:s,s:s}", "timeUsec", (json_int_t) line->usec, "stream",
                               log_stream_to_string(line->stream), "message", text);
-        if (o && (line->flags & LOG_LINE_SPLIT))
+        if (o && (line->flags & LOGBUF_LINE_SPLIT))
                 json_object_set_new(o, "split", json_true());
-        if (o && (line->flags & LOG_LINE_PARTIAL))
+        if (o && (line->flags & LOGBUF_LINE_PARTIAL))
                 json_object_set_new(o, "partial", json_true());
         return o;
 }
 
-/* Up to n of the newest lines whose JSON fits in LOG_REPLY_BYTES_MAX, oldest first. */
+/* Up to n of the newest lines whose JSON fits in VARLINK_LOGS_REPLY_BYTES_MAX, oldest first. */
 json_t *varlink_log_lines(ServiceLog *l, uint64_t n) {
         size_t count = 0, bytes = 0;
         json_t *a = json_array();
@@ -45,7 +45,7 @@ json_t *varlink_log_lines(ServiceLog *l, uint64_t n) {
         size_t start = count;
         while (start > 0) {
                 size_t sz = objs[start - 1] ? json_dumpb(objs[start - 1], NULL, 0, JSON_COMPACT) + 1 : 0;
-                if (bytes + sz > LOG_REPLY_BYTES_MAX)
+                if (bytes + sz > VARLINK_LOGS_REPLY_BYTES_MAX)
                         break;
                 bytes += sz;
                 start--;
@@ -68,7 +68,7 @@ static void on_follower_cancel(VarlinkCall *call, void *userdata) {
 static void on_follower_line(LogWatcher *w, const LogLine *line) {
         LogFollower *f = (LogFollower *) w;
 
-        if (varlink_call_output_queued(f->call) > LOG_FOLLOW_BACKLOG_MAX) {
+        if (varlink_call_output_queued(f->call) > VARLINK_LOGS_BACKLOG_MAX) {
                 f->dropped++;
                 return;
         }
@@ -123,7 +123,7 @@ void varlink_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool fo
                 free(f);
                 json_decref(p);
                 (void) varlink_call_error(call, "io.svd.Manager.TooManyFollowers",
-                                          json_pack("{s:s,s:i}", "name", l->name, "max", LOG_FOLLOWERS_MAX));
+                                          json_pack("{s:s,s:i}", "name", l->name, "max", LOGSTREAM_WATCHERS_MAX));
                 return;
         }
         varlink_call_set_cancel(call, on_follower_cancel, f);
