@@ -8,7 +8,7 @@
 
 #include "basic/macros.h"
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 #include "service.h"
 
 /* ---- sets ---- */

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "basic/serialize.h"
-#include "log.h"
+#include "svd-log.h"
 
 static uint64_t now_usec(clockid_t clock) {
         struct timespec ts;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 #include "service-private.h"
 
 /* The environment a service starts with: a fixed PATH, the user's identity

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "basic/parse-util.h"
-#include "log.h"
+#include "svd-log.h"
 #include "service-private.h"
 
 bool service_should_restart(Service *s, ServiceResult result) {

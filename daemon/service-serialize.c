@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "basic/serialize.h"
-#include "log.h"
+#include "svd-log.h"
 #include "service-private.h"
 
 static const struct {

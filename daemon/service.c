@@ -13,7 +13,7 @@
 
 #include "basic/parse-util.h"
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 
 /* How often, 1 ms apart, the exit status is asked for again when pidfs has
  * not published it yet although the pidfd polled readable. */

@@ -10,7 +10,7 @@
 
 #include "basic/missing-syscall.h"
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "reexec.h"
 #include "service.h"
