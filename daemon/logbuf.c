@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Service output lines: the splitter, the ring buffer, the rate limit, UTF-8 on the way out. */
+/* Service output lines: the splitter, the ring buffer, the rate limit. */
 #include "logbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic/macros.h"
+#include "basic/string-table.h"
 
 static const char *const log_stream_table[_LOGBUF_STREAM_MAX] = {
         [LOGBUF_STREAM_STDOUT] = "stdout",
@@ -13,9 +14,7 @@ static const char *const log_stream_table[_LOGBUF_STREAM_MAX] = {
         [LOGBUF_STREAM_SVD] = "svd",
 };
 
-const char *log_stream_to_string(LogStream s) {
-        return s >= 0 && s < _LOGBUF_STREAM_MAX ? log_stream_table[s] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_stream, LogStream);
 
 void logbuf_init(LogBuffer *b, size_t max_lines, size_t max_bytes) {
         assert(b);
@@ -170,57 +169,4 @@ bool log_rate_limit_test(LogRateLimit *rl, uint64_t now_usec, uint64_t *ret_repo
         }
         rl->n++;
         return true;
-}
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n) {
-        size_t len;
-        uint32_t cp;
-
-        if (s[0] < 0x80)
-                return s[0] == 0 ? 0 : 1;
-        if ((s[0] & 0xe0) == 0xc0)
-                len = 2, cp = s[0] & 0x1f;
-        else if ((s[0] & 0xf0) == 0xe0)
-                len = 3, cp = s[0] & 0x0f;
-        else if ((s[0] & 0xf8) == 0xf0)
-                len = 4, cp = s[0] & 0x07;
-        else
-                return 0;
-        if (len > n)
-                return 0;
-        for (size_t i = 1; i < len; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        /* No overlong forms, no surrogates, nothing above U+10FFFF. */
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-                return 0;
-        return len;
-}
-
-char *log_line_to_utf8(const char *text, size_t len) {
-        static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
-        const unsigned char *s = (const unsigned char *) text;
-        /* Each byte becomes at most three. */
-        char *out = malloc(len * 3 + 1), *q = out;
-
-        if (!out)
-                return NULL;
-        for (size_t i = 0; i < len;) {
-                size_t k = utf8_valid_len(s + i, len - i);
-                if (k == 0) {
-                        memcpy(q, replacement, 3);
-                        q += 3;
-                        i++;
-                        continue;
-                }
-                memcpy(q, s + i, k);
-                q += k;
-                i += k;
-        }
-        *q = '\0';
-        return out;
 }

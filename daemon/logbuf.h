@@ -13,7 +13,7 @@
  * into pieces of LOGBUF_LINE_MAX bytes, each flagged LOGBUF_LINE_SPLIT but the
  * last; a stream that ends without a newline gives a last line flagged
  * LOGBUF_LINE_PARTIAL. Conversion to valid UTF-8 happens only on the way out
- * (log_line_to_utf8()).
+ * (utf8_escape_invalid(), when a line becomes JSON).
  */
 
 #include <errno.h>
@@ -106,7 +106,3 @@ typedef struct LogRateLimit {
  * when a new interval begins with some to report (then ->dropped is reset),
  * else to 0: the caller logs "N lines dropped" before this line. */
 bool log_rate_limit_test(LogRateLimit *rl, uint64_t now_usec, uint64_t *ret_report);
-
-/* The line as valid UTF-8 for JSON: invalid bytes and NUL become U+FFFD.
- * Returns a malloc'd NUL-terminated string or NULL. */
-char *log_line_to_utf8(const char *text, size_t len);

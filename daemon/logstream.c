@@ -9,14 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/list.h"
 #include "basic/serialize.h"
+#include "basic/time-util.h"
 #include "svd-log.h"
-
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
 
 /* ---- watchers ---- */
 
@@ -25,11 +21,7 @@ int service_log_watch(ServiceLog *l, LogWatcher *w) {
         assert(w);
         if (l->n_watchers >= LOGSTREAM_WATCHERS_MAX)
                 return -EBUSY;
-        w->prev = NULL;
-        w->next = l->watchers;
-        if (l->watchers)
-                l->watchers->prev = w;
-        l->watchers = w;
+        LIST_PREPEND(watchers, l->watchers, w);
         l->n_watchers++;
         return 0;
 }
@@ -37,22 +29,14 @@ int service_log_watch(ServiceLog *l, LogWatcher *w) {
 void service_log_unwatch(ServiceLog *l, LogWatcher *w) {
         assert(l);
         assert(w);
-        if (w->prev)
-                w->prev->next = w->next;
-        else
-                l->watchers = w->next;
-        if (w->next)
-                w->next->prev = w->prev;
-        w->next = w->prev = NULL;
+        LIST_REMOVE(watchers, l->watchers, w);
         l->n_watchers--;
 }
 
 static void watchers_send(ServiceLog *l, const LogLine *line) {
-        LogWatcher *w = l->watchers, *next;
-        for (; w; w = next) {
-                next = w->next;
-                w->line(w, line); /* may not unlink others */
-        }
+        LogWatcher *w, *next;
+        LIST_FOREACH_SAFE(watchers, w, next, l->watchers)
+                w->line(w, line); /* may unlink itself, not others */
 }
 
 /* ---- lines in ---- */

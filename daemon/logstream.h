@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "basic/list.h"
 #include "basic/macros.h"
 #include "logbuf.h"
 #include "logfile.h"
@@ -44,7 +45,7 @@ typedef struct LogWatcher LogWatcher;
 struct LogWatcher {
         void (*line)(LogWatcher *w, const LogLine *line); /* a new line */
         void (*closed)(LogWatcher *w);                    /* the log is going away; w is unwatched already */
-        LogWatcher *next, *prev;
+        LIST_FIELDS(LogWatcher, watchers);
 };
 
 typedef struct ServiceLog ServiceLog;

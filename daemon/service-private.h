@@ -8,6 +8,7 @@
  * service-serialize.c (re-exec). Nothing outside them includes this.
  */
 
+#include "basic/time-util.h"
 #include "service.h"
 
 /* ---- service-exec.c ---- */
@@ -40,7 +41,6 @@ int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userd
 
 /* ---- service.c, for the other parts ---- */
 
-uint64_t now_monotonic_usec(void);
 int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb);
 void service_unset_timer(Service *s);
 void service_set_state(Service *s, ServiceState state);
@@ -57,6 +57,3 @@ int service_on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *us
 int service_on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 int service_on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 int service_on_cgroup_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
-
-ServiceResult service_result_from_string(const char *s);
-ServiceJob service_job_from_string(const char *s);

@@ -35,7 +35,7 @@ bool service_should_restart(Service *s, ServiceResult result) {
  * ratelimit_below()). A start by hand opens a new window (service_start_limit_reset). */
 bool service_start_limit_test(Service *s) {
         const Unit *u = s->unit;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
 
         if (u->start_limit_interval_usec == 0 || u->start_limit_burst == 0)
                 return true;
@@ -80,7 +80,7 @@ int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userd
 }
 
 void service_start_limit_reset(Service *s, bool counting) {
-        s->start_limit_begin = counting ? now_monotonic_usec() : 0;
+        s->start_limit_begin = counting ? now_usec(CLOCK_MONOTONIC) : 0;
         s->start_limit_count = counting ? 1 : 0;
 }
 

@@ -11,7 +11,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "basic/list.h"
 #include "basic/parse-util.h"
+#include "basic/string-table.h"
+#include "basic/time-util.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 
@@ -25,7 +28,7 @@ struct ServiceWaiter {
         ServiceDoneFn done;
         void *userdata;
         ServiceOp op;
-        ServiceWaiter *next, *prev;
+        LIST_FIELDS(ServiceWaiter, waiters);
 };
 
 static const char *const service_state_table[_SERVICE_STATE_MAX] = {
@@ -43,9 +46,7 @@ static const char *const service_job_table[_SERVICE_JOB_MAX] = {
         [SERVICE_JOB_STOP] = "stop-queued",
 };
 
-const char *service_job_to_string(ServiceJob j) {
-        return j >= 0 && j < _SERVICE_JOB_MAX ? service_job_table[j] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP(service_job, ServiceJob);
 
 static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
         [SERVICE_SUCCESS] = "success",
@@ -59,46 +60,8 @@ static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
         [SERVICE_FAILURE_START_LIMIT_HIT] = "start-limit-hit",
 };
 
-const char *service_state_to_string(ServiceState s) {
-        return s >= 0 && s < _SERVICE_STATE_MAX ? service_state_table[s] : NULL;
-}
-
-ServiceState service_state_from_string(const char *s) {
-        for (int i = 0; s && i < _SERVICE_STATE_MAX; i++)
-                if (streq(s, service_state_table[i]))
-                        return (ServiceState) i;
-        return _SERVICE_STATE_INVALID;
-}
-
-const char *service_result_to_string(ServiceResult r) {
-        return r >= 0 && r < _SERVICE_RESULT_MAX ? service_result_table[r] : NULL;
-}
-
-ServiceResult service_result_from_string(const char *s) {
-        for (int i = 0; s && i < _SERVICE_RESULT_MAX; i++)
-                if (streq(s, service_result_table[i]))
-                        return (ServiceResult) i;
-        return _SERVICE_RESULT_INVALID;
-}
-
-ServiceJob service_job_from_string(const char *s) {
-        for (int i = 0; s && i < _SERVICE_JOB_MAX; i++)
-                if (streq(s, service_job_table[i]))
-                        return (ServiceJob) i;
-        return _SERVICE_JOB_INVALID;
-}
-
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
-
-uint64_t now_monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
+DEFINE_STRING_TABLE_LOOKUP(service_state, ServiceState);
+DEFINE_STRING_TABLE_LOOKUP(service_result, ServiceResult);
 
 void service_set_last_error(Service *s, char *msg) {
         free(s->last_error);
@@ -138,13 +101,7 @@ static void service_run_reset(ServiceRun *run) {
 /* ---- waiters: callers told when the machine gets somewhere ---- */
 
 static void waiter_unlink(ServiceWaiter *w) {
-        Service *s = w->service;
-        if (w->prev)
-                w->prev->next = w->next;
-        else
-                s->waiters = w->next;
-        if (w->next)
-                w->next->prev = w->prev;
+        LIST_REMOVE(waiters, w->service->waiters, w);
         free(w);
 }
 
@@ -154,27 +111,23 @@ static int service_add_waiter(Service *s, ServiceDoneFn done, void *userdata, Se
         ServiceWaiter *w = calloc(1, sizeof(*w));
         if (!w)
                 return log_oom();
-        *w = (ServiceWaiter){ .service = s, .done = done, .userdata = userdata, .op = op, .next = s->waiters };
-        if (s->waiters)
-                s->waiters->prev = w;
-        s->waiters = w;
+        *w = (ServiceWaiter){ .service = s, .done = done, .userdata = userdata, .op = op };
+        LIST_PREPEND(waiters, s->waiters, w);
         return 0;
 }
 
 void service_forget_waiters(Service *s, void *userdata) {
-        ServiceWaiter *w = s->waiters, *next;
-        for (; w; w = next) {
-                next = w->next;
+        ServiceWaiter *w, *next;
+        LIST_FOREACH_SAFE(waiters, w, next, s->waiters)
                 if (w->userdata == userdata)
                         waiter_unlink(w);
-        }
 }
 
 /* Tells every waiter whose op is in `ops` (a bit mask of 1 << ServiceOp). */
 static void service_answer_waiters(Service *s, unsigned ops, const ServiceJobResult *result) {
         ServiceWaiter *w = s->waiters, *next;
         for (; w; w = next) {
-                next = w->next;
+                next = w->waiters_next;
                 if (!(ops & (1U << w->op)))
                         continue;
                 ServiceDoneFn done = w->done;
@@ -263,7 +216,7 @@ void service_set_state(Service *s, ServiceState state) {
         ServiceState old = s->state;
 
         s->state = state;
-        s->state_change_usec = now_realtime_usec();
+        s->state_change_usec = now_usec(CLOCK_REALTIME);
         s->state_enter_usec[state] = s->state_change_usec;
         if (old != state)
                 log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
@@ -343,7 +296,7 @@ int service_spawn(Service *s) {
         s->run.main = proc;
         s->run.main_pid1 = params.private_pids;
         s->run.watchdog_usec = u->watchdog_usec;
-        s->run.active_enter_usec = now_realtime_usec();
+        s->run.active_enter_usec = now_usec(CLOCK_REALTIME);
         s->run.report_fd = TAKE_FD(report_fd);
         /* A child spawned the vfork way (spawn.h) has exec'd or failed by
          * now and its report is complete: read at once, no event source. */
@@ -602,7 +555,7 @@ void service_finish_exit(Service *s) {
                 service_enter_dead(s, s->run.exit_result, /* allow_restart= */ true);
                 return;
         }
-        for (ServiceWaiter *w = s->waiters; w; w = w->next)
+        for (ServiceWaiter *w = s->waiters; w; w = w->waiters_next)
                 if ((1U << w->op) & OPS_START)
                         start_pending = true;
         if ((IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING) || start_pending) && s->want_running &&
@@ -1069,7 +1022,7 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
                 .cgroup_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
-                .state_change_usec = now_realtime_usec(),
+                .state_change_usec = now_usec(CLOCK_REALTIME),
         };
         service_run_init(&s->run);
         s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
@@ -1229,7 +1182,7 @@ bool service_wanted_at_startup(Service *s, bool restored) {
         bool want = s->wanted == WANTED_START ||
                     (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
         if (want && restored)
-                s->restored_usec = now_realtime_usec();
+                s->restored_usec = now_usec(CLOCK_REALTIME);
         return want;
 }
 

@@ -67,6 +67,7 @@ typedef enum ServiceResult {
 const char *service_state_to_string(ServiceState s);
 ServiceState service_state_from_string(const char *s);
 const char *service_result_to_string(ServiceResult r);
+ServiceResult service_result_from_string(const char *s);
 
 typedef enum ServiceOp {
         SERVICE_OP_START,
@@ -169,6 +170,7 @@ typedef enum ServiceJob {
 } ServiceJob;
 
 const char *service_job_to_string(ServiceJob j);
+ServiceJob service_job_from_string(const char *s);
 
 /* Everything about one process of the service: reset when the next one is
  * spawned (service_run_reset), so that nothing of a previous run leaks into

@@ -2,6 +2,8 @@
 /* Subscribe: every state change streamed to each subscriber, bounded per subscriber. */
 #include "varlink-events.h"
 
+#include "basic/list.h"
+
 #include <jansson.h>
 
 
@@ -9,17 +11,12 @@ struct EventSubscriber {
         EventSubscribers *set;
         VarlinkCall *call;
         uint64_t dropped;
-        EventSubscriber *next, *prev;
+        LIST_FIELDS(EventSubscriber, subscribers);
 };
 
 static void subscriber_free(EventSubscriber *sub) {
         EventSubscribers *e = sub->set;
-        if (sub->prev)
-                sub->prev->next = sub->next;
-        else
-                e->head = sub->next;
-        if (sub->next)
-                sub->next->prev = sub->prev;
+        LIST_REMOVE(subscribers, e->head, sub);
         e->n--;
         free(sub);
 }
@@ -42,10 +39,8 @@ void events_subscribe(EventSubscribers *e, VarlinkCall *call) {
                 (void) varlink_call_error_errno(call, ENOMEM);
                 return;
         }
-        *sub = (EventSubscriber){ .set = e, .call = call, .next = e->head };
-        if (e->head)
-                e->head->prev = sub;
-        e->head = sub;
+        *sub = (EventSubscriber){ .set = e, .call = call };
+        LIST_PREPEND(subscribers, e->head, sub);
         e->n++;
         varlink_call_set_cancel(call, on_subscriber_cancel, sub);
         (void) varlink_call_notify(call, NULL);
@@ -64,9 +59,8 @@ void events_emit_state_change(EventSubscribers *e, const Service *s, ServiceStat
                                   process_is_set(&s->run.main) ? json_integer(s->run.main.pid) : json_null());
         if (!event)
                 return;
-        EventSubscriber *sub = e->head, *next;
-        for (; sub; sub = next) {
-                next = sub->next;
+        EventSubscriber *sub, *next;
+        LIST_FOREACH_SAFE(subscribers, sub, next, e->head) {
                 if (varlink_call_output_queued(sub->call) > EVENTS_BACKLOG_MAX) {
                         sub->dropped++;
                         continue;

@@ -5,7 +5,9 @@
 
 #include <stdlib.h>
 
+#include "basic/list.h"
 #include "basic/macros.h"
+#include "basic/utf8.h"
 
 typedef struct LogFollower {
         LogWatcher watcher; /* first: the callbacks get it */
@@ -15,7 +17,7 @@ typedef struct LogFollower {
 } LogFollower;
 
 json_t *log_line_to_json(const LogLine *line) {
-        _cleanup_free_ char *text = log_line_to_utf8(line->text, line->len);
+        _cleanup_free_ char *text = utf8_escape_invalid(line->text, line->len);
         if (!text)
                 return NULL;
         json_t *o = json_pack("{s:I,s:s,s:s}", "timeUsec", (json_int_t) line->usec, "stream",

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "basic/macros.h"
+#include "basic/string-table.h"
 #include "service.h"
 
 static const char *const wanted_override_table[_WANTED_OVERRIDE_MAX] = {
@@ -16,16 +17,7 @@ static const char *const wanted_override_table[_WANTED_OVERRIDE_MAX] = {
         [WANTED_STOP] = "stop",
 };
 
-const char *wanted_override_to_string(WantedOverride w) {
-        return w >= 0 && w < _WANTED_OVERRIDE_MAX ? wanted_override_table[w] : NULL;
-}
-
-WantedOverride wanted_override_from_string(const char *s) {
-        for (int i = 0; s && i < _WANTED_OVERRIDE_MAX; i++)
-                if (streq(s, wanted_override_table[i]))
-                        return (WantedOverride) i;
-        return _WANTED_OVERRIDE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(wanted_override, WantedOverride);
 
 int wanted_file_path(const char *socket_path, char **ret) {
         const char *slash = strrchr(socket_path, '/');

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "basic/macros.h"
+#include "basic/utf8.h"
 #include "logbuf.h"
 #include "logfile.h"
 
@@ -195,14 +196,14 @@ START_TEST(test_rate_limit) {
 END_TEST
 
 START_TEST(test_utf8) {
-        char *s = log_line_to_utf8("ok \xc3\xa9 \xff\x00x \xe2\x82", 12);
+        char *s = utf8_escape_invalid("ok \xc3\xa9 \xff\x00x \xe2\x82", 12);
         ck_assert_str_eq(s, "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbdx \xef\xbf\xbd\xef\xbf\xbd");
         free(s);
-        s = log_line_to_utf8("\xc0\xaf\xed\xa0\x80", 5); /* overlong '/', a surrogate */
+        s = utf8_escape_invalid("\xc0\xaf\xed\xa0\x80", 5); /* overlong '/', a surrogate */
         for (const char *p = s; *p; p += 3)
                 ck_assert(strneq(p, "\xef\xbf\xbd", 3));
         free(s);
-        s = log_line_to_utf8("", 0);
+        s = utf8_escape_invalid("", 0);
         ck_assert_str_eq(s, "");
         free(s);
         ck_assert_str_eq(log_stream_to_string(LOGBUF_STREAM_STDERR), "stderr");
