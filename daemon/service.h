@@ -229,7 +229,7 @@ struct Service {
         ServiceWaiter *waiters;
 
         /* Output, reload and restore (logstream.h, manager-reload.c, wanted.h). */
-        ServiceLog *log;        /* stdout/stderr: pipes, ring buffer, files, followers */
+        ServiceLog *log;        /* stdout/stderr: pipes, ring buffer, files, watchers */
         WantedOverride wanted;  /* the operator's last start or stop, on top of WantedBy= */
         uint64_t restored_usec; /* CLOCK_REALTIME: started to restore the state before svd crashed; 0 */
         bool removed;           /* the unit file went away at a reload: dropped once settled */
