@@ -253,23 +253,28 @@ static void fputs_exec_word(const char *s, FILE *f) {
         fputc('\'', f);
 }
 
-/* The command line as one string, or NULL when there is none (or no memory). */
-static char *format_command(json_t *argv) {
+/* The strings of a JSON array joined by spaces, each quoted as an ExecStart= word when
+ * exec_quoting; NULL when there are none (or no memory). */
+static char *join_strings(json_t *array, bool exec_quoting) {
         char *buf = NULL;
         size_t size = 0;
         size_t i;
         json_t *a;
 
-        if (!json_is_array(argv) || json_array_size(argv) == 0)
+        if (!json_is_array(array) || json_array_size(array) == 0)
                 return NULL;
 
         FILE *f = open_memstream(&buf, &size);
         if (!f)
                 return NULL;
-        json_array_foreach(argv, i, a) {
+        json_array_foreach(array, i, a) {
+                const char *v = json_string_value(a) ?: "?";
                 if (i > 0)
                         fputc(' ', f);
-                fputs_exec_word(json_string_value(a) ?: "?", f);
+                if (exec_quoting)
+                        fputs_exec_word(v, f);
+                else
+                        fputs(v, f);
         }
         if (fclose(f) != 0) {
                 free(buf);
@@ -583,7 +588,7 @@ static void print_status_block(json_t *s) {
         const char *restart = json_get_str(s, "restart") ?: "?";
         const char *mode = json_get_str(s, "mode");
         bool enabled = json_is_true(json_object_get(s, "enabled"));
-        _cleanup_free_ char *command = format_command(json_object_get(s, "execStart"));
+        _cleanup_free_ char *command = join_strings(json_object_get(s, "execStart"), /* exec_quoting= */ true);
         char ts[128], ago[64], buf[128];
         int64_t v;
 
@@ -894,27 +899,6 @@ _printf_(2, 3) static void print_info_line(const char *key, const char *format, 
         va_end(ap);
 }
 
-static char *join_strings(json_t *array) {
-        char *buf = NULL;
-        size_t size = 0;
-        size_t i;
-        json_t *a;
-
-        FILE *f = open_memstream(&buf, &size);
-        if (!f)
-                return NULL;
-        json_array_foreach(array, i, a) {
-                if (i > 0)
-                        fputc(' ', f);
-                fputs(json_string_value(a) ?: "?", f);
-        }
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
-}
-
 int verb_info(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
         int64_t v;
@@ -929,7 +913,7 @@ int verb_info(VarlinkClient *c, int argc, char **argv) {
 
         const char *mode = json_get_str(p, "mode") ?: "-";
         const char *reason = json_get_str(p, "modeReason");
-        _cleanup_free_ char *flags = join_strings(json_object_get(p, "flags"));
+        _cleanup_free_ char *flags = join_strings(json_object_get(p, "flags"), /* exec_quoting= */ false);
 
         print_info_line("Version", "%s", json_get_str(p, "version") ?: "-");
         print_info_line("Kernel", "%s", json_get_str(p, "kernel") ?: "-");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/socket-path.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "manager.h"
@@ -22,8 +23,8 @@ static void help(void) {
                "     --version         Show the version\n"
                "  -u --units DIR       Unit directory (default /etc/svd/units for root,\n"
                "                       $XDG_CONFIG_HOME/svd/units otherwise)\n"
-               "  -s --socket PATH     Control socket (default /run/svd/svd.sock for root,\n"
-               "                       $XDG_RUNTIME_DIR/svd/svd.sock otherwise)\n"
+               "  -s --socket PATH     Control socket (default " SOCKET_PATH_SYSTEM " for root,\n"
+               "                       $XDG_RUNTIME_DIR" SOCKET_PATH_USER_SUFFIX " otherwise)\n"
                "     --mode=fallback   Do not use CLONE_PIDFD_AUTOKILL even if the kernel has it\n"
                "  -v --verbose         Log debug messages\n"
                "     --state-version   Show the newest re-exec state version this svd reads\n");
