@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Dependencies: the graph resolved from Requires=/Wants=/After=/Before=, and the start and stop jobs
+ * that run in its order (deps.h). */
 #include "deps.h"
 
 #include <stdio.h>
@@ -7,7 +9,6 @@
 #include "basic/macros.h"
 #include "basic/strv.h"
 #include "svd-log.h"
-#include "manager.h"
 #include "service.h"
 
 /* ---- sets ---- */
@@ -47,59 +48,47 @@ void service_deps_done(ServiceDeps *d) {
 
 /* ---- load time ---- */
 
-static void service_mark_load_error(Service *s, char *msg) {
-        log_error("Failed to load unit '%s': %s", s->name, msg);
-        free(s->load_error);
-        s->load_error = msg;
-        service_deps_done(&s->deps);
-        /* After a reload the service may be running on this unit: it keeps it until it settles (the
-         * state machine needs it), outside the dependency graph. */
-        if (process_is_set(&s->main) || !IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED))
-                return;
-        s->unit = unit_free(s->unit);
-}
-
 /* In the dependency graph: loaded, without an error. */
 static bool service_in_graph(const Service *s) {
         return s->unit && !s->load_error;
 }
 
 /* Missing units: a Requires= is an error, a Wants= a warning. */
-static int deps_check_missing(Manager *m) {
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
+static int deps_check_missing(ServiceContext *c) {
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
                 if (!service_in_graph(s))
                         continue;
                 for (char **n = s->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
-                        if (manager_get_service(m, *n))
+                        if (service_find(c, *n))
                                 continue;
                         char *msg;
                         if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->unit_path, *n,
                                      *n) < 0)
                                 return log_oom();
-                        service_mark_load_error(s, msg);
+                        service_set_load_error(s, msg);
                         break;
                 }
                 for (char **n = service_in_graph(s) ? s->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
-                        if (!manager_get_service(m, *n))
+                        if (!service_find(c, *n))
                                 log_warning("%s: Wants=%s: no such unit '%s.service', ignoring.",
                                             s->unit_path, *n, *n);
         }
         return 0;
 }
 
-static int deps_link(Manager *m) {
-        for (size_t i = 0; i < m->n_services; i++)
-                service_deps_done(&m->services[i]->deps);
+static int deps_link(ServiceContext *c) {
+        for (size_t i = 0; i < c->n_services; i++)
+                service_deps_done(&c->services[i]->deps);
 
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
                 s->deps.index = (unsigned)i;
                 if (!service_in_graph(s))
                         continue;
                 for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++)
                         for (char **n = s->unit->dependencies[d]; n && *n; n++) {
-                                Service *o = manager_get_service(m, *n);
+                                Service *o = service_find(c, *n);
                                 int r = 0;
                                 if (!o)
                                         continue;
@@ -151,9 +140,9 @@ static char *cycle_chain(Service **stack, size_t n, size_t from, Service *first)
 }
 
 /* Iterative DFS over the `after` edges; every unit on a cycle gets a load error. */
-static int deps_find_cycles(Manager *m) {
+static int deps_find_cycles(ServiceContext *c) {
         enum { WHITE, GREY, BLACK };
-        size_t n = m->n_services;
+        size_t n = c->n_services;
         _cleanup_free_ uint8_t *color = calloc(n ? n : 1, 1);
         _cleanup_free_ Service **stack = calloc(n ? n : 1, sizeof(Service *));
         _cleanup_free_ size_t *edge = calloc(n ? n : 1, sizeof(size_t));
@@ -165,10 +154,10 @@ static int deps_find_cycles(Manager *m) {
                 return log_oom();
 
         for (size_t root = 0; root < n; root++) {
-                if (color[root] != WHITE || !service_in_graph(m->services[root]))
+                if (color[root] != WHITE || !service_in_graph(c->services[root]))
                         continue;
                 size_t depth = 0;
-                stack[depth] = m->services[root];
+                stack[depth] = c->services[root];
                 edge[depth] = 0;
                 color[root] = GREY;
                 depth++;
@@ -191,11 +180,11 @@ static int deps_find_cycles(Manager *m) {
                                 while (stack[from] != o)
                                         from++;
                                 for (size_t i = from; i < depth; i++) {
-                                        Service *c = stack[i];
-                                        if (in_cycle[c->deps.index])
+                                        Service *x = stack[i];
+                                        if (in_cycle[x->deps.index])
                                                 continue;
-                                        in_cycle[c->deps.index] = true;
-                                        chains[c->deps.index] = cycle_chain(stack, depth, from, c);
+                                        in_cycle[x->deps.index] = true;
+                                        chains[x->deps.index] = cycle_chain(stack, depth, from, x);
                                         any = true;
                                 }
                         }
@@ -205,7 +194,7 @@ static int deps_find_cycles(Manager *m) {
         for (size_t i = 0; any && i < n; i++) {
                 if (!in_cycle[i])
                         continue;
-                Service *s = m->services[i];
+                Service *s = c->services[i];
                 char *msg;
                 if (asprintf(&msg, "%s: Dependency cycle: %s", s->unit_path,
                              chains[i] ? chains[i] : s->name) < 0) {
@@ -215,15 +204,15 @@ static int deps_find_cycles(Manager *m) {
                 }
                 free(chains[i]);
                 chains[i] = NULL;
-                service_mark_load_error(s, msg);
+                service_set_load_error(s, msg);
         }
         return any ? 1 : 0;
 }
 
 /* The longest ordering chain below each unit; units deeper than DEPS_DEPTH_MAX get a load error, so
  * that the stops and failures that walk these chains stay bounded. The graph has no cycle here. */
-static int deps_check_depth(Manager *m) {
-        size_t n = m->n_services;
+static int deps_check_depth(ServiceContext *c) {
+        size_t n = c->n_services;
         _cleanup_free_ unsigned *depth = calloc(n ? n : 1, sizeof(unsigned)); /* 0: not known yet */
         _cleanup_free_ Service **stack = calloc(n ? n : 1, sizeof(Service *));
         _cleanup_free_ size_t *edge = calloc(n ? n : 1, sizeof(size_t));
@@ -233,10 +222,10 @@ static int deps_check_depth(Manager *m) {
                 return log_oom();
 
         for (size_t root = 0; root < n; root++) {
-                if (depth[root] > 0 || !service_in_graph(m->services[root]))
+                if (depth[root] > 0 || !service_in_graph(c->services[root]))
                         continue;
                 size_t top = 0;
-                stack[top] = m->services[root];
+                stack[top] = c->services[root];
                 edge[top++] = 0;
                 while (top > 0) {
                         Service *s = stack[top - 1];
@@ -259,40 +248,40 @@ static int deps_check_depth(Manager *m) {
         for (size_t i = 0; i < n; i++) {
                 if (depth[i] <= DEPS_DEPTH_MAX)
                         continue;
-                Service *s = m->services[i];
+                Service *s = c->services[i];
                 char *msg;
                 if (asprintf(&msg, "%s: Dependency chain of %u units, more than %u", s->unit_path, depth[i],
                              DEPS_DEPTH_MAX) < 0)
                         return log_oom();
-                service_mark_load_error(s, msg);
+                service_set_load_error(s, msg);
                 any = true;
         }
         return any ? 1 : 0;
 }
 
-int deps_resolve(Manager *m) {
+int deps_resolve(ServiceContext *c) {
         int r;
 
-        assert(m);
+        assert(c);
 
-        r = deps_check_missing(m);
+        r = deps_check_missing(c);
         if (r < 0)
                 return r;
-        r = deps_link(m);
+        r = deps_link(c);
         if (r < 0)
                 return r;
-        r = deps_find_cycles(m);
+        r = deps_find_cycles(c);
         if (r < 0)
                 return r;
         if (r > 0) {
                 /* Units on a cycle are dropped: link again without them. */
-                r = deps_link(m);
+                r = deps_link(c);
                 if (r < 0)
                         return r;
         }
-        r = deps_check_depth(m);
+        r = deps_check_depth(c);
         if (r > 0)
-                r = deps_link(m);
+                r = deps_link(c);
         return r < 0 ? r : 0;
 }
 
@@ -300,11 +289,11 @@ int deps_resolve(Manager *m) {
 
 static bool start_in_progress(const Service *s) {
         return IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) || s->state == SERVICE_STARTING ||
-               (s->state == SERVICE_RUNNING && !s->ready);
+               (s->state == SERVICE_RUNNING && !s->run.ready);
 }
 
 void deps_queue_start(Service *root) {
-        Manager *m = root->manager;
+        ServiceContext *c = root->ctx;
         _cleanup_free_ Service **work = NULL;
         size_t n = 0, cap = 0;
 
@@ -324,14 +313,14 @@ void deps_queue_start(Service *root) {
                                 d->job = SERVICE_JOB_START;
                                 d->want_running = true;
                                 if (n == cap) {
-                                        size_t c = cap ? cap * 2 : 16;
-                                        Service **a = reallocarray(work, c, sizeof(Service *));
+                                        size_t nc = cap ? cap * 2 : 16;
+                                        Service **a = reallocarray(work, nc, sizeof(Service *));
                                         if (!a) {
                                                 log_oom();
                                                 break;
                                         }
                                         work = a;
-                                        cap = c;
+                                        cap = nc;
                                 }
                                 work[n++] = d;
                         }
@@ -339,7 +328,7 @@ void deps_queue_start(Service *root) {
                         break;
                 s = work[--n];
         }
-        deps_schedule(m);
+        deps_schedule(c);
 }
 
 bool deps_queue_stop(Service *s) {
@@ -351,7 +340,7 @@ bool deps_queue_stop(Service *s) {
                 if (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING))
                         continue;
                 log_info("%s: stopping, as it requires '%s'.", x->name, s->name);
-                service_stop(x, NULL);
+                (void) service_stop(x, NULL, NULL);
         }
         for (size_t i = 0; i < s->deps.before.n; i++) {
                 Service *x = s->deps.before.items[i];
@@ -374,7 +363,7 @@ void deps_job_done(Service *s, bool success, const char *reason) {
                         if (x->job == SERVICE_JOB_START)
                                 service_fail_dependency(x, s, reason); /* recurses through here */
                 }
-        deps_schedule(s->manager);
+        deps_schedule(s->ctx);
 }
 
 static int on_jobs_event(sd_event_source *source, void *userdata) {
@@ -382,20 +371,20 @@ static int on_jobs_event(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-void deps_schedule(Manager *m) {
+void deps_schedule(ServiceContext *c) {
         int r;
 
-        if (!m->event)
+        if (!c->event)
                 return;
-        if (!m->jobs_source) {
-                r = sd_event_add_defer(m->event, &m->jobs_source, on_jobs_event, m);
+        if (!c->jobs_source) {
+                r = sd_event_add_defer(c->event, &c->jobs_source, on_jobs_event, c);
                 if (r < 0) {
                         log_error_errno(r, "Failed to schedule jobs, running them now: %m");
-                        deps_dispatch(m);
+                        deps_dispatch(c);
                         return;
                 }
         }
-        (void)sd_event_source_set_enabled(m->jobs_source, SD_EVENT_ONESHOT);
+        (void)sd_event_source_set_enabled(c->jobs_source, SD_EVENT_ONESHOT);
 }
 
 static bool start_may_run(Service *s) {
@@ -415,20 +404,20 @@ static bool stop_may_run(Service *s) {
         return true;
 }
 
-void deps_dispatch(Manager *m) {
+void deps_dispatch(ServiceContext *c) {
         bool changed = true;
 
         /* Each round carries out at least one job, so this ends after n_services rounds at most. */
-        for (size_t round = 0; changed && round <= m->n_services; round++) {
+        for (size_t round = 0; changed && round <= c->n_services; round++) {
                 changed = false;
-                for (size_t i = 0; i < m->n_services; i++) {
-                        Service *s = m->services[i];
+                for (size_t i = 0; i < c->n_services; i++) {
+                        Service *s = c->services[i];
 
                         if (s->job == SERVICE_JOB_START) {
                                 if (IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING))
                                         continue; /* finishes first, then starts again */
                                 if (s->state == SERVICE_STARTING ||
-                                    (s->state == SERVICE_RUNNING && !s->ready)) {
+                                    (s->state == SERVICE_RUNNING && !s->run.ready)) {
                                         s->job = SERVICE_JOB_STARTING; /* someone else spawned it */
                                         continue;
                                 }

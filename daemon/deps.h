@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct Manager Manager;
+typedef struct ServiceContext ServiceContext;
 typedef struct Service Service;
 
 #define DEPS_CHAIN_MAX 64U  /* units named in one cycle message before it is cut short */
@@ -51,7 +51,7 @@ void service_deps_done(ServiceDeps *d);
 
 /* Resolves all units' dependencies (again, after a reload); logs what it
  * finds and marks units with errors. */
-int deps_resolve(Manager *m);
+int deps_resolve(ServiceContext *c);
 
 /* Queues start jobs for s and what it requires and wants. */
 void deps_queue_start(Service *s);
@@ -61,5 +61,5 @@ bool deps_queue_stop(Service *s);
 /* s's start job finished: ready (success) or failed with reason. */
 void deps_job_done(Service *s, bool success, const char *reason);
 
-void deps_schedule(Manager *m);
-void deps_dispatch(Manager *m);
+void deps_schedule(ServiceContext *c);
+void deps_dispatch(ServiceContext *c);

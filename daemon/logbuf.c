@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Service output lines: the splitter, the ring buffer, the rate limit. */
 #include "logbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic/macros.h"
+#include "basic/string-table.h"
 
-static const char *const log_stream_table[_LOG_STREAM_MAX] = {
-        [LOG_STREAM_STDOUT] = "stdout",
-        [LOG_STREAM_STDERR] = "stderr",
-        [LOG_STREAM_SVD] = "svd",
+static const char *const log_stream_table[_LOGBUF_STREAM_MAX] = {
+        [LOGBUF_STREAM_STDOUT] = "stdout",
+        [LOGBUF_STREAM_STDERR] = "stderr",
+        [LOGBUF_STREAM_SVD] = "svd",
 };
 
-const char *log_stream_to_string(LogStream s) {
-        return s >= 0 && s < _LOG_STREAM_MAX ? log_stream_table[s] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_stream, LogStream);
 
 void logbuf_init(LogBuffer *b, size_t max_lines, size_t max_bytes) {
         assert(b);
@@ -50,7 +50,7 @@ int logbuf_append(LogBuffer *b, LogStream stream, uint64_t usec, unsigned flags,
 
         if (len > b->max_bytes - sizeof(LogLine)) {
                 len = b->max_bytes - sizeof(LogLine);
-                flags |= LOG_LINE_SPLIT;
+                flags |= LOGBUF_LINE_SPLIT;
         }
         LogLine *l = malloc(sizeof(LogLine) + len + 1);
         if (!l)
@@ -93,11 +93,11 @@ void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn,
 
                 if (s->len == 0) {
                         /* The common case, no copy: whole lines and pieces
-                         * of LOG_LINE_MAX straight from data. */
-                        if (chunk > LOG_LINE_MAX) {
-                                fn(data, LOG_LINE_MAX, LOG_LINE_SPLIT, userdata);
-                                data += LOG_LINE_MAX;
-                                n -= LOG_LINE_MAX;
+                         * of LOGBUF_LINE_MAX straight from data. */
+                        if (chunk > LOGBUF_LINE_MAX) {
+                                fn(data, LOGBUF_LINE_MAX, LOGBUF_LINE_SPLIT, userdata);
+                                data += LOGBUF_LINE_MAX;
+                                n -= LOGBUF_LINE_MAX;
                                 continue;
                         }
                         if (nl) {
@@ -107,18 +107,18 @@ void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn,
                                 continue;
                         }
                         if (!s->buf)
-                                s->buf = malloc(LOG_LINE_MAX);
+                                s->buf = malloc(LOGBUF_LINE_MAX);
                         if (!s->buf) {
-                                fn(data, chunk, LOG_LINE_PARTIAL, userdata);
+                                fn(data, chunk, LOGBUF_LINE_PARTIAL, userdata);
                                 return;
                         }
                 }
 
-                size_t room = LOG_LINE_MAX - s->len;
+                size_t room = LOGBUF_LINE_MAX - s->len;
                 if (chunk > room) {
-                        /* The line outgrows LOG_LINE_MAX: hand out a full piece. */
+                        /* The line outgrows LOGBUF_LINE_MAX: hand out a full piece. */
                         memcpy(s->buf + s->len, data, room);
-                        fn(s->buf, LOG_LINE_MAX, LOG_LINE_SPLIT, userdata);
+                        fn(s->buf, LOGBUF_LINE_MAX, LOGBUF_LINE_SPLIT, userdata);
                         s->len = 0;
                         data += room;
                         n -= room;
@@ -141,7 +141,7 @@ void log_splitter_flush(LogSplitter *s, LogLineFn fn, void *userdata) {
         assert(s);
         if (s->len == 0)
                 return;
-        fn(s->buf, s->len, LOG_LINE_PARTIAL, userdata);
+        fn(s->buf, s->len, LOGBUF_LINE_PARTIAL, userdata);
         s->len = 0;
 }
 
@@ -157,69 +157,16 @@ bool log_rate_limit_test(LogRateLimit *rl, uint64_t now_usec, uint64_t *ret_repo
         assert(ret_report);
 
         *ret_report = 0;
-        if (rl->begin_usec == 0 || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= LOG_RATE_INTERVAL_USEC) {
+        if (rl->begin_usec == 0 || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= LOGBUF_RATE_INTERVAL_USEC) {
                 rl->begin_usec = now_usec ?: 1;
                 rl->n = 0;
                 *ret_report = rl->dropped;
                 rl->dropped = 0;
         }
-        if (rl->n >= LOG_RATE_BURST) {
+        if (rl->n >= LOGBUF_RATE_BURST) {
                 rl->dropped++;
                 return false;
         }
         rl->n++;
         return true;
-}
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n) {
-        size_t len;
-        uint32_t cp;
-
-        if (s[0] < 0x80)
-                return s[0] == 0 ? 0 : 1;
-        if ((s[0] & 0xe0) == 0xc0)
-                len = 2, cp = s[0] & 0x1f;
-        else if ((s[0] & 0xf0) == 0xe0)
-                len = 3, cp = s[0] & 0x0f;
-        else if ((s[0] & 0xf8) == 0xf0)
-                len = 4, cp = s[0] & 0x07;
-        else
-                return 0;
-        if (len > n)
-                return 0;
-        for (size_t i = 1; i < len; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        /* No overlong forms, no surrogates, nothing above U+10FFFF. */
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-                return 0;
-        return len;
-}
-
-char *log_line_to_utf8(const char *text, size_t len) {
-        static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
-        const unsigned char *s = (const unsigned char *) text;
-        /* Each byte becomes at most three. */
-        char *out = malloc(len * 3 + 1), *q = out;
-
-        if (!out)
-                return NULL;
-        for (size_t i = 0; i < len;) {
-                size_t k = utf8_valid_len(s + i, len - i);
-                if (k == 0) {
-                        memcpy(q, replacement, 3);
-                        q += 3;
-                        i++;
-                        continue;
-                }
-                memcpy(q, s + i, k);
-                q += k;
-                i += k;
-        }
-        *q = '\0';
-        return out;
 }

@@ -9,11 +9,11 @@
  * event loop, no logging, so that tests/unit/test-logbuf.c can drive them.
  *
  * A line is kept as the bytes the service wrote (any byte but '\n', NUL
- * included), without its newline. A line longer than LOG_LINE_MAX is cut
- * into pieces of LOG_LINE_MAX bytes, each flagged LOG_LINE_SPLIT but the
+ * included), without its newline. A line longer than LOGBUF_LINE_MAX is cut
+ * into pieces of LOGBUF_LINE_MAX bytes, each flagged LOGBUF_LINE_SPLIT but the
  * last; a stream that ends without a newline gives a last line flagged
- * LOG_LINE_PARTIAL. Conversion to valid UTF-8 happens only on the way out
- * (log_line_to_utf8()).
+ * LOGBUF_LINE_PARTIAL. Conversion to valid UTF-8 happens only on the way out
+ * (utf8_escape_invalid(), when a line becomes JSON).
  */
 
 #include <errno.h>
@@ -22,27 +22,27 @@
 #include <stdint.h>
 
 /* Bytes in one line; longer ones are split (systemd's journald cuts at 48 KiB). */
-#define LOG_LINE_MAX 4096U
+#define LOGBUF_LINE_MAX 4096U
 /* What one service's ring keeps: lines, and bytes (text plus per-line overhead). */
 #define LOGBUF_LINES_MAX 1000U
 #define LOGBUF_BYTES_MAX (256U << 10)
 /* Lines a service may log per interval; more are dropped and counted (journald: 10000 per 30 s). */
-#define LOG_RATE_BURST 10000U
-#define LOG_RATE_INTERVAL_USEC (1 * 1000000ULL)
+#define LOGBUF_RATE_BURST 10000U
+#define LOGBUF_RATE_INTERVAL_USEC (1 * 1000000ULL)
 
 typedef enum LogStream {
-        LOG_STREAM_STDOUT,
-        LOG_STREAM_STDERR,
-        LOG_STREAM_SVD, /* svd's own notes in the service's log ("N lines dropped") */
-        _LOG_STREAM_MAX,
-        _LOG_STREAM_INVALID = -EINVAL,
+        LOGBUF_STREAM_STDOUT,
+        LOGBUF_STREAM_STDERR,
+        LOGBUF_STREAM_SVD, /* svd's own notes in the service's log ("N lines dropped") */
+        _LOGBUF_STREAM_MAX,
+        _LOGBUF_STREAM_INVALID = -EINVAL,
 } LogStream;
 
 const char *log_stream_to_string(LogStream s);
 
 typedef enum LogLineFlags {
-        LOG_LINE_SPLIT = 1 << 0,   /* cut at LOG_LINE_MAX; the rest is the next line */
-        LOG_LINE_PARTIAL = 1 << 1, /* the stream ended without a newline */
+        LOGBUF_LINE_SPLIT = 1 << 0,   /* cut at LOGBUF_LINE_MAX; the rest is the next line */
+        LOGBUF_LINE_PARTIAL = 1 << 1, /* the stream ended without a newline */
 } LogLineFlags;
 
 typedef struct LogLine {
@@ -78,7 +78,7 @@ const LogLine *logbuf_last(const LogBuffer *b, size_t n);
 
 typedef void (*LogLineFn)(const char *text, size_t len, unsigned flags, void *userdata);
 
-/* buf (LOG_LINE_MAX bytes) is allocated only while a partial line has to
+/* buf (LOGBUF_LINE_MAX bytes) is allocated only while a partial line has to
  * be kept: a loaded service that never ran, or whose lines arrive whole,
  * costs no buffer (10 000 units: 80 MB less). */
 typedef struct LogSplitter {
@@ -86,11 +86,11 @@ typedef struct LogSplitter {
         size_t len;
 } LogSplitter;
 
-/* Feeds bytes; calls fn for every complete line (and every LOG_LINE_MAX
+/* Feeds bytes; calls fn for every complete line (and every LOGBUF_LINE_MAX
  * piece). When the buffer for a partial line cannot be allocated, the
- * partial line is handed out at once with LOG_LINE_PARTIAL: nothing is lost. */
+ * partial line is handed out at once with LOGBUF_LINE_PARTIAL: nothing is lost. */
 void log_splitter_feed(LogSplitter *s, const char *data, size_t n, LogLineFn fn, void *userdata);
-/* End of stream: emits what is left as a LOG_LINE_PARTIAL line. */
+/* End of stream: emits what is left as a LOGBUF_LINE_PARTIAL line. */
 void log_splitter_flush(LogSplitter *s, LogLineFn fn, void *userdata);
 /* Frees the buffer; a partial line in it is lost (flush first). */
 void log_splitter_done(LogSplitter *s);
@@ -106,7 +106,3 @@ typedef struct LogRateLimit {
  * when a new interval begins with some to report (then ->dropped is reset),
  * else to 0: the caller logs "N lines dropped" before this line. */
 bool log_rate_limit_test(LogRateLimit *rl, uint64_t now_usec, uint64_t *ret_report);
-
-/* The line as valid UTF-8 for JSON: invalid bytes and NUL become U+FFFD.
- * Returns a malloc'd NUL-terminated string or NULL. */
-char *log_line_to_utf8(const char *text, size_t len);

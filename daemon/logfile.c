@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* StandardOutput=file:/append: files, rotated by size. */
 #include "logfile.h"
 
 #include <fcntl.h>

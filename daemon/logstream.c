@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A service's output: pipes into svd, lines into the ring, the file and the watchers. */
 #include "logstream.h"
 
 #include <fcntl.h>
@@ -8,71 +9,34 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/list.h"
+#include "basic/serialize.h"
+#include "basic/time-util.h"
 #include "svd-log.h"
-#include "reexec.h"
-#include "varlink.h"
 
-struct LogFollower {
-        ServiceLog *log;
-        VarlinkCall *call;
-        uint64_t dropped; /* lines skipped since its last reply */
-        LogFollower *next, *prev;
-};
+/* ---- watchers ---- */
 
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+int service_log_watch(ServiceLog *l, LogWatcher *w) {
+        assert(l);
+        assert(w);
+        if (l->n_watchers >= LOGSTREAM_WATCHERS_MAX)
+                return -EBUSY;
+        LIST_PREPEND(watchers, l->watchers, w);
+        l->n_watchers++;
+        return 0;
 }
 
-json_t *log_line_to_json(const LogLine *line) {
-        _cleanup_free_ char *text = log_line_to_utf8(line->text, line->len);
-        if (!text)
-                return NULL;
-        json_t *o = json_pack("{s:I,s:s,s:s}", "timeUsec", (json_int_t) line->usec, "stream",
-                              log_stream_to_string(line->stream), "message", text);
-        if (o && (line->flags & LOG_LINE_SPLIT))
-                json_object_set_new(o, "split", json_true());
-        if (o && (line->flags & LOG_LINE_PARTIAL))
-                json_object_set_new(o, "partial", json_true());
-        return o;
+void service_log_unwatch(ServiceLog *l, LogWatcher *w) {
+        assert(l);
+        assert(w);
+        LIST_REMOVE(watchers, l->watchers, w);
+        l->n_watchers--;
 }
 
-/* ---- followers ---- */
-
-static void follower_free(LogFollower *f) {
-        ServiceLog *l = f->log;
-        if (f->prev)
-                f->prev->next = f->next;
-        else
-                l->followers = f->next;
-        if (f->next)
-                f->next->prev = f->prev;
-        l->n_followers--;
-        free(f);
-}
-
-static void on_follower_cancel(VarlinkCall *call, void *userdata) {
-        follower_free(userdata); /* the peer went away; varlink.c frees the call */
-}
-
-static void followers_send(ServiceLog *l, const LogLine *line) {
-        LogFollower *f = l->followers, *next;
-        for (; f; f = next) {
-                next = f->next;
-                if (varlink_call_output_queued(f->call) > LOG_FOLLOW_BACKLOG_MAX) {
-                        f->dropped++;
-                        continue;
-                }
-                json_t *lines = json_array();
-                json_array_append_new(lines, log_line_to_json(line));
-                json_t *p = json_pack("{s:o}", "lines", lines);
-                if (p && f->dropped > 0)
-                        json_object_set_new(p, "dropped", json_integer((json_int_t) f->dropped));
-                f->dropped = 0;
-                /* A failure drops the connection; the cancel callback frees f later. */
-                (void) varlink_call_notify(f->call, p);
-        }
+static void watchers_send(ServiceLog *l, const LogLine *line) {
+        LogWatcher *w, *next;
+        LIST_FOREACH_SAFE(watchers, w, next, l->watchers)
+                w->line(w, line); /* may unlink itself, not others */
 }
 
 /* ---- lines in ---- */
@@ -83,7 +47,7 @@ static void service_log_add(ServiceLog *l, LogStream stream, unsigned flags, con
                 log_oom();
                 return;
         }
-        followers_send(l, line);
+        watchers_send(l, line);
 }
 
 static void on_line(const char *text, size_t len, unsigned flags, void *userdata) {
@@ -101,9 +65,9 @@ static void on_line(const char *text, size_t len, unsigned flags, void *userdata
         if (report > 0) {
                 char msg[128];
                 int n = snprintf(msg, sizeof(msg), "%" PRIu64 " lines dropped (more than %u lines in %llu ms)",
-                                 report, LOG_RATE_BURST, (unsigned long long) (LOG_RATE_INTERVAL_USEC / USEC_PER_MSEC));
+                                 report, LOGBUF_RATE_BURST, (unsigned long long) (LOGBUF_RATE_INTERVAL_USEC / USEC_PER_MSEC));
                 log_notice("%s: %s", l->name, msg);
-                service_log_add(l, LOG_STREAM_SVD, 0, msg, (size_t) n);
+                service_log_add(l, LOGBUF_STREAM_SVD, 0, msg, (size_t) n);
         }
         if (!pass) {
                 l->dropped++;
@@ -149,21 +113,21 @@ static int log_pipe_read(LogPipe *p, size_t max) {
 }
 
 static int on_pipe_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        (void) log_pipe_read(userdata, LOG_READ_MAX);
+        (void) log_pipe_read(userdata, LOGSTREAM_READ_MAX);
         return 0;
 }
 
 void service_log_drain(ServiceLog *l) {
         assert(l);
         for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)
-                (void) log_pipe_read(&l->pipes[i], LOG_DRAIN_MAX);
+                (void) log_pipe_read(&l->pipes[i], LOGSTREAM_DRAIN_MAX);
 }
 
 /* ---- spawning ---- */
 
 static void service_log_close(ServiceLog *l) {
         for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++) {
-                (void) log_pipe_read(&l->pipes[i], LOG_DRAIN_MAX);
+                (void) log_pipe_read(&l->pipes[i], LOGSTREAM_DRAIN_MAX);
                 log_pipe_close(&l->pipes[i]);
         }
         if (l->files[1] != l->files[0])
@@ -266,77 +230,6 @@ void service_log_spawned(ServiceLog *l) {
         l->null_fd = safe_close(l->null_fd);
 }
 
-/* ---- queries ---- */
-
-/* Up to n of the newest lines whose JSON fits in LOG_REPLY_BYTES_MAX, oldest first. */
-json_t *service_log_lines_json(ServiceLog *l, uint64_t n) {
-        size_t count = 0, bytes = 0;
-        json_t *a = json_array();
-        if (!a)
-                return NULL;
-        size_t total = l->buffer.n_lines;
-        const LogLine *first = logbuf_last(&l->buffer, n > total ? total : (size_t) n);
-        _cleanup_free_ json_t **objs = calloc(total ?: 1, sizeof(json_t *));
-        if (!objs) {
-                json_decref(a);
-                return NULL;
-        }
-        for (const LogLine *line = first; line; line = line->next)
-                objs[count++] = log_line_to_json(line);
-        size_t start = count;
-        while (start > 0) {
-                size_t sz = objs[start - 1] ? json_dumpb(objs[start - 1], NULL, 0, JSON_COMPACT) + 1 : 0;
-                if (bytes + sz > LOG_REPLY_BYTES_MAX)
-                        break;
-                bytes += sz;
-                start--;
-        }
-        for (size_t i = 0; i < count; i++) {
-                if (i >= start && objs[i])
-                        json_array_append_new(a, objs[i]);
-                else
-                        json_decref(objs[i]);
-        }
-        return a;
-}
-
-void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool follow) {
-        assert(l);
-        assert(call);
-
-        json_t *a = service_log_lines_json(l, lines);
-        if (!a) {
-                (void) varlink_call_error_errno(call, ENOMEM);
-                return;
-        }
-        json_t *p = json_pack("{s:o}", "lines", a);
-        if (l->dropped > 0 && p)
-                json_object_set_new(p, "droppedTotal", json_integer((json_int_t) l->dropped));
-        if (!follow) {
-                (void) varlink_call_reply(call, p);
-                return;
-        }
-        if (l->n_followers >= LOG_FOLLOWERS_MAX) {
-                json_decref(p);
-                (void) varlink_call_error(call, "io.svd.Manager.TooManyFollowers",
-                                          json_pack("{s:s,s:i}", "name", l->name, "max", LOG_FOLLOWERS_MAX));
-                return;
-        }
-        LogFollower *f = calloc(1, sizeof(*f));
-        if (!f) {
-                json_decref(p);
-                (void) varlink_call_error_errno(call, ENOMEM);
-                return;
-        }
-        *f = (LogFollower){ .log = l, .call = call, .next = l->followers };
-        if (l->followers)
-                l->followers->prev = f;
-        l->followers = f;
-        l->n_followers++;
-        varlink_call_set_cancel(call, on_follower_cancel, f);
-        (void) varlink_call_notify(call, p);
-}
-
 /* ---- life cycle ---- */
 
 int service_log_new(sd_event *event, const char *name, ServiceLog **ret) {
@@ -358,13 +251,11 @@ int service_log_new(sd_event *event, const char *name, ServiceLog **ret) {
 ServiceLog *service_log_free(ServiceLog *l) {
         if (!l)
                 return NULL;
-        /* Followers get a final reply: the stream ends with the service. */
-        while (l->followers) {
-                LogFollower *f = l->followers;
-                VarlinkCall *call = f->call;
-                varlink_call_set_cancel(call, NULL, NULL);
-                follower_free(f);
-                (void) varlink_call_reply(call, json_pack("{s:[]}", "lines"));
+        /* Watchers are told: the stream ends with the service. */
+        while (l->watchers) {
+                LogWatcher *w = l->watchers;
+                service_log_unwatch(l, w);
+                w->closed(w);
         }
         service_log_close(l);
         logbuf_done(&l->buffer);
@@ -449,9 +340,9 @@ int service_log_deserialize(ServiceLog *l, json_t *o, const Unit *u) {
         json_array_foreach(lines, i, line) {
                 _cleanup_free_ char *text = NULL;
                 size_t len;
-                LogStream stream = (LogStream) reexec_i64(line, "stream", LOG_STREAM_STDOUT);
-                if (stream < 0 || stream >= _LOG_STREAM_MAX)
-                        stream = LOG_STREAM_SVD;
+                LogStream stream = (LogStream) reexec_i64(line, "stream", LOGBUF_STREAM_STDOUT);
+                if (stream < 0 || stream >= _LOGBUF_STREAM_MAX)
+                        stream = LOGBUF_STREAM_SVD;
                 r = reexec_bytes_from_json(json_object_get(line, "text"), &text, &len);
                 if (r < 0)
                         return r;

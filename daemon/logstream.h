@@ -8,49 +8,45 @@
  * service's ring buffer, written to the unit's file if it names one
  * (logfile.h), and sent to the clients that follow the log.
  *
- * Bounds. A read takes at most LOG_READ_MAX bytes per pipe and event, so a
+ * Bounds. A read takes at most LOGSTREAM_READ_MAX bytes per pipe and event, so a
  * flooding service shares the loop with everything else; while svd has not
  * read, the pipe is full and the service's write() blocks, which is the
- * back-pressure systemd's journal gives as well. Past LOG_RATE_BURST lines
+ * back-pressure systemd's journal gives as well. Past LOGBUF_RATE_BURST lines
  * per interval, lines are dropped and counted (`logDropped`), and the ring
  * and followers get one "N lines dropped" line from svd when the next
  * interval starts. The file gets every line (it is the complete record and
  * is bounded by rotation).
  *
- * Followers (Logs with follow and "more"): each new line is one streamed
- * reply. A follower that reads too slowly, with more than
- * LOG_FOLLOW_BACKLOG_MAX bytes still queued on its connection, misses lines:
- * they are skipped and counted, and its next reply carries `dropped` with
- * the number. svd never buffers more than that for it, and never drops the
- * connection for being slow.
+ * Watchers (a client following the log) are told of every new line
+ * through their callback, and when the log goes away.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "basic/list.h"
 #include "basic/macros.h"
 #include "logbuf.h"
 #include "logfile.h"
 #include "unit.h"
 
-typedef struct VarlinkCall VarlinkCall;
 struct json_t;
 
 /* Bytes read from one pipe per loop event. */
-#define LOG_READ_MAX (64U << 10)
+#define LOGSTREAM_READ_MAX (64U << 10)
 /* Bytes read from the pipes when the main process exits, so that its last
  * words are in the log before its state changes. */
-#define LOG_DRAIN_MAX (1U << 20)
-/* Output queued for a follower beyond which its lines are skipped. */
-#define LOG_FOLLOW_BACKLOG_MAX (256U << 10)
-/* Followers of one service. */
-#define LOG_FOLLOWERS_MAX 64U
-/* JSON bytes of line objects in one Logs reply (below VARLINK_MESSAGE_MAX):
- * older lines are left out when the requested ones do not fit. */
-#define LOG_REPLY_BYTES_MAX (512U << 10)
+#define LOGSTREAM_DRAIN_MAX (1U << 20)
+/* Watchers of one service. */
+#define LOGSTREAM_WATCHERS_MAX 64U
 
-typedef struct LogFollower LogFollower;
+typedef struct LogWatcher LogWatcher;
+struct LogWatcher {
+        void (*line)(LogWatcher *w, const LogLine *line); /* a new line */
+        void (*closed)(LogWatcher *w);                    /* the log is going away; w is unwatched already */
+        LIST_FIELDS(LogWatcher, watchers);
+};
 
 typedef struct ServiceLog ServiceLog;
 
@@ -73,8 +69,8 @@ struct ServiceLog {
         int null_fd;       /* /dev/null for StandardOutput=null, until the child has it */
         LogRateLimit rate;
         uint64_t dropped; /* lines the rate limit dropped, in all */
-        LogFollower *followers;
-        size_t n_followers;
+        LogWatcher *watchers;
+        size_t n_watchers;
 };
 
 int service_log_new(sd_event *event, const char *name, ServiceLog **ret);
@@ -89,22 +85,17 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ServiceLog *, service_log_free);
 int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error);
 /* After the spawn (successful or not): closes svd's copies of the write ends. */
 void service_log_spawned(ServiceLog *l);
-/* Reads what the pipes hold now, up to LOG_DRAIN_MAX (the main process exited). */
+/* Reads what the pipes hold now, up to LOGSTREAM_DRAIN_MAX (the main process exited). */
 void service_log_drain(ServiceLog *l);
 
-/* Logs(name, lines, follow): answers the call with the last `lines` lines
- * (all with UINT64_MAX); with follow, keeps it and streams new lines. */
-void service_log_query(ServiceLog *l, VarlinkCall *call, uint64_t lines, bool follow);
+/* w is told of every new line until service_log_unwatch() or the end of l.
+ * -EBUSY beyond LOGSTREAM_WATCHERS_MAX watchers. */
+int service_log_watch(ServiceLog *l, LogWatcher *w);
+void service_log_unwatch(ServiceLog *l, LogWatcher *w);
 
-/* Up to n of the newest lines (as Logs gives them, within LOG_REPLY_BYTES_MAX), oldest first. */
-struct json_t *service_log_lines_json(ServiceLog *l, uint64_t n);
-
-/* Re-exec (reexec.h): the ring, partial lines, pipes and files as JSON,
+/* Re-exec: the ring, partial lines, pipes and files as JSON,
  * fds recorded in fds; and back, for a ServiceLog fresh from
  * service_log_new(), with the unit for the files' rotation settings. */
 struct ReexecFds;
 struct json_t *service_log_serialize(ServiceLog *l, struct ReexecFds *fds);
 int service_log_deserialize(ServiceLog *l, struct json_t *o, const Unit *u);
-
-/* The line as a LogLine wire object (io.svd.Manager LogLine type). */
-struct json_t *log_line_to_json(const LogLine *line);

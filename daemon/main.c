@@ -13,6 +13,7 @@
 #include "svd-log.h"
 #include "manager.h"
 #include "spawn.h"
+#include "varlink-manager.h"
 #include "version.h"
 
 static void help(void) {
@@ -146,6 +147,11 @@ int main(int argc, char *argv[]) {
         r = manager_new(&config, &m);
         if (r < 0) {
                 log_error_errno(r, "Failed to create manager: %m");
+                return EXIT_FAILURE;
+        }
+        r = varlink_manager_attach(m);
+        if (r < 0) {
+                log_error_errno(r, "Failed to set up io.svd.Manager: %m");
                 return EXIT_FAILURE;
         }
         r = manager_startup(m);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The unit table over svd's lifetime: reload of the unit directory, the
- * removal of units whose file is gone once they have settled, and the
- * wanted state that survives a crash (wanted.h). Split from manager.c, which
- * sets the table up once at start-up.
+ * The unit table over svd's lifetime: loading the unit directory (start-up
+ * is a reload into the empty table), the removal of units whose file is gone
+ * once they have settled, and the wanted state that survives a crash
+ * (wanted.h).
  */
 #include "manager.h"
 
@@ -38,42 +38,18 @@ static void reload_entries_free(ReloadEntry *e, size_t n) {
         free(e);
 }
 
-/* FNV-1a over the file's bytes (up to UNIT_FILE_SIZE_MAX); 0 when unreadable. */
-static uint64_t unit_file_hash(const char *path) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+/* FNV-1a over the bytes the unit was parsed from (for a unit that did not
+ * load: over its error), never 0. Reload tells a changed file by it. */
+static uint64_t unit_hash(const Unit *u, const char *error) {
+        const char *p = u ? u->source : error;
+        size_t n = u ? u->source_len : (error ? strlen(error) : 0);
         uint64_t h = UINT64_C(14695981039346656037);
-        char buf[8192];
-        size_t total = 0;
-        struct stat st;
 
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-                return 0;
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                for (ssize_t i = 0; i < n; i++) {
-                        h ^= (unsigned char) buf[i];
-                        h *= UINT64_C(1099511628211);
-                }
-                total += (size_t) n;
-                if (total > UNIT_FILE_SIZE_MAX)
-                        break;
+        for (size_t i = 0; p && i < n; i++) {
+                h ^= (unsigned char) p[i];
+                h *= UINT64_C(1099511628211);
         }
         return h ?: 1;
-}
-
-static char *mfree_str(char *p) {
-        free(p);
-        return NULL;
-}
-
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
 static int string_compare(const void *a, const void *b) {
@@ -84,10 +60,6 @@ static void strv_sort(char **l) {
         if (!l)
                 return;
         qsort(l, strv_length(l), sizeof(char *), string_compare);
-}
-
-static int service_compare(const void *a, const void *b) {
-        return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
 }
 
 static void on_unit_warning(const char *message, void *userdata) {
@@ -125,10 +97,10 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                         reload_entries_free(e, n);
                         return -ENOMEM;
                 }
-                x->hash = unit_file_hash(x->path);
                 int r = unit_load_file(x->path, x->name, on_unit_warning, m, &x->unit, &x->error);
                 if (r < 0 && !x->error && asprintf(&x->error, "%s: %s", x->path, strerror(-r)) < 0)
                         x->error = NULL;
+                x->hash = unit_hash(x->unit, x->error);
         }
         if (errno > 0) {
                 int r = -errno;
@@ -140,79 +112,25 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
         return 0;
 }
 
-/* Gives s the definition u (or the load error), as service_new() would. */
-static int service_apply_unit(Manager *m, Service *s, const char *path, Unit *u, const char *error) {
-        Service *tmp = NULL;
-        int r = service_new(m, s->name, path, u, error, &tmp);
-        if (r < 0)
-                return r;
-#define SWAP(a, b)                                                                                           \
-        do {                                                                                                 \
-                __typeof__(a) _t = (a);                                                                      \
-                (a) = (b);                                                                                   \
-                (b) = _t;                                                                                    \
-        } while (0)
-        SWAP(s->unit, tmp->unit);
-        SWAP(s->creds, tmp->creds);
-        SWAP(s->load_error, tmp->load_error);
-        SWAP(s->unit_path, tmp->unit_path);
-#undef SWAP
-        service_free(tmp);
-        return 0;
-}
-
-static bool service_may_change(const Service *s) {
-        return service_is_settled(s) && !s->manager->shutting_down;
-}
-
-/* Applies a pending definition to a settled service. Returns true if it did. */
-static bool service_apply_next(Manager *m, Service *s) {
-        if (!s->have_next_unit || !service_may_change(s))
-                return false;
-        int r = service_apply_unit(m, s, s->unit_path, TAKE_PTR(s->next_unit), s->next_load_error);
-        if (r < 0)
-                log_error_errno(r, "%s: Failed to apply the reloaded unit: %m", s->name);
-        s->next_load_error = mfree_str(s->next_load_error);
-        s->have_next_unit = false;
-        log_info("%s: now settled, the reloaded unit file is in force.", s->name);
-        return true;
-}
-
 static void manager_remove_service(Manager *m, size_t i) {
-        Service *s = m->services[i];
-        memmove(m->services + i, m->services + i + 1, (m->n_services - i - 1) * sizeof(Service *));
-        m->n_services--;
-        log_info("%s: unit file removed, dropping the unit.", s->name);
-        service_free(s);
-}
-
-void manager_take_pending_unit(Manager *m, Service *s) {
-        if (!s->have_next_unit || !s->next_unit || process_is_set(&s->main))
-                return;
-        int r = service_apply_unit(m, s, s->unit_path, TAKE_PTR(s->next_unit), s->next_load_error);
-        if (r < 0)
-                log_error_errno(r, "%s: Failed to apply the reloaded unit: %m", s->name);
-        s->next_load_error = mfree_str(s->next_load_error);
-        s->have_next_unit = false;
-        log_info("%s: starting again, the reloaded unit file is in force.", s->name);
-        m->gc_resolve_deps = true;
-        manager_schedule_gc(m);
+        log_info("%s: unit file removed, dropping the unit.", m->ctx.services[i]->name);
+        service_context_remove(&m->ctx, i);
 }
 
 static int on_gc(sd_event_source *source, void *userdata) {
         Manager *m = userdata;
         bool changed = TAKE_GENERIC(m->gc_resolve_deps, bool, false);
 
-        for (size_t i = m->n_services; i > 0; i--) {
-                Service *s = m->services[i - 1];
+        for (size_t i = m->ctx.n_services; i > 0; i--) {
+                Service *s = m->ctx.services[i - 1];
                 if (s->removed && service_may_change(s)) {
                         manager_remove_service(m, i - 1);
                         changed = true;
-                } else if (service_apply_next(m, s))
+                } else if (service_apply_next_unit(s))
                         changed = true;
         }
         if (changed) {
-                int r = deps_resolve(m);
+                int r = deps_resolve(&m->ctx);
                 if (r < 0)
                         log_error_errno(r, "Failed to resolve dependencies: %m");
         }
@@ -220,9 +138,9 @@ static int on_gc(sd_event_source *source, void *userdata) {
 }
 
 void manager_apply_pending(Manager *m, Service *s) {
-        if (!service_apply_next(m, s))
+        if (!service_apply_next_unit(s))
                 return;
-        int r = deps_resolve(m);
+        int r = deps_resolve(&m->ctx);
         if (r < 0)
                 log_error_errno(r, "Failed to resolve dependencies: %m");
 }
@@ -239,81 +157,76 @@ void manager_schedule_gc(Manager *m) {
         (void) sd_event_source_set_enabled(m->gc_source, SD_EVENT_ONESHOT);
 }
 
-int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***ret_removed) {
+/* Start-up (startup, into the empty table) and reload are one job, told differently. */
+static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char ***ret_changed, char ***ret_removed) {
         _cleanup_strv_free_ char **added = NULL, **changed = NULL, **removed = NULL;
         ReloadEntry *e = NULL;
-        size_t n = 0;
+        size_t n = 0, failed = 0;
         int r;
 
         assert(m);
+        assert(!startup || m->ctx.n_services == 0);
 
         r = reload_scan(m, &e, &n);
         if (r < 0)
                 return r; /* nothing changed */
 
         /* Which existing services still have a file. */
-        _cleanup_free_ bool *seen = calloc(m->n_services ?: 1, sizeof(bool));
+        _cleanup_free_ bool *seen = calloc(m->ctx.n_services ?: 1, sizeof(bool));
         if (!seen) {
                 reload_entries_free(e, n);
                 return -ENOMEM;
         }
-        size_t n_old = m->n_services;
+        size_t n_old = m->ctx.n_services;
 
         for (size_t i = 0; i < n; i++) {
                 ReloadEntry *x = &e[i];
                 Service *s = NULL;
                 for (size_t k = 0; k < n_old; k++)
-                        if (streq(m->services[k]->name, x->name)) {
-                                s = m->services[k];
+                        if (streq(m->ctx.services[k]->name, x->name)) {
+                                s = m->ctx.services[k];
                                 seen[k] = true;
                                 break;
                         }
 
                 if (!s) {
-                        if (m->n_services >= MANAGER_UNITS_MAX)
+                        if (m->ctx.n_services >= MANAGER_UNITS_MAX)
                                 continue;
-                        Service **a = reallocarray(m->services, m->n_services + 1, sizeof(Service *));
-                        if (!a) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        m->services = a;
-                        r = service_new(m, x->name, x->path, TAKE_PTR(x->unit), x->error, &s);
+                        r = service_new(&m->ctx, x->name, x->path, TAKE_PTR(x->unit), x->error, &s);
                         if (r < 0)
                                 break;
                         s->unit_hash = x->hash;
-                        m->services[m->n_services++] = s;
-                        if (!s->unit)
+                        r = service_context_add(&m->ctx, s);
+                        if (r < 0) {
+                                service_free(s);
+                                break;
+                        }
+                        if (!s->unit) {
                                 log_error("Failed to load unit '%s': %s", s->name, strna(s->load_error));
-                        log_info("%s: unit added.", s->name);
+                                failed++;
+                        }
+                        if (!startup)
+                                log_info("%s: unit added.", s->name);
                         if (strv_extend(&added, x->name) < 0)
                                 r = -ENOMEM;
                         continue;
                 }
 
                 bool was_removed = s->removed;
-                s->removed = false;
-                if (x->hash == s->unit_hash && !was_removed && x->hash != 0)
+                service_set_removed(s, false);
+                if (x->hash == s->unit_hash && !was_removed)
                         continue; /* the same file */
-                s->unit_hash = x->hash;
                 if (strv_extend(was_removed ? &added : &changed, x->name) < 0)
                         r = -ENOMEM;
                 if (service_may_change(s)) {
-                        unit_free(TAKE_PTR(s->next_unit));
-                        s->next_load_error = mfree_str(s->next_load_error);
-                        s->have_next_unit = false;
-                        r = service_apply_unit(m, s, x->path, TAKE_PTR(x->unit), x->error);
+                        r = service_set_unit(s, x->path, TAKE_PTR(x->unit), x->error, x->hash);
                         if (r < 0)
                                 break;
                         if (!s->unit)
                                 log_error("Failed to load unit '%s': %s", s->name, strna(s->load_error));
                         log_info("%s: unit file changed, reloaded.", s->name);
                 } else {
-                        unit_free(s->next_unit);
-                        free(s->next_load_error);
-                        s->next_unit = TAKE_PTR(x->unit);
-                        s->next_load_error = x->error ? strdup(x->error) : NULL;
-                        s->have_next_unit = true;
+                        (void) service_set_next_unit(s, TAKE_PTR(x->unit), x->error, x->hash);
                         log_info("%s: unit file changed; the running process keeps running, the new definition "
                                  "applies once it has stopped.", s->name);
                 }
@@ -322,7 +235,7 @@ int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***r
 
         /* Units whose file is gone: dropped now if settled, else when they settle. */
         for (size_t k = n_old; k > 0; k--) {
-                Service *s = m->services[k - 1];
+                Service *s = m->ctx.services[k - 1];
                 if (seen[k - 1] || s->removed)
                         continue;
                 if (strv_extend(&removed, s->name) < 0)
@@ -330,62 +243,70 @@ int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***r
                 if (service_may_change(s))
                         manager_remove_service(m, k - 1);
                 else {
-                        s->removed = true;
+                        service_set_removed(s, true);
                         log_info("%s: unit file removed; the unit stays until it has stopped.", s->name);
                 }
         }
 
-        qsort(m->services, m->n_services, sizeof(Service *), service_compare);
+        service_context_sort(&m->ctx);
         strv_sort(added);
         strv_sort(changed);
         strv_sort(removed);
-        int k = deps_resolve(m);
-        if (k < 0)
+        int k = deps_resolve(&m->ctx);
+        if (k < 0) {
+                if (startup)
+                        return k;
                 log_error_errno(k, "Failed to resolve dependencies: %m");
+        }
+        if (startup) {
+                /* The wanted file is read later (manager_restore_prepare): not overwritten here. */
+                if (r < 0)
+                        return r;
+                log_info("Loaded %zu units from '%s' (%zu failed).", m->ctx.n_services, m->unit_dir, failed);
+                return 0;
+        }
         manager_save_wanted(m);
         if (r < 0)
                 return r;
 
         log_info("Reloaded '%s': %zu added, %zu changed, %zu removed.", m->unit_dir, strv_length(added),
                  strv_length(changed), strv_length(removed));
-        *ret_added = TAKE_PTR(added);
-        *ret_changed = TAKE_PTR(changed);
-        *ret_removed = TAKE_PTR(removed);
+        if (ret_added)
+                *ret_added = TAKE_PTR(added);
+        if (ret_changed)
+                *ret_changed = TAKE_PTR(changed);
+        if (ret_removed)
+                *ret_removed = TAKE_PTR(removed);
         return 0;
+}
+
+int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***ret_removed) {
+        return manager_load_dir(m, /* startup= */ false, ret_added, ret_changed, ret_removed);
+}
+
+int manager_load_units(Manager *m) {
+        return manager_load_dir(m, /* startup= */ true, NULL, NULL, NULL);
 }
 
 /* ---- the wanted state ---- */
 
 void manager_save_wanted(Manager *m) {
-        int r = wanted_file_save(m);
+        int r = wanted_file_save(&m->ctx, m->socket_path);
         if (r < 0)
                 log_error_errno(r, "Failed to write the wanted-state file next to '%s': %m", m->socket_path);
 }
 
 void manager_record_wanted(Manager *m, Service *s, bool start) {
-        WantedOverride w = start ? WANTED_START : WANTED_STOP;
-        if (s->wanted == w)
-                return;
-        s->wanted = w;
-        manager_save_wanted(m);
+        if (service_set_wanted(s, start ? WANTED_START : WANTED_STOP))
+                manager_save_wanted(m);
 }
 
 void manager_restore_prepare(Manager *m) {
-        for (size_t i = 0; i < m->n_services; i++)
-                m->services[i]->unit_hash = unit_file_hash(m->services[i]->unit_path);
-
-        int r = wanted_file_load(m);
+        int r = wanted_file_load(&m->ctx, m->socket_path);
         if (r < 0)
                 log_error_errno(r, "Failed to read the wanted-state file, starting the default set: %m");
         m->crash_restored = r > 0;
         if (m->crash_restored)
                 log_notice("The wanted-state file is there: the previous svd did not exit cleanly, restoring "
                            "what was wanted.");
-}
-
-bool manager_wanted_at_startup(Manager *m, Service *s) {
-        bool want = s->wanted == WANTED_START || (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
-        if (want && m->crash_restored)
-                s->restored_usec = now_realtime_usec();
-        return want;
 }

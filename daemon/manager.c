@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The manager: start-up, signals, shutdown, and what the services and the protocol layer are told. */
 #include "manager.h"
 
 #include <dirent.h>
@@ -16,8 +17,6 @@
 #include "reexec.h"
 #include "service.h"
 #include "unit.h"
-#include "varlink-manager.h"
-#include "varlink.h"
 #include "version.h"
 
 /* What RLIMIT_NOFILE's soft limit is raised to for svd itself (connections
@@ -26,26 +25,9 @@
 /* How long start-up waits for a crashed predecessor's leftovers to die. */
 #define MANAGER_LEFTOVER_TIMEOUT_MSEC 5000
 
-static int service_compare(const void *a, const void *b) {
-        return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
-}
-
 Service *manager_get_service(Manager *m, const char *name) {
         assert(m);
-        if (!name)
-                return NULL;
-        /* Accept "web.service" as well as "web". */
-        size_t l = strlen(name);
-        _cleanup_free_ char *stripped = NULL;
-        if (l > 8 && streq(name + l - 8, ".service")) {
-                stripped = strndup(name, l - 8);
-                if (!stripped)
-                        return NULL;
-                name = stripped;
-        }
-        Service key = { .name = (char *) name }, *k = &key;
-        Service **s = bsearch(&k, m->services, m->n_services, sizeof(Service *), service_compare);
-        return s ? *s : NULL;
+        return service_find(&m->ctx, name);
 }
 
 static int env_path(const char *var, const char *suffix, char **ret) {
@@ -91,18 +73,18 @@ static void manager_cgroup_instance(Manager *m, char *buf, size_t size) {
 static int on_shutdown_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
-        if (m->shutting_down) {
+        if (m->ctx.shutting_down) {
                 log_notice("Received %s again while stopping services, continuing to wait.",
                            si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
                 return 0;
         }
         log_info("Received %s, stopping %zu services.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM",
-                 m->n_services);
-        m->shutting_down = true;
+                 m->ctx.n_services);
+        m->ctx.shutting_down = true;
         (void) sd_notify(/* unset_environment= */ false, "STOPPING=1");
         /* Waiters of settled services are answered by service_stop. */
-        for (size_t i = 0; i < m->n_services; i++)
-                service_stop(m->services[i], NULL);
+        for (size_t i = 0; i < m->ctx.n_services; i++)
+                (void) service_stop(m->ctx.services[i], NULL, NULL);
         manager_check_shutdown(m);
         return 0;
 }
@@ -113,101 +95,53 @@ static int on_reexec_signal(sd_event_source *source, const struct signalfd_sigin
         _cleanup_free_ char *error = NULL;
 
         log_info("Received SIGHUP, re-executing.");
-        int r = manager_reexec(m, NULL, &error);
+        int r = manager_reexec(m, -EBADF, &error);
         log_error_errno(r, "Re-exec failed, carrying on: %s", error ? error : strerror(-r));
         return 0;
 }
 
 void manager_check_shutdown(Manager *m) {
-        if (!m->shutting_down)
+        if (!m->ctx.shutting_down)
                 return;
-        for (size_t i = 0; i < m->n_services; i++)
-                if (!service_is_settled(m->services[i]))
+        for (size_t i = 0; i < m->ctx.n_services; i++)
+                if (!service_is_settled(m->ctx.services[i]))
                         return;
         log_info("All services stopped, exiting.");
         (void) sd_event_exit(m->event, 0);
 }
 
-static void on_unit_warning(const char *message, void *userdata) {
-        log_warning("%s", message);
+/* ---- what the services tell ---- */
+
+static void on_service_state_changed(Service *s, ServiceState previous, void *userdata) {
+        Manager *m = userdata;
+
+        if (previous != s->state && m->hooks && m->hooks->state_changed)
+                m->hooks->state_changed(s, previous, m->hooks_userdata);
+        if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->have_next_unit))
+                manager_schedule_gc(m); /* a reload is waiting for it to settle */
 }
 
-void manager_sort_services(Manager *m) {
-        qsort(m->services, m->n_services, sizeof(Service *), service_compare);
+static void on_service_settled(Service *s, void *userdata) {
+        manager_check_shutdown(userdata);
 }
 
-int manager_add_service(Manager *m, Service *s) {
-        if (m->n_services >= MANAGER_UNITS_MAX)
-                return -E2BIG;
-        Service **a = reallocarray(m->services, m->n_services + 1, sizeof(Service *));
-        if (!a)
-                return -ENOMEM;
-        m->services = a;
-        m->services[m->n_services++] = s;
-        return 0;
+static void on_service_unit_changed(Service *s, void *userdata) {
+        Manager *m = userdata;
+        m->gc_resolve_deps = true;
+        manager_schedule_gc(m);
 }
 
-static int manager_load_units(Manager *m) {
-        _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
-        struct dirent *de;
-        size_t failed = 0;
-
-        if (!d) {
-                if (errno == ENOENT) {
-                        log_warning("Unit directory '%s' does not exist, no services.", m->unit_dir);
-                        return 0;
-                }
-                return log_error_errno(errno, "Failed to open unit directory '%s': %m", m->unit_dir);
-        }
-
-        while ((errno = 0, de = readdir(d))) {
-                _cleanup_free_ char *name = NULL, *path = NULL, *error = NULL;
-                _cleanup_(unit_freep) Unit *u = NULL;
-                Service *s = NULL;
-
-                if (unit_name_from_filename(de->d_name, &name) < 0)
-                        continue; /* not NAME.service, or a hidden file */
-                if (m->n_services >= MANAGER_UNITS_MAX) {
-                        log_error("More than %u unit files in '%s', ignoring the rest.", MANAGER_UNITS_MAX,
-                                  m->unit_dir);
-                        break;
-                }
-                if (asprintf(&path, "%s/%s", m->unit_dir, de->d_name) < 0)
-                        return log_oom();
-
-                int r = unit_load_file(path, name, on_unit_warning, m, &u, &error);
-                if (r < 0) {
-                        if (!error && asprintf(&error, "%s: %s", path, strerror(-r)) < 0)
-                                return log_oom();
-                        log_error("Failed to load unit '%s': %s", name, error);
-                        failed++;
-                }
-                r = service_new(m, name, path, TAKE_PTR(u), error, &s);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create service '%s': %m", name);
-                if (!s->unit && !error) {
-                        log_error("Failed to load unit '%s': %s", name, s->load_error);
-                        failed++;
-                }
-                r = manager_add_service(m, s);
-                if (r < 0) {
-                        service_free(s);
-                        return log_error_errno(r, "Failed to add service '%s': %m", name);
-                }
-        }
-        if (errno > 0)
-                return log_error_errno(errno, "Failed to read unit directory '%s': %m", m->unit_dir);
-
-        manager_sort_services(m);
-        log_info("Loaded %zu units from '%s' (%zu failed).", m->n_services, m->unit_dir, failed);
-        return deps_resolve(m);
-}
+static const ServiceCallbacks manager_service_callbacks = {
+        .state_changed = on_service_state_changed,
+        .settled = on_service_settled,
+        .unit_changed = on_service_unit_changed,
+};
 
 /* A crashed predecessor's services may have left forked processes in their
  * cgroups (their main processes died with it). Nothing may survive that. */
 static void manager_kill_leftovers(Manager *m) {
-        for (size_t i = 0; m->cgroup.available && i < m->n_services; i++) {
-                Service *s = m->services[i];
+        for (size_t i = 0; m->cgroup.available && i < m->ctx.n_services; i++) {
+                Service *s = m->ctx.services[i];
                 _cleanup_close_ int fd = -EBADF;
                 if (cgroup_service_open_existing(&m->cgroup, s->name, &fd) < 0 || cgroup_is_populated(fd) <= 0)
                         continue;
@@ -267,9 +201,9 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
 
         /* Services get the limit svd was started with; svd itself needs more
          * for pidfds and connections. */
-        if (getrlimit(RLIMIT_NOFILE, &m->nofile) < 0)
+        if (getrlimit(RLIMIT_NOFILE, &m->ctx.nofile) < 0)
                 return -errno;
-        struct rlimit raised = m->nofile;
+        struct rlimit raised = m->ctx.nofile;
         if (raised.rlim_cur < MANAGER_NOFILE_WANT)
                 raised.rlim_cur = raised.rlim_max < MANAGER_NOFILE_WANT ? raised.rlim_max : MANAGER_NOFILE_WANT;
         (void) setrlimit(RLIMIT_NOFILE, &raised);
@@ -279,37 +213,34 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return r;
 
         spawn_probe(config->force_fallback, &m->probe);
+        m->ctx.event = m->event;
+        m->ctx.probe = &m->probe;
+        m->ctx.cgroup = &m->cgroup;
+        m->ctx.notify_path = m->notify_path;
+        m->ctx.uid = m->uid;
+        m->ctx.callbacks = &manager_service_callbacks;
+        m->ctx.userdata = m;
 
         *ret = TAKE_PTR(m);
         return 0;
 }
 
-int manager_listen(Manager *m, int listen_fd) {
-        VarlinkServerInfo info = {
-                .vendor = "svd",
-                .product = "svd",
-                .version = svd_version,
-                .url = "https://github.com/svd-project/svd",
-        };
-        int r;
+void manager_set_hooks(Manager *m, const ManagerHooks *hooks, void *userdata) {
+        assert(m);
+        assert(!m->hooks);
+        m->hooks = hooks;
+        m->hooks_userdata = userdata;
+}
 
-        if (listen_fd >= 0)
-                r = varlink_server_new_from_fd(m->event, m->socket_path, listen_fd, &info, m->uid, &m->varlink);
-        else {
-                r = mkdir_parent(m->socket_path);
+int manager_listen(Manager *m, int listen_fd) {
+        if (!m->hooks || !m->hooks->listen)
+                return log_error_errno(ENOPROTOOPT, "No control protocol to serve '%s'.", m->socket_path);
+        if (listen_fd < 0) {
+                int r = mkdir_parent(m->socket_path);
                 if (r < 0)
                         return log_error_errno(r, "Failed to create the directory of '%s': %m", m->socket_path);
-                r = varlink_server_new(m->event, m->socket_path, &info, m->uid, &m->varlink);
         }
-        if (r == -EADDRINUSE)
-                return log_error_errno(r, "Another svd is already listening on '%s'.", m->socket_path);
-        if (r < 0)
-                return log_error_errno(r, "Failed to listen on '%s': %m", m->socket_path);
-        r = varlink_manager_register(m, m->varlink);
-        if (r < 0)
-                return log_error_errno(r, "Failed to register io.svd.Manager: %m");
-        log_info("Listening on '%s'%s.", m->socket_path, listen_fd >= 0 ? " (handed over)" : "");
-        return 0;
+        return m->hooks->listen(m, listen_fd, m->hooks_userdata);
 }
 
 int manager_startup(Manager *m) {
@@ -355,14 +286,17 @@ int manager_startup(Manager *m) {
         }
 
         r = manager_load_units(m);
-        if (r < 0)
-                return r;
+        if (r == -ENOENT)
+                log_warning("Unit directory '%s' does not exist, no services.", m->unit_dir);
+        else if (r < 0)
+                return log_error_errno(r, "Failed to load units from '%s': %m", m->unit_dir);
         manager_kill_leftovers(m);
 
         r = manager_listen(m, -EBADF);
         if (r < 0)
                 return r;
         r = notify_socket_open(m);
+        m->ctx.notify_ready = r >= 0;
         if (r < 0)
                 log_error_errno(r, "Failed to open the notify socket '%s', Type=notify and WatchdogSec= will "
                                 "fail: %m", m->notify_path);
@@ -371,10 +305,10 @@ int manager_startup(Manager *m) {
         manager_restore_prepare(m);
 
         size_t n = 0;
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
-                if (s->unit && manager_wanted_at_startup(m, s)) {
-                        service_start(s, NULL);
+        for (size_t i = 0; i < m->ctx.n_services; i++) {
+                Service *s = m->ctx.services[i];
+                if (s->unit && service_wanted_at_startup(s, m->crash_restored)) {
+                        (void) service_start(s, NULL, NULL);
                         n++;
                 }
         }
@@ -385,7 +319,7 @@ int manager_startup(Manager *m) {
         manager_save_wanted(m);
 
         (void) sd_notifyf(/* unset_environment= */ false, "READY=1\nSTATUS=Supervising %zu services\nMAINPID=%d",
-                          m->n_services, (int) getpid());
+                          m->ctx.n_services, (int) getpid());
         return 0;
 }
 
@@ -393,9 +327,9 @@ int manager_run(Manager *m) {
         int r = sd_event_loop(m->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
-        if (m->shutting_down) {
+        if (m->ctx.shutting_down) {
                 /* A clean exit: the next svd starts the default set (wanted.h). */
-                int k = wanted_file_remove(m);
+                int k = wanted_file_remove(m->socket_path);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the wanted-state file, ignoring: %m");
                 /* Every service has stopped and its cgroup is gone: the
@@ -410,14 +344,12 @@ int manager_run(Manager *m) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        events_done(&m->events);
-        m->varlink = varlink_server_free(m->varlink);
+        if (m->hooks && m->hooks->free)
+                m->hooks->free(m->hooks_userdata);
+        m->hooks = NULL;
         m->gc_source = sd_event_source_disable_unref(m->gc_source);
         notify_socket_close(m);
-        m->jobs_source = sd_event_source_disable_unref(m->jobs_source);
-        for (size_t i = 0; i < m->n_services; i++)
-                service_free(m->services[i]);
-        free(m->services);
+        service_context_done(&m->ctx);
         cgroup_root_done(&m->cgroup);
         m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
         m->sigint_source = sd_event_source_disable_unref(m->sigint_source);

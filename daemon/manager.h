@@ -3,25 +3,43 @@
 
 /*
  * The Manager owns svd's state: the sd-event loop, the table of services
- * (sorted by name), the control socket's varlink server, and the result of
- * the kernel probe. main() creates exactly one; everything else reaches it
- * through back pointers.
+ * (in its ServiceContext), the result of the kernel probe, the unit
+ * directory (loads and reloads), re-exec and the wanted state. main()
+ * creates exactly one; everything else reaches it through back pointers.
+ * It knows nothing of the control protocol: whoever serves the socket
+ * (varlink-manager.c) registers ManagerHooks, through which the manager
+ * has the socket served and passes state changes on.
  */
 
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <systemd/sd-event.h>
 
+#include <jansson.h>
+
 #include "basic/macros.h"
 #include "cgroup.h"
-#include "events.h"
+#include "service.h"
 #include "spawn.h"
 
 /* Most unit files svd loads from its directory. */
-#define MANAGER_UNITS_MAX 65536U
+#define MANAGER_UNITS_MAX SERVICE_CONTEXT_MAX
 
-typedef struct Service Service;
-typedef struct VarlinkServer VarlinkServer;
+typedef struct Manager Manager;
+
+/* What the protocol layer does for the manager. */
+typedef struct ManagerHooks {
+        /* Serves the control socket: listen_fd when >= 0 (handed over by a re-exec), else binds it. */
+        int (*listen)(Manager *m, int listen_fd, void *userdata);
+        /* The listening socket, for a re-exec to hand over. */
+        int (*listen_fd)(void *userdata);
+        /* After a re-exec: answers the client that asked for it on its connection fd. */
+        int (*answer_reexec)(int fd, json_t *parameters, void *userdata);
+        /* A service's state changed (previous != s->state). */
+        void (*state_changed)(Service *s, ServiceState previous, void *userdata);
+        /* svd is exiting: end every call, free userdata. */
+        void (*free)(void *userdata);
+} ManagerHooks;
 
 typedef struct ManagerConfig {
         const char *unit_dir;
@@ -32,26 +50,24 @@ typedef struct ManagerConfig {
         int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
 } ManagerConfig;
 
-typedef struct Manager {
+struct Manager {
         sd_event *event;
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
 
         char *unit_dir;
         char *socket_path;
 
-        Service **services; /* sorted by name */
-        size_t n_services;
-
-        VarlinkServer *varlink;
+        ServiceContext ctx;     /* the services, sorted by name, and what they share */
         SpawnProbe probe;
         CgroupRoot cgroup;
+
+        const ManagerHooks *hooks;
+        void *hooks_userdata;
 
         char *notify_path;             /* $NOTIFY_SOCKET of the services (notify.h) */
         int notify_fd;                 /* -EBADF when there is none */
         sd_event_source *notify_source;
-        sd_event_source *jobs_source;  /* runs deps_dispatch() once per loop iteration when armed */
 
-        EventSubscribers events;       /* Subscribe calls (events.h) */
         sd_event_source *gc_source;    /* drops removed units once they are settled (manager-reload.c) */
         bool crash_restored;           /* the wanted file was found at start-up: svd had crashed */
         bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
@@ -61,9 +77,7 @@ typedef struct Manager {
         int state_fd;           /*   the state to start from, -EBADF */
 
         uid_t uid;              /* svd's own user: may change state over varlink */
-        struct rlimit nofile;   /* RLIMIT_NOFILE as svd found it, restored for services */
-        bool shutting_down;
-} Manager;
+};
 
 int manager_new(const ManagerConfig *config, Manager **ret);
 Manager *manager_free(Manager *m);
@@ -74,16 +88,15 @@ int manager_startup(Manager *m);
 /* Runs the loop until shutdown; returns the exit code. */
 int manager_run(Manager *m);
 
+/* Registers the protocol layer (once, before manager_startup()). */
+void manager_set_hooks(Manager *m, const ManagerHooks *hooks, void *userdata);
+
+/* The service called name ("web" or "web.service"), or NULL. */
 Service *manager_get_service(Manager *m, const char *name);
-/* Appends a service to the table (-E2BIG beyond MANAGER_UNITS_MAX); then
- * manager_sort_services() before the next lookup. */
-int manager_add_service(Manager *m, Service *s);
-void manager_sort_services(Manager *m);
-/* Serves the control socket: listen_fd when >= 0 (handed over by a
- * re-exec), else binds the socket path. */
+/* Serves the control socket through the hooks. */
 int manager_listen(Manager *m, int listen_fd);
 
-/* Called by services whenever they settle; ends the loop once shutdown is complete. */
+/* Ends the loop once shutdown is complete. */
 void manager_check_shutdown(Manager *m);
 
 /* Reload (manager-reload.c): re-reads the unit directory. Units added are
@@ -91,28 +104,25 @@ void manager_check_shutdown(Manager *m);
  * they are settled, else when they next settle (a running process keeps
  * running, as with systemd's daemon-reload); removed ones are dropped when
  * settled, else marked removed and dropped once they stop. *ret_added,
- * *ret_changed and *ret_removed get the names (NULL-terminated). On an
- * unreadable directory returns -errno and changes nothing. */
+ * *ret_changed and *ret_removed get the names (NULL-terminated; each may be
+ * NULL when not wanted). On an unreadable directory returns -errno and
+ * changes nothing. manager_load_units() is start-up: the same into the
+ * empty table, without writing the wanted file. */
 int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***ret_removed);
+int manager_load_units(Manager *m);
 /* Drops removed units that have settled (from a defer source). */
 void manager_schedule_gc(Manager *m);
 /* Before an operator's start: a settled service takes a pending reloaded definition now. */
 void manager_apply_pending(Manager *m, Service *s);
-/* Before a spawn (a restart is a start): takes a pending reloaded definition
- * that loaded; dependencies are resolved again from the loop. */
-void manager_take_pending_unit(Manager *m, Service *s);
 
 /* An operator started (true) or stopped (false) s: records it in the wanted file. */
 void manager_record_wanted(Manager *m, Service *s, bool start);
-/* Start-up, socket bound: fingerprints the unit files (for reload) and reads
- * the wanted file (restore after a crash). */
+/* Start-up, socket bound: reads the wanted file (restore after a crash). */
 void manager_restore_prepare(Manager *m);
-/* Whether s starts at start-up: WantedBy= and the operator's overrides;
- * after a crash, marks it restored. */
-bool manager_wanted_at_startup(Manager *m, Service *s);
 /* Writes the wanted file, logging a failure. */
 void manager_save_wanted(Manager *m);
 
-/* Default paths for root and for other users (DESIGN.md, "Paths"). */
+/* Default paths: /etc/svd/units and /run/svd/svd.sock for root, under
+ * $XDG_CONFIG_HOME and $XDG_RUNTIME_DIR for other users. */
 int manager_default_unit_dir(char **ret);
 int manager_default_socket_path(char **ret);

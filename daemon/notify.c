@@ -162,9 +162,9 @@ static Service *service_by_ancestor(Manager *m, pid_t pid) {
                     safe_atoi(buf + strspn(buf, " \t"), &ppid) < 0)
                         return NULL;
                 pid = ppid;
-                for (size_t i = 0; i < m->n_services; i++) {
-                        Service *s = m->services[i];
-                        if (s->main_pid1 && process_is_set(&s->main) && s->main.pid == pid)
+                for (size_t i = 0; i < m->ctx.n_services; i++) {
+                        Service *s = m->ctx.services[i];
+                        if (s->run.main_pid1 && process_is_set(&s->run.main) && s->run.main.pid == pid)
                                 return s;
                 }
         }
@@ -172,9 +172,9 @@ static Service *service_by_ancestor(Manager *m, pid_t pid) {
 }
 
 static Service *notify_find_service(Manager *m, pid_t pid) {
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
-                if (process_is_set(&s->main) && s->main.pid == pid)
+        for (size_t i = 0; i < m->ctx.n_services; i++) {
+                Service *s = m->ctx.services[i];
+                if (process_is_set(&s->run.main) && s->run.main.pid == pid)
                         return s;
         }
         Service *s = service_by_cgroup(m, pid);

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "service.h"
+
 typedef struct Manager Manager;
 
 #define NOTIFY_DATAGRAM_MAX 4096U /* bytes in one datagram, as systemd's PIPE_BUF limit */
@@ -28,18 +30,7 @@ typedef struct Manager Manager;
 #define NOTIFY_FDS_MAX 16U        /* file descriptors accepted (and closed) with one datagram */
 #define NOTIFY_ANCESTRY_MAX 16U   /* parent links followed to find a PrivatePIDs= command's init */
 
-/* What one datagram said. Absent fields: false, NULL, -1 or 0. */
-typedef struct NotifyMessage {
-        bool ready;             /* READY=1 */
-        bool stopping;          /* STOPPING=1 */
-        bool reloading;         /* RELOADING=1 */
-        bool watchdog;          /* WATCHDOG=1 */
-        bool watchdog_trigger;  /* WATCHDOG=trigger */
-        char *status;           /* STATUS=..., valid UTF-8 */
-        int errno_value;        /* ERRNO=, -1 when absent */
-        uint64_t watchdog_usec; /* WATCHDOG_USEC=, 0 when absent */
-        pid_t main_pid;         /* MAINPID=, 0 when absent */
-} NotifyMessage;
+/* What one datagram said: NotifyMessage (service.h), the state machine's input. */
 
 /* Parses a datagram of n bytes (not NUL-terminated). Unknown keys and
  * malformed values of known keys are skipped; -EINVAL for a datagram that is

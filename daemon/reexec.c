@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Re-exec: check the new binary, write the state document, exec; and the new svd's start from it. */
 #include "reexec.h"
 
 #include <fcntl.h>
@@ -19,117 +20,12 @@
 #include "manager.h"
 #include "notify.h"
 #include "service.h"
-#include "varlink-manager.h"
-#include "varlink.h"
 #include "version.h"
 
 extern char **environ;
 
 /* How long the new binary may take to say which state version it reads. */
 #define REEXEC_CHECK_TIMEOUT_MSEC 10000
-
-/* ---- JSON helpers ---- */
-
-json_t *reexec_fd_to_json(ReexecFds *f, int fd) {
-        if (fd < 0)
-                return json_null();
-        int *a = reallocarray(f->fds, f->n + 1, sizeof(int));
-        if (!a)
-                return NULL;
-        f->fds = a;
-        f->fds[f->n++] = fd;
-        return json_integer(fd);
-}
-
-int reexec_fd_take(json_t *o, const char *key) {
-        json_t *j = json_object_get(o, key);
-        if (!json_is_integer(j))
-                return -EBADF;
-        json_int_t fd = json_integer_value(j);
-        if (fd < 3 || fd > INT_MAX)
-                return -EBADF;
-        if (fcntl((int) fd, F_SETFD, FD_CLOEXEC) < 0)
-                return -errno;
-        return (int) fd;
-}
-
-json_t *reexec_bytes_to_json(const char *p, size_t n) {
-        /* jansson refuses invalid UTF-8; NUL would need JSON_ALLOW_NUL on both ends. */
-        if (!memchr(p, 0, n)) {
-                json_t *j = json_stringn(p, n);
-                if (j)
-                        return j;
-        }
-        _cleanup_free_ char *hex = malloc(n * 2 + 1);
-        if (!hex)
-                return NULL;
-        for (size_t i = 0; i < n; i++)
-                snprintf(hex + 2 * i, 3, "%02x", (unsigned char) p[i]);
-        hex[2 * n] = 0;
-        return json_pack("{s:s}", "hex", hex);
-}
-
-static int unhex(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        return -1;
-}
-
-int reexec_bytes_from_json(json_t *j, char **ret, size_t *ret_len) {
-        const char *src;
-        size_t n;
-
-        if (json_is_string(j)) {
-                src = json_string_value(j);
-                n = json_string_length(j);
-                char *c = malloc(n + 1);
-                if (!c)
-                        return -ENOMEM;
-                memcpy(c, src, n);
-                c[n] = 0;
-                *ret = c;
-                *ret_len = n;
-                return 0;
-        }
-        src = reexec_str(j, "hex");
-        if (!src || strlen(src) % 2 != 0)
-                return -EINVAL;
-        n = strlen(src) / 2;
-        _cleanup_free_ char *c = malloc(n + 1);
-        if (!c)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                int hi = unhex(src[2 * i]), lo = unhex(src[2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                        return -EINVAL;
-                c[i] = (char) (hi << 4 | lo);
-        }
-        c[n] = 0;
-        *ret = TAKE_PTR(c);
-        *ret_len = n;
-        return 0;
-}
-
-uint64_t reexec_u64(json_t *o, const char *key, uint64_t def) {
-        json_t *j = json_object_get(o, key);
-        return json_is_integer(j) ? (uint64_t) json_integer_value(j) : def;
-}
-
-int64_t reexec_i64(json_t *o, const char *key, int64_t def) {
-        json_t *j = json_object_get(o, key);
-        return json_is_integer(j) ? (int64_t) json_integer_value(j) : def;
-}
-
-bool reexec_bool(json_t *o, const char *key, bool def) {
-        json_t *j = json_object_get(o, key);
-        return json_is_boolean(j) ? json_is_true(j) : def;
-}
-
-const char *reexec_str(json_t *o, const char *key) {
-        return json_string_value(json_object_get(o, key));
-}
 
 /* ---- the old svd: check, serialize, exec ---- */
 
@@ -226,14 +122,14 @@ static int reexec_check_binary(const char *binary, unsigned *ret_version, char *
 static json_t *manager_serialize(Manager *m, ReexecFds *fds, int reply_fd) {
         json_t *services = json_array();
         json_t *o = json_pack("{s:i,s:s,s:o,s:o,s:b,s:{s:I,s:I},s:o,s:o}", "version", (int) svd_state_version, "svd",
-                              svd_version, "listenFd", reexec_fd_to_json(fds, varlink_server_listen_fd(m->varlink)),
+                              svd_version, "listenFd", reexec_fd_to_json(fds, m->hooks && m->hooks->listen_fd ? m->hooks->listen_fd(m->hooks_userdata) : -EBADF),
                               "notifyFd", reexec_fd_to_json(fds, m->notify_fd), "crashRestored", m->crash_restored,
-                              "nofile", "cur", (json_int_t) m->nofile.rlim_cur, "max", (json_int_t) m->nofile.rlim_max,
+                              "nofile", "cur", (json_int_t) m->ctx.nofile.rlim_cur, "max", (json_int_t) m->ctx.nofile.rlim_max,
                               "replyFd", reexec_fd_to_json(fds, reply_fd), "services", services);
         if (!o)
                 return NULL;
-        for (size_t i = 0; i < m->n_services; i++)
-                if (json_array_append_new(services, service_serialize(m->services[i], fds)) < 0)
+        for (size_t i = 0; i < m->ctx.n_services; i++)
+                if (json_array_append_new(services, service_serialize(m->ctx.services[i], fds)) < 0)
                         goto oom;
         json_t *list = json_array();
         if (json_object_set_new(o, "fds", list) < 0)
@@ -252,7 +148,7 @@ static void set_cloexec(const ReexecFds *fds, bool on) {
                 (void) fcntl(fds->fds[i], F_SETFD, on ? FD_CLOEXEC : 0);
 }
 
-int manager_reexec(Manager *m, VarlinkCall *call, char **ret_error) {
+int manager_reexec(Manager *m, int reply_fd, char **ret_error) {
         _cleanup_(json_decrefp) json_t *state = NULL;
         _cleanup_close_ int memfd = -EBADF;
         _cleanup_free_ char **argv = NULL;
@@ -265,7 +161,7 @@ int manager_reexec(Manager *m, VarlinkCall *call, char **ret_error) {
         assert(ret_error);
         *ret_error = NULL;
 
-        if (m->shutting_down) {
+        if (m->ctx.shutting_down) {
                 *ret_error = strdup("svd is shutting down");
                 return -ESHUTDOWN;
         }
@@ -283,10 +179,6 @@ int manager_reexec(Manager *m, VarlinkCall *call, char **ret_error) {
                 return -EPROTONOSUPPORT;
         }
 
-        int reply_fd = call ? varlink_call_connection_fd(call) : -EBADF;
-        if (call && reply_fd < 0)
-                log_notice("The connection that asked for the re-exec cannot be handed over (%s), it closes.",
-                           strerror(-reply_fd));
         state = manager_serialize(m, &fds, reply_fd);
         if (!state) {
                 r = -ENOMEM;
@@ -322,7 +214,7 @@ int manager_reexec(Manager *m, VarlinkCall *call, char **ret_error) {
                 argv[i + 1] = m->argv[i];
         argv[n + 1] = arg;
 
-        log_info("Re-executing '%s' with %zu services (state version %u, %zu fds).", m->exe_path, m->n_services,
+        log_info("Re-executing '%s' with %zu services (state version %u, %zu fds).", m->exe_path, m->ctx.n_services,
                  svd_state_version, fds.n);
         (void) sd_notify(/* unset_environment= */ false, "RELOADING=1\nSTATUS=Re-executing");
         fflush(NULL);
@@ -363,9 +255,9 @@ static int read_state(int fd, json_t **ret) {
 
 static int on_resume(sd_event_source *source, void *userdata) {
         Manager *m = userdata;
-        for (size_t i = 0; i < m->n_services; i++)
-                service_resume_settle(m->services[i]);
-        deps_schedule(m);
+        for (size_t i = 0; i < m->ctx.n_services; i++)
+                service_resume_settle(m->ctx.services[i]);
+        deps_schedule(&m->ctx);
         manager_schedule_gc(m);
         return 0;
 }
@@ -382,25 +274,25 @@ int manager_startup_from_state(Manager *m, int fd) {
                 return r;
 
         json_t *nofile = json_object_get(state, "nofile");
-        m->nofile.rlim_cur = reexec_u64(nofile, "cur", m->nofile.rlim_cur);
-        m->nofile.rlim_max = reexec_u64(nofile, "max", m->nofile.rlim_max);
+        m->ctx.nofile.rlim_cur = reexec_u64(nofile, "cur", m->ctx.nofile.rlim_cur);
+        m->ctx.nofile.rlim_max = reexec_u64(nofile, "max", m->ctx.nofile.rlim_max);
         m->crash_restored = reexec_bool(state, "crashRestored", false);
 
         services = json_object_get(state, "services");
         json_array_foreach(services, i, o) {
                 Service *s = NULL;
-                r = service_deserialize(m, o, &s);
+                r = service_deserialize(&m->ctx, o, &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to restore service %zu ('%s') from the re-exec state: %m", i,
                                                strna(reexec_str(o, "name")));
-                r = manager_add_service(m, s);
+                r = service_context_add(&m->ctx, s);
                 if (r < 0) {
                         service_free(s);
                         return log_error_errno(r, "Failed to add service '%s': %m", strna(reexec_str(o, "name")));
                 }
         }
-        manager_sort_services(m);
-        r = deps_resolve(m);
+        service_context_sort(&m->ctx);
+        r = deps_resolve(&m->ctx);
         if (r < 0)
                 return r;
         json_array_foreach(services, i, o) {
@@ -421,6 +313,7 @@ int manager_startup_from_state(Manager *m, int fd) {
         int notify_fd = reexec_fd_take(state, "notifyFd");
         if (notify_fd >= 0) {
                 r = notify_socket_adopt(m, notify_fd);
+                m->ctx.notify_ready = r >= 0;
                 if (r < 0)
                         log_error_errno(r, "Failed to serve the notify socket again: %m");
         }
@@ -431,17 +324,18 @@ int manager_startup_from_state(Manager *m, int fd) {
                 return log_error_errno(r, "Failed to schedule the resumption: %m");
 
         size_t running = 0;
-        for (i = 0; i < m->n_services; i++)
-                running += process_is_set(&m->services[i]->main);
+        for (i = 0; i < m->ctx.n_services; i++)
+                running += process_is_set(&m->ctx.services[i]->run.main);
         log_notice("Re-executed from state version %d of svd %s: %zu services restored, %zu processes.",
-                   (int) reexec_i64(state, "version", 0), strna(reexec_str(state, "svd")), m->n_services, running);
+                   (int) reexec_i64(state, "version", 0), strna(reexec_str(state, "svd")), m->ctx.n_services, running);
 
         int reply_fd = reexec_fd_take(state, "replyFd");
-        if (reply_fd >= 0) {
-                r = varlink_server_add_connection_reply(
-                        m->varlink, reply_fd,
+        if (reply_fd >= 0 && m->hooks && m->hooks->answer_reexec) {
+                r = m->hooks->answer_reexec(
+                        reply_fd,
                         json_pack("{s:s,s:i,s:I,s:I}", "version", svd_version, "pid", (int) getpid(), "services",
-                                  (json_int_t) m->n_services, "processes", (json_int_t) running));
+                                  (json_int_t) m->ctx.n_services, "processes", (json_int_t) running),
+                        m->hooks_userdata);
                 if (r < 0)
                         log_warning_errno(r, "Failed to answer the re-exec request, ignoring: %m");
         }
@@ -460,6 +354,6 @@ int manager_startup_from_state(Manager *m, int fd) {
         }
 
         (void) sd_notifyf(/* unset_environment= */ false, "READY=1\nSTATUS=Supervising %zu services\nMAINPID=%d",
-                          m->n_services, (int) getpid());
+                          m->ctx.n_services, (int) getpid());
         return 0;
 }

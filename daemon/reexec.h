@@ -29,41 +29,19 @@
  */
 
 #include <jansson.h>
+
+#include "basic/serialize.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct Manager Manager;
-typedef struct VarlinkCall VarlinkCall;
-
-/* The fds named in a state document. */
-typedef struct ReexecFds {
-        int *fds;
-        size_t n;
-} ReexecFds;
-
-/* fd as a JSON number, recorded in f (null for fd < 0). NULL on OOM. */
-json_t *reexec_fd_to_json(ReexecFds *f, int fd);
-/* Takes the fd named by o[key] back: close-on-exec set again. -EBADF when
- * the field is null or missing, -errno when the fd is not open. */
-int reexec_fd_take(json_t *o, const char *key);
-
-/* Bytes as a JSON string when they are UTF-8 without NUL, else {"hex": ...}. */
-json_t *reexec_bytes_to_json(const char *p, size_t n);
-/* The reverse; *ret is NUL-terminated (for text) and malloc'd. */
-int reexec_bytes_from_json(json_t *j, char **ret, size_t *ret_len);
-
-/* Field readers with defaults: a missing field or one of another type gives def. */
-uint64_t reexec_u64(json_t *o, const char *key, uint64_t def);
-int64_t reexec_i64(json_t *o, const char *key, int64_t def);
-bool reexec_bool(json_t *o, const char *key, bool def);
-const char *reexec_str(json_t *o, const char *key); /* NULL when missing or not a string */
 
 /* Serializes svd and exec's its binary. Returns only on failure: -errno,
  * and a message in *ret_error (malloc'd); svd then runs on unchanged.
- * `call` (may be NULL) is the Reexec call: its connection is handed over
- * and the new svd answers it. */
-int manager_reexec(Manager *m, VarlinkCall *call, char **ret_error);
+ * reply_fd (-EBADF for none) is the connection of the client that asked:
+ * it is handed over and the new svd answers it (ManagerHooks.answer_reexec). */
+int manager_reexec(Manager *m, int reply_fd, char **ret_error);
 
 /* Start-up of the new svd from the state in fd (--deserialize=FD):
  * instead of loading units and starting the wanted ones. */

@@ -11,8 +11,12 @@
  *   running/starting ──stop──▶ stopping ──TimeoutStopSec──▶ killing ──exit──▶ inactive/failed
  *   auto-restart ──RestartSec──▶ starting
  *
- * Callers waiting for an outcome (varlink Start/Stop/Restart) are queued as
- * waiters and answered when the machine gets there.
+ * Callers waiting for an outcome (a client's Start/Stop/Restart) are queued
+ * as waiters and told through their callback when the machine gets there,
+ * with a ServiceJobResult; how that is put on the wire is not the core's
+ * business. What the core needs from the rest of svd (the loop, the kernel
+ * probe, the table of services) comes in a ServiceContext, and what it
+ * tells the rest goes out through the context's callbacks.
  */
 
 #include <stdbool.h>
@@ -20,18 +24,17 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include <sys/resource.h>
+
 #include "basic/macros.h"
+#include "cgroup.h"
 #include "creds.h"
 #include "deps.h"
 #include "logstream.h"
 #include "wanted.h"
-#include "notify.h"
 #include "process.h"
 #include "spawn.h"
 #include "unit.h"
-
-typedef struct Manager Manager;
-typedef struct VarlinkCall VarlinkCall;
 
 typedef enum ServiceState {
         SERVICE_INACTIVE,
@@ -64,6 +67,7 @@ typedef enum ServiceResult {
 const char *service_state_to_string(ServiceState s);
 ServiceState service_state_from_string(const char *s);
 const char *service_result_to_string(ServiceResult r);
+ServiceResult service_result_from_string(const char *s);
 
 typedef enum ServiceOp {
         SERVICE_OP_START,
@@ -73,6 +77,87 @@ typedef enum ServiceOp {
 } ServiceOp;
 
 typedef struct ServiceWaiter ServiceWaiter;
+
+/* How a start, stop or restart ended, as its waiter is told. */
+typedef enum ServiceJobOutcome {
+        SERVICE_OUTCOME_DONE,              /* started (ready, as Type= says) or stopped */
+        SERVICE_OUTCOME_CANCELLED,         /* replaced by an opposite request, or the service went away */
+        SERVICE_OUTCOME_NOT_LOADED,        /* the unit did not load: message */
+        SERVICE_OUTCOME_SHUTTING_DOWN,     /* svd is stopping everything */
+        SERVICE_OUTCOME_SPAWN_FAILED,      /* the process could not be created: message */
+        SERVICE_OUTCOME_EXEC_FAILED,       /* the child failed at a setup stage or exec: failure, message */
+        SERVICE_OUTCOME_START_FAILED,      /* it exited or timed out before it was ready: result, message */
+        SERVICE_OUTCOME_DEPENDENCY_FAILED, /* a required unit failed: dependency, message */
+        _SERVICE_OUTCOME_MAX,
+        _SERVICE_OUTCOME_INVALID = -EINVAL,
+} ServiceJobOutcome;
+
+typedef struct ServiceJobResult {
+        ServiceJobOutcome outcome;
+        const char *message;         /* never NULL but for DONE and CANCELLED */
+        ServiceResult result;        /* START_FAILED */
+        const SpawnFailure *failure; /* EXEC_FAILED */
+        const char *dependency;      /* DEPENDENCY_FAILED: the unit's name */
+} ServiceJobResult;
+
+typedef struct Service Service;
+/* Called once per waiter; the waiter is gone when it returns. */
+typedef void (*ServiceDoneFn)(Service *s, const ServiceJobResult *result, void *userdata);
+
+/* What a datagram on $NOTIFY_SOCKET said (sd_notify(3)). Absent fields:
+ * false, NULL, -1 or 0. */
+typedef struct NotifyMessage {
+        bool ready;             /* READY=1 */
+        bool stopping;          /* STOPPING=1 */
+        bool reloading;         /* RELOADING=1 */
+        bool watchdog;          /* WATCHDOG=1 */
+        bool watchdog_trigger;  /* WATCHDOG=trigger */
+        char *status;           /* STATUS=..., valid UTF-8 */
+        int errno_value;        /* ERRNO=, -1 when absent */
+        uint64_t watchdog_usec; /* WATCHDOG_USEC=, 0 when absent */
+        pid_t main_pid;         /* MAINPID=, 0 when absent */
+} NotifyMessage;
+
+/* What the core tells the owner of the table. */
+typedef struct ServiceCallbacks {
+        /* Every service_set_state(); previous == s->state when a state is entered again. */
+        void (*state_changed)(Service *s, ServiceState previous, void *userdata);
+        /* s is inactive or failed now (after its stop waiters were answered). */
+        void (*settled)(Service *s, void *userdata);
+        /* s took a pending reloaded definition: dependencies need resolving again. */
+        void (*unit_changed)(Service *s, void *userdata);
+} ServiceCallbacks;
+
+/* What all services share: the loop, what the kernel and svd's start-up
+ * found, and the table of services (sorted by name). */
+typedef struct ServiceContext {
+        sd_event *event;
+        const SpawnProbe *probe;
+        CgroupRoot *cgroup;
+        const char *notify_path; /* $NOTIFY_SOCKET given to services */
+        bool notify_ready;       /* ... and it is bound: else Type=notify and WatchdogSec= cannot start */
+        uid_t uid;               /* svd's own user */
+        struct rlimit nofile;    /* RLIMIT_NOFILE as svd found it, restored for services */
+        bool shutting_down;
+
+        Service **services;
+        size_t n_services;
+        sd_event_source *jobs_source; /* runs deps_dispatch() once per loop iteration when armed */
+
+        const ServiceCallbacks *callbacks;
+        void *userdata;
+} ServiceContext;
+
+/* The table. service_find() accepts "web.service" as well as "web".
+ * service_context_add() appends (-E2BIG beyond SERVICE_CONTEXT_MAX); then
+ * service_context_sort() before the next lookup. service_context_remove()
+ * frees the service at index i. */
+#define SERVICE_CONTEXT_MAX 65536U
+Service *service_find(ServiceContext *c, const char *name);
+int service_context_add(ServiceContext *c, Service *s);
+void service_context_sort(ServiceContext *c);
+void service_context_remove(ServiceContext *c, size_t i);
+void service_context_done(ServiceContext *c);
 
 /* The pending operation of deps.c's ordering (see deps.h). */
 typedef enum ServiceJob {
@@ -85,9 +170,40 @@ typedef enum ServiceJob {
 } ServiceJob;
 
 const char *service_job_to_string(ServiceJob j);
+ServiceJob service_job_from_string(const char *s);
 
-typedef struct Service {
-        Manager *manager;
+/* Everything about one process of the service: reset when the next one is
+ * spawned (service_run_reset), so that nothing of a previous run leaks into
+ * the next. */
+typedef struct ServiceRun {
+        Process main;
+        bool main_pid1;                 /* main is svd's init of a PID namespace (PrivatePIDs=yes) */
+        uint64_t active_enter_usec;     /* CLOCK_REALTIME, when it was spawned */
+        sd_event_source *exit_source;   /* main.pidfd readable */
+        sd_event_source *report_source; /* spawn report pipe */
+        int report_fd;
+        unsigned exit_info_retries;
+        bool exit_wait_hangup;          /* autoreaped: waiting for EPOLLHUP before reading the exit info */
+        bool execed;                    /* the command has exec'd */
+        bool have_spawn_failure;
+        SpawnFailure spawn_failure;
+        bool have_reported_exit;        /* the PID-namespace init reported the command's exit */
+        ExitStatus reported_exit;
+        bool ready;                     /* the start is complete, as Type= defines it */
+        bool failing;                   /* svd is stopping it because of a failure: restart policy applies */
+        bool stop_by_notify;            /* it announced STOPPING=1 and is expected to exit */
+        char *status_text;              /* STATUS= */
+        int status_errno;               /* ERRNO=, -1 for none */
+        uint64_t watchdog_usec;         /* in force: WatchdogSec= or the service's WATCHDOG_USEC= */
+        sd_event_source *watchdog_source;
+        int cgroup_events_fd;           /* cgroup.events, while leftovers are being killed */
+        sd_event_source *cgroup_source; /* cgroup.events changed */
+        ServiceState exit_was;          /* the state when the main process exited */
+        ServiceResult exit_result;      /* the result that exit gives */
+} ServiceRun;
+
+struct Service {
+        ServiceContext *ctx;
         char *name;
         char *unit_path;
         Unit *unit;       /* NULL when the unit file failed to load */
@@ -99,38 +215,21 @@ typedef struct Service {
         ServiceResult result;
         uint64_t state_change_usec;  /* CLOCK_REALTIME */
         uint64_t state_enter_usec[_SERVICE_STATE_MAX]; /* last entry into each state, 0 = never */
-        uint64_t active_enter_usec;  /* CLOCK_REALTIME, when the current process was spawned */
 
-        Process main;
-        sd_event_source *exit_source;   /* main.pidfd readable */
-        sd_event_source *report_source; /* spawn failure pipe */
+        ServiceRun run;                 /* the current (or last) process; reset at each spawn */
         sd_event_source *timer_source;  /* stop timeout, restart delay, exit-info retry */
         sd_event_time_handler_t timer_cb; /* which of them (re-exec carries the deadline over) */
-        int report_fd;
-        unsigned exit_info_retries;
-        bool spawn_error;           /* clone failed: the waiting start gets SpawnFailed */
-        bool exit_wait_hangup;      /* autoreaped: waiting for EPOLLHUP before reading the exit info */
-
+        bool spawn_error;               /* clone failed: the waiting start gets SpawnFailed */
         bool have_exit;
         ExitStatus last_exit;
-        SpawnFailure spawn_failure;
-        bool have_spawn_failure;
         int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
-        int cgroup_events_fd;           /* its cgroup.events, while leftovers are being killed */
-        sd_event_source *cgroup_source; /* cgroup.events changed */
-        ServiceState exit_was;          /* the state when the main process exited */
-        ServiceResult exit_result;      /* the result that exit gives */
-        bool main_pid1;          /* main is svd's init of a PID namespace (PrivatePIDs=yes) */
-        bool execed;             /* the command has exec'd */
-        bool have_reported_exit; /* the PID-namespace init reported the command's exit */
-        ExitStatus reported_exit;
         char *last_error;
         unsigned restarts;
 
         ServiceWaiter *waiters;
 
         /* Output, reload and restore (logstream.h, manager-reload.c, wanted.h). */
-        ServiceLog *log;        /* stdout/stderr: pipes, ring buffer, files, followers */
+        ServiceLog *log;        /* stdout/stderr: pipes, ring buffer, files, watchers */
         WantedOverride wanted;  /* the operator's last start or stop, on top of WantedBy= */
         uint64_t restored_usec; /* CLOCK_REALTIME: started to restore the state before svd crashed; 0 */
         bool removed;           /* the unit file went away at a reload: dropped once settled */
@@ -139,32 +238,29 @@ typedef struct Service {
         Unit *next_unit;        /*   the new definition, applied once settled */
         char *next_load_error;  /*   or why it does not load */
 
-        /* Readiness (Type=, sd_notify), restart policy and dependencies. */
-        bool ready;          /* the current start is complete, as Type= defines it */
-        bool failing;        /* svd is stopping it because of a failure: restart policy applies */
-        bool stop_by_notify; /* it announced STOPPING=1 and is expected to exit */
-        char *status_text;   /* STATUS= */
-        int status_errno;    /* ERRNO=, -1 for none */
-        uint64_t watchdog_usec; /* in force: WatchdogSec= or the service's WATCHDOG_USEC= */
-        sd_event_source *watchdog_source;
+        /* Restart policy and dependencies. */
         uint64_t start_limit_begin; /* CLOCK_MONOTONIC start of the StartLimitIntervalSec= window */
         unsigned start_limit_count; /* starts in that window */
         ServiceJob job;
         ServiceDeps deps;
-} Service;
+};
 
 /* Creates a service from a loaded unit (takes ownership) or, when unit is
  * NULL, a placeholder carrying load_error so that clients can see why. */
-int service_new(Manager *m, const char *name, const char *unit_path, Unit *unit, const char *load_error,
+int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit *unit, const char *load_error,
                 Service **ret);
 Service *service_free(Service *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Service *, service_free);
 
-/* Desired-state changes. `call`, when non-NULL, is answered when the
- * operation completes (or fails); the service owns it from here on. */
-void service_start(Service *s, VarlinkCall *call);
-void service_stop(Service *s, VarlinkCall *call);
-void service_restart(Service *s, VarlinkCall *call);
+/* Desired-state changes. done, when non-NULL, is called with userdata once
+ * the operation completes or fails, possibly before these return. Return
+ * -ENOMEM when the waiter cannot be queued (nothing was done, done is not
+ * called), else 0. service_forget_waiters() drops the waiters with userdata
+ * without calling them (the client went away). */
+int service_start(Service *s, ServiceDoneFn done, void *userdata);
+int service_stop(Service *s, ServiceDoneFn done, void *userdata);
+int service_restart(Service *s, ServiceDoneFn done, void *userdata);
+void service_forget_waiters(Service *s, void *userdata);
 
 /* Sends sig to the main process (with PrivatePIDs=, svd's init forwards all
  * but SIGKILL/SIGSTOP to the command). -ESRCH when there is none. */
@@ -172,6 +268,7 @@ int service_kill(Service *s, int sig);
 
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
 bool service_is_active(const Service *s);  /* running, reloading or exited (a start is complete) */
+bool service_may_change(const Service *s); /* settled and svd not shutting down: its unit may be replaced */
 
 /* A datagram on $NOTIFY_SOCKET from one of the service's processes. */
 void service_notify(Service *s, pid_t pid, const NotifyMessage *msg);
@@ -181,22 +278,40 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg);
 bool service_reset_failed(Service *s);
 
 /* For deps.c: carry out a queued start or stop now that its order allows;
- * fail a queued start because the required unit dep failed. */
+ * fail a queued start because the required unit dep failed; mark a unit
+ * that cannot be part of the graph (takes msg). A running service keeps
+ * its unit until it settles. */
 void service_start_now(Service *s);
 void service_stop_now(Service *s);
 void service_fail_dependency(Service *s, Service *dep, const char *reason);
+void service_set_load_error(Service *s, char *msg);
 
-/* Re-exec (reexec.h). service_serialize() gives the service as JSON with
- * its fds recorded in fds. service_deserialize() creates a service from
- * that (parsing the unit text it carries), without any event source;
- * service_resume(), given the same JSON, then watches its process, pipes and timers again, and
- * service_resume_settle(), from the loop, finishes what the old svd was
- * waiting for if it happened meanwhile (the cgroup emptied). */
+/* Definitions (reload): service_set_unit() gives s the unit u (takes it) or,
+ * with u NULL, the load error, resolving User=/Group= as service_new()
+ * does; hash tells the next reload whether the file changed.
+ * service_set_next_unit() keeps them for when s has settled (a running
+ * process keeps running); service_apply_next_unit() applies such a pending
+ * definition when s may change, and says whether it did. */
+int service_set_unit(Service *s, const char *path, Unit *u, const char *load_error, uint64_t hash);
+int service_set_next_unit(Service *s, Unit *u, const char *load_error, uint64_t hash);
+bool service_apply_next_unit(Service *s);
+void service_set_removed(Service *s, bool removed);
+/* The operator's start or stop, on top of WantedBy=. Returns true when it changed. */
+bool service_set_wanted(Service *s, WantedOverride w);
+/* Whether s starts when svd starts: WantedBy= and the operator's override;
+ * restored (after a crash) marks it as restored. */
+bool service_wanted_at_startup(Service *s, bool restored);
+
+/* Re-exec (service-serialize.c). service_serialize() gives the service as
+ * JSON with its fds recorded in fds. service_deserialize() creates a
+ * service from that (parsing the unit text it carries), without any event
+ * source; service_resume(), given the same JSON, then watches its process,
+ * pipes and timers again, and service_resume_settle(), from the loop,
+ * finishes what the old svd was waiting for if it happened meanwhile (the
+ * cgroup emptied). */
 struct ReexecFds;
+struct json_t;
 struct json_t *service_serialize(Service *s, struct ReexecFds *fds);
-int service_deserialize(Manager *m, struct json_t *o, Service **ret);
+int service_deserialize(ServiceContext *c, struct json_t *o, Service **ret);
 int service_resume(Service *s, struct json_t *o);
 void service_resume_settle(Service *s);
-
-/* The wire representation (io.svd.Manager Service type). */
-struct json_t *service_to_json(const Service *s);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Handlers for io.svd.Manager.*: argument checks and lookups here, the
- * decisions in service.c. */
+/* io.svd.Manager on the control socket: argument checks and lookups here,
+ * the decisions in service.c and manager.c; outcomes become replies and
+ * io.svd.Manager.* errors only here. */
 #include "varlink-manager.h"
 
 #include <signal.h>
@@ -11,12 +12,154 @@
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "manager.h"
-#include "service.h"
 #include "reexec.h"
+#include "service.h"
+#include "varlink-events.h"
+#include "varlink-logs.h"
 #include "varlink.h"
 #include "version.h"
 
 extern const char varlink_idl_io_svd_manager[];
+
+/* The protocol's side of the manager. */
+typedef struct VarlinkManager {
+        Manager *manager;
+        VarlinkServer *server;
+        EventSubscribers events; /* Subscribe calls */
+} VarlinkManager;
+
+/* The io.svd.Manager Service type. */
+static json_t *service_to_json(const Service *s) {
+        json_t *o = json_object(), *argv = json_array();
+        if (!o || !argv) {
+                json_decref(o);
+                json_decref(argv);
+                return NULL;
+        }
+        for (char **a = s->unit ? s->unit->exec_start : NULL; a && *a; a++)
+                json_array_append_new(argv, json_string(*a));
+
+        json_object_set_new(o, "name", json_string(s->name));
+        json_object_set_new(o, "description",
+                            json_string(s->unit && s->unit->description ? s->unit->description : ""));
+        json_object_set_new(o, "unitPath", json_string(s->unit_path));
+        json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
+        json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
+        json_object_set_new(o, "state", json_string(service_state_to_string(s->state)));
+        json_object_set_new(o, "stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
+        json_t *enter = json_object();
+        for (int i = 0; i < _SERVICE_STATE_MAX; i++)
+                if (s->state_enter_usec[i] > 0)
+                        json_object_set_new(enter, service_state_to_string(i),
+                                            json_integer((json_int_t) s->state_enter_usec[i]));
+        json_object_set_new(o, "stateEnterUsec", enter);
+        json_object_set_new(o, "activeEnterUsec",
+                            process_is_set(&s->run.main) ? json_integer((json_int_t) s->run.active_enter_usec)
+                                                     : json_null());
+        json_object_set_new(o, "pid", process_is_set(&s->run.main) ? json_integer(s->run.main.pid) : json_null());
+        json_object_set_new(o, "result", json_string(service_result_to_string(s->result)));
+        json_object_set_new(o, "lastExit",
+                            s->have_exit ? json_pack("{s:s,s:i}", "code",
+                                                     strna(exit_code_to_string(s->last_exit.code)), "status",
+                                                     s->last_exit.status)
+                                         : json_null());
+        json_object_set_new(o, "lastError", s->last_error ? json_string(s->last_error) : json_null());
+        json_object_set_new(o, "restarts", json_integer(s->restarts));
+        json_object_set_new(o, "restart",
+                            json_string(s->unit ? restart_policy_to_string(s->unit->restart) : "no"));
+        json_object_set_new(o, "enabled", json_boolean(s->unit && s->unit->wanted_by_default));
+        json_object_set_new(o, "mode", process_is_set(&s->run.main)
+                                               ? json_string(spawn_mode_to_string(s->run.main.mode))
+                                               : json_null());
+        json_object_set_new(o, "execStart", argv);
+        json_object_set_new(o, "type", json_string(s->unit ? service_type_to_string(s->unit->type) : "simple"));
+        json_object_set_new(o, "statusText", s->run.status_text ? json_string(s->run.status_text) : json_null());
+        json_object_set_new(o, "statusErrno", s->run.status_errno >= 0 ? json_integer(s->run.status_errno) : json_null());
+        json_object_set_new(o, "job", s->job != SERVICE_JOB_NONE ? json_string(service_job_to_string(s->job))
+                                                                 : json_null());
+        static const char *const dep_keys[_UNIT_DEPENDENCY_MAX] = {
+                [UNIT_REQUIRES] = "requires",
+                [UNIT_WANTS] = "wants",
+                [UNIT_AFTER] = "after",
+                [UNIT_BEFORE] = "before",
+        };
+        for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++) {
+                json_t *a = json_array();
+                for (char **n = s->unit ? s->unit->dependencies[d] : NULL; n && *n; n++)
+                        json_array_append_new(a, json_string(*n));
+                json_object_set_new(o, dep_keys[d], a);
+        }
+        json_object_set_new(o, "logDropped", json_integer((json_int_t) (s->log ? s->log->dropped : 0)));
+        json_object_set_new(o, "wanted", json_string(wanted_override_to_string(s->wanted)));
+        json_object_set_new(o, "restoredUsec",
+                            s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
+        json_object_set_new(o, "reloadPending", json_boolean(s->have_next_unit));
+        return o;
+}
+
+/* ---- jobs: a call waits for the state machine's outcome ---- */
+
+static void on_job_cancel(VarlinkCall *call, void *userdata) {
+        service_forget_waiters(userdata, call); /* the peer went away; the call is freed by varlink.c */
+}
+
+static void on_job_done(Service *s, const ServiceJobResult *r, void *userdata) {
+        VarlinkCall *call = userdata;
+        const SpawnFailure *f = r->failure;
+
+        varlink_call_set_cancel(call, NULL, NULL);
+        switch (r->outcome) {
+        case SERVICE_OUTCOME_DONE:
+                (void) varlink_call_reply(call, json_pack("{s:o}", "service", service_to_json(s)));
+                return;
+        case SERVICE_OUTCOME_CANCELLED:
+                (void) varlink_call_error(call, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
+                return;
+        case SERVICE_OUTCOME_NOT_LOADED:
+                (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", r->message));
+                return;
+        case SERVICE_OUTCOME_SHUTTING_DOWN:
+        case SERVICE_OUTCOME_SPAWN_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.SpawnFailed",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", r->message));
+                return;
+        case SERVICE_OUTCOME_EXEC_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.ExecFailed",
+                                          json_pack("{s:s,s:s,s:i,s:s,s:s}", "name", s->name, "stage",
+                                                    strna(spawn_stage_to_string(f->stage)), "errno", f->error,
+                                                    "errnoName", strna(strerrorname_np(f->error)), "message",
+                                                    r->message));
+                return;
+        case SERVICE_OUTCOME_START_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.StartFailed",
+                                          json_pack("{s:s,s:s,s:s}", "name", s->name, "result",
+                                                    strna(service_result_to_string(r->result)), "message",
+                                                    r->message));
+                return;
+        case SERVICE_OUTCOME_DEPENDENCY_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.DependencyFailed",
+                                          json_pack("{s:s,s:s,s:s}", "name", s->name, "dependency",
+                                                    r->dependency, "message", r->message));
+                return;
+        default:
+                assert(!"bad outcome");
+        }
+}
+
+typedef int (*ServiceOpFn)(Service *s, ServiceDoneFn done, void *userdata);
+
+/* Runs op with the call waiting for its outcome. */
+static int service_job(Service *s, VarlinkCall *call, ServiceOpFn op) {
+        varlink_call_set_cancel(call, on_job_cancel, s);
+        int r = op(s, on_job_done, call);
+        if (r < 0) {
+                varlink_call_set_cancel(call, NULL, NULL);
+                return varlink_call_error_errno(call, -r);
+        }
+        return 0;
+}
+
 
 static json_t *flags_to_json(uint64_t flags) {
         static const struct {
@@ -35,7 +178,7 @@ static json_t *flags_to_json(uint64_t flags) {
 }
 
 static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
         static const VarlinkField fields[] = { {} };
         struct utsname u;
 
@@ -48,14 +191,14 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
                                 "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
-                                "services", (json_int_t) m->n_services, "cgroup", m->cgroup.available,
+                                "services", (json_int_t) m->ctx.n_services, "cgroup", m->cgroup.available,
                                 "cgroupReason", m->cgroup.reason));
 }
 
 #define LIST_CHUNK 100U
 
 static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
         static const VarlinkField fields[] = { {} };
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
@@ -69,12 +212,12 @@ static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
                 json_t *a = json_array();
                 if (!a)
                         return -ENOMEM;
-                for (size_t k = 0; k < chunk && i < m->n_services; k++, i++)
-                        json_array_append_new(a, service_to_json(m->services[i]));
+                for (size_t k = 0; k < chunk && i < m->ctx.n_services; k++, i++)
+                        json_array_append_new(a, service_to_json(m->ctx.services[i]));
                 json_t *p = json_pack("{s:o}", "services", a);
                 if (!p)
                         return -ENOMEM;
-                if (i >= m->n_services)
+                if (i >= m->ctx.n_services)
                         return varlink_call_reply(call, p);
                 int r = varlink_call_notify(call, p);
                 if (r < 0)
@@ -83,13 +226,13 @@ static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
 }
 
 /* Looks up the `name` parameter; answers the call itself when that fails. */
-static Service *lookup_service(Manager *m, VarlinkCall *call, json_t *parameters) {
+static Service *lookup_service(VarlinkManager *vm, VarlinkCall *call, json_t *parameters) {
         static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return NULL;
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(m, name);
+        Service *s = manager_get_service(vm->manager, name);
         if (!s)
                 (void) varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
         return s;
@@ -107,7 +250,7 @@ static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) 
         if (n && (json_integer_value(n) < 0 || json_integer_value(n) > STATUS_LOG_LINES_MAX))
                 return varlink_call_error_invalid_parameter(call, "logLines");
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(userdata, name);
+        Service *s = manager_get_service(((VarlinkManager *) userdata)->manager, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
         json_t *reply = json_pack("{s:o}", "service", service_to_json(s));
@@ -115,7 +258,7 @@ static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) 
                 return -ENOMEM;
         /* The log tail in the same reply: one round trip for `svctl status`. */
         if (n && json_object_set_new(reply, "logLines",
-                                     service_log_lines_json(s->log, (uint64_t) json_integer_value(n))) < 0) {
+                                     varlink_log_lines(s->log, (uint64_t) json_integer_value(n))) < 0) {
                 json_decref(reply);
                 return -ENOMEM;
         }
@@ -133,39 +276,39 @@ static bool refuse_removed(Service *s, VarlinkCall *call) {
 }
 
 static int method_start(VarlinkCall *call, json_t *parameters, void *userdata) {
-        Service *s = lookup_service(userdata, call, parameters);
+        VarlinkManager *vm = userdata;
+        Service *s = lookup_service(vm, call, parameters);
         if (!s || refuse_removed(s, call))
                 return 0;
-        manager_apply_pending(userdata, s);
-        manager_record_wanted(userdata, s, /* start= */ true);
-        service_start(s, call);
-        return 0;
+        manager_apply_pending(vm->manager, s);
+        manager_record_wanted(vm->manager, s, /* start= */ true);
+        return service_job(s, call, service_start);
 }
 
 static int method_stop(VarlinkCall *call, json_t *parameters, void *userdata) {
-        Service *s = lookup_service(userdata, call, parameters);
+        VarlinkManager *vm = userdata;
+        Service *s = lookup_service(vm, call, parameters);
         if (!s)
                 return 0;
-        manager_record_wanted(userdata, s, /* start= */ false);
-        service_stop(s, call);
-        return 0;
+        manager_record_wanted(vm->manager, s, /* start= */ false);
+        return service_job(s, call, service_stop);
 }
 
 static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata) {
-        Service *s = lookup_service(userdata, call, parameters);
+        VarlinkManager *vm = userdata;
+        Service *s = lookup_service(vm, call, parameters);
         if (!s || refuse_removed(s, call))
                 return 0;
-        manager_apply_pending(userdata, s);
-        manager_record_wanted(userdata, s, /* start= */ true);
-        service_restart(s, call);
-        return 0;
+        manager_apply_pending(vm->manager, s);
+        manager_record_wanted(vm->manager, s, /* start= */ true);
+        return service_job(s, call, service_restart);
 }
 
 static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = {
                 { "name", JSON_STRING, true }, { "lines", JSON_INTEGER, false }, { "follow", JSON_TRUE, false }, {}
         };
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
@@ -179,18 +322,18 @@ static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
         Service *s = manager_get_service(m, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
-        service_log_query(s->log, call,
+        varlink_log_query(s->log, call,
                           json_is_integer(lines) ? (uint64_t) json_integer_value(lines) : UINT64_MAX, follow);
         return 0;
 }
 
 static int method_subscribe(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { {} };
-        Manager *m = userdata;
+        VarlinkManager *vm = userdata;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
-        events_subscribe(&m->events, call);
+        events_subscribe(&vm->events, call);
         return 0;
 }
 
@@ -203,7 +346,7 @@ static json_t *strv_to_json(char **l) {
 
 static int method_reload(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { {} };
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
         _cleanup_strv_free_ char **added = NULL, **changed = NULL, **removed = NULL;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
@@ -220,13 +363,17 @@ static int method_reload(VarlinkCall *call, json_t *parameters, void *userdata) 
 
 static int method_reexec(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { {} };
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
         _cleanup_free_ char *error = NULL;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
         log_info("Re-exec requested by uid " UID_FMT ".", varlink_call_peer_uid(call));
-        int r = manager_reexec(m, call, &error); /* returns only when it failed */
+        int reply_fd = varlink_call_connection_fd(call);
+        if (reply_fd < 0)
+                log_notice("The connection that asked for the re-exec cannot be handed over (%s), it closes.",
+                           strerror(-reply_fd));
+        int r = manager_reexec(m, reply_fd, &error); /* returns only when it failed */
         log_error_errno(r, "Re-exec failed, carrying on: %s", error ? error : strerror(-r));
         return varlink_call_error(call, "io.svd.Manager.ReexecFailed",
                                   json_pack("{s:s,s:i,s:s}", "message", error ? error : strerror(-r), "errno", -r,
@@ -235,7 +382,7 @@ static int method_reexec(VarlinkCall *call, json_t *parameters, void *userdata) 
 
 static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { { "name", JSON_STRING, true }, { "signal", JSON_INTEGER, true }, {} };
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
@@ -259,7 +406,7 @@ static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
 
 static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { { "name", JSON_STRING, false }, {} };
-        Manager *m = userdata;
+        Manager *m = ((VarlinkManager *) userdata)->manager;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
@@ -276,9 +423,9 @@ static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *user
                 if (service_reset_failed(s))
                         json_array_append_new(reset, json_string(s->name));
         } else
-                for (size_t i = 0; i < m->n_services; i++)
-                        if (service_reset_failed(m->services[i]))
-                                json_array_append_new(reset, json_string(m->services[i]->name));
+                for (size_t i = 0; i < m->ctx.n_services; i++)
+                        if (service_reset_failed(m->ctx.services[i]))
+                                json_array_append_new(reset, json_string(m->ctx.services[i]->name));
         return varlink_call_reply(call, json_pack("{s:o}", "reset", reset));
 }
 
@@ -298,6 +445,78 @@ static const VarlinkMethod manager_methods[] = {
         {},
 };
 
-int varlink_manager_register(Manager *m, VarlinkServer *server) {
-        return varlink_server_add_interface(server, "io.svd.Manager", varlink_idl_io_svd_manager, manager_methods, m);
+/* ---- the manager's hooks ---- */
+
+static int hook_listen(Manager *m, int listen_fd, void *userdata) {
+        VarlinkManager *vm = userdata;
+        VarlinkServerInfo info = {
+                .vendor = "svd",
+                .product = "svd",
+                .version = svd_version,
+                .url = "https://github.com/svd-project/svd",
+        };
+        int r;
+
+        if (listen_fd >= 0)
+                r = varlink_server_new_from_fd(m->event, m->socket_path, listen_fd, &info, m->uid, &vm->server);
+        else
+                r = varlink_server_new(m->event, m->socket_path, &info, m->uid, &vm->server);
+        if (r == -EADDRINUSE)
+                return log_error_errno(r, "Another svd is already listening on '%s'.", m->socket_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to listen on '%s': %m", m->socket_path);
+        r = varlink_server_add_interface(vm->server, "io.svd.Manager", varlink_idl_io_svd_manager, manager_methods,
+                                         vm);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register io.svd.Manager: %m");
+        log_info("Listening on '%s'%s.", m->socket_path, listen_fd >= 0 ? " (handed over)" : "");
+        return 0;
+}
+
+static int hook_listen_fd(void *userdata) {
+        VarlinkManager *vm = userdata;
+        return vm->server ? varlink_server_listen_fd(vm->server) : -EBADF;
+}
+
+static int hook_answer_reexec(int fd, json_t *parameters, void *userdata) {
+        VarlinkManager *vm = userdata;
+        if (!vm->server) {
+                json_decref(parameters);
+                return -ENOTCONN;
+        }
+        return varlink_server_add_connection_reply(vm->server, fd, parameters);
+}
+
+static void hook_state_changed(Service *s, ServiceState previous, void *userdata) {
+        VarlinkManager *vm = userdata;
+        events_emit_state_change(&vm->events, s, previous);
+}
+
+static void hook_free(void *userdata) {
+        VarlinkManager *vm = userdata;
+        events_done(&vm->events);
+        vm->server = varlink_server_free(vm->server);
+        free(vm);
+}
+
+static const ManagerHooks varlink_manager_hooks = {
+        .listen = hook_listen,
+        .listen_fd = hook_listen_fd,
+        .answer_reexec = hook_answer_reexec,
+        .state_changed = hook_state_changed,
+        .free = hook_free,
+};
+
+int varlink_manager_attach(Manager *m) {
+        assert(m);
+        VarlinkManager *vm = calloc(1, sizeof(*vm));
+        if (!vm)
+                return -ENOMEM;
+        vm->manager = m;
+        manager_set_hooks(m, &varlink_manager_hooks, vm);
+        return 0;
+}
+
+VarlinkServer *varlink_manager_server(Manager *m) {
+        return m->hooks == &varlink_manager_hooks ? ((VarlinkManager *) m->hooks_userdata)->server : NULL;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The varlink server: framing, dispatch, errors and limits; the only code that parses the wire. */
 #include "varlink.h"
 
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The wanted file: the operator's starts and stops, kept crash-safely for a restore after a crash. */
 #include "wanted.h"
 
 #include <fcntl.h>
@@ -7,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "basic/macros.h"
-#include "manager.h"
+#include "basic/string-table.h"
 #include "service.h"
 
 static const char *const wanted_override_table[_WANTED_OVERRIDE_MAX] = {
@@ -16,16 +17,7 @@ static const char *const wanted_override_table[_WANTED_OVERRIDE_MAX] = {
         [WANTED_STOP] = "stop",
 };
 
-const char *wanted_override_to_string(WantedOverride w) {
-        return w >= 0 && w < _WANTED_OVERRIDE_MAX ? wanted_override_table[w] : NULL;
-}
-
-WantedOverride wanted_override_from_string(const char *s) {
-        for (int i = 0; s && i < _WANTED_OVERRIDE_MAX; i++)
-                if (streq(s, wanted_override_table[i]))
-                        return (WantedOverride) i;
-        return _WANTED_OVERRIDE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(wanted_override, WantedOverride);
 
 int wanted_file_path(const char *socket_path, char **ret) {
         const char *slash = strrchr(socket_path, '/');
@@ -36,12 +28,12 @@ int wanted_file_path(const char *socket_path, char **ret) {
         return asprintf(ret, "%.*s/%s", n, dir, WANTED_FILE_NAME) < 0 ? -ENOMEM : 0;
 }
 
-int wanted_file_load(Manager *m) {
+int wanted_file_load(ServiceContext *c, const char *socket_path) {
         _cleanup_free_ char *path = NULL;
         char line[512];
         size_t total = 0;
 
-        int r = wanted_file_path(m->socket_path, &path);
+        int r = wanted_file_path(socket_path, &path);
         if (r < 0)
                 return r;
         FILE *f = fopen(path, "re");
@@ -61,9 +53,9 @@ int wanted_file_load(Manager *m) {
                 WantedOverride w = wanted_override_from_string(line);
                 if (w < 0 || w == WANTED_DEFAULT)
                         continue;
-                Service *s = manager_get_service(m, sp + 1);
+                Service *s = service_find(c, sp + 1);
                 if (s)
-                        s->wanted = w;
+                        (void) service_set_wanted(s, w);
         }
         fclose(f);
         return 1;
@@ -84,11 +76,11 @@ static int fsync_directory_of(const char *path) {
         return 0;
 }
 
-int wanted_file_save(Manager *m) {
+int wanted_file_save(ServiceContext *c, const char *socket_path) {
         _cleanup_free_ char *path = NULL, *tmp = NULL;
         int r;
 
-        r = wanted_file_path(m->socket_path, &path);
+        r = wanted_file_path(socket_path, &path);
         if (r < 0)
                 return r;
         if (asprintf(&tmp, "%s.tmp", path) < 0)
@@ -104,8 +96,8 @@ int wanted_file_save(Manager *m) {
         fputs("# svd: operator starts and stops on top of WantedBy=default.target (see wanted.h).\n"
               "# Present only while svd runs; found at start-up, it means svd crashed.\n",
               f);
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
                 if (s->wanted != WANTED_DEFAULT)
                         fprintf(f, "%s %s\n", wanted_override_to_string(s->wanted), s->name);
         }
@@ -123,9 +115,9 @@ int wanted_file_save(Manager *m) {
         return fsync_directory_of(path);
 }
 
-int wanted_file_remove(Manager *m) {
+int wanted_file_remove(const char *socket_path) {
         _cleanup_free_ char *path = NULL;
-        int r = wanted_file_path(m->socket_path, &path);
+        int r = wanted_file_path(socket_path, &path);
         if (r < 0)
                 return r;
         if (unlink(path) < 0 && errno != ENOENT)

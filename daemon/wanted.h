@@ -44,17 +44,17 @@ typedef enum WantedOverride {
 const char *wanted_override_to_string(WantedOverride w);
 WantedOverride wanted_override_from_string(const char *s);
 
-typedef struct Manager Manager;
+typedef struct ServiceContext ServiceContext;
 
 /* Path of the wanted file for a control socket path (malloc'd). */
 int wanted_file_path(const char *socket_path, char **ret);
 
 /* Reads the file into the services' `wanted` fields. Returns 1 when the
  * file was there (the previous svd crashed), 0 when not, or -errno. */
-int wanted_file_load(Manager *m);
+int wanted_file_load(ServiceContext *c, const char *socket_path);
 
 /* Writes every service's override, crash-safely. */
-int wanted_file_save(Manager *m);
+int wanted_file_save(ServiceContext *c, const char *socket_path);
 
 /* Removes the file (clean exit). */
-int wanted_file_remove(Manager *m);
+int wanted_file_remove(const char *socket_path);

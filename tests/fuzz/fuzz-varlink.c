@@ -69,6 +69,7 @@ static struct {
         char dir[64];
         char unit_dir[96];
         char socket_path[96];
+        VarlinkServer *server;
 } world;
 
 /* Written to the unit directory and loaded as svd loads them, so that
@@ -107,10 +108,6 @@ static void world_free(void) {
         (void) rmdir(world.dir);
 }
 
-static int service_compare(const void *a, const void *b) {
-        return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
-}
-
 static void world_setup(void) {
         if (world.manager)
                 return;
@@ -130,37 +127,24 @@ static void world_setup(void) {
         fuzz_assert(manager_new(&config, &world.manager) >= 0);
         Manager *m = world.manager;
 
-        m->services = calloc(ELEMENTSOF(world_units), sizeof(Service *));
-        fuzz_assert(m->services);
         for (size_t i = 0; i < ELEMENTSOF(world_units); i++) {
                 char path[160];
-                Unit *u = NULL;
-                char *error = NULL;
-                Service *s = NULL;
-
                 snprintf(path, sizeof(path), "%s/%s.service", world.unit_dir, world_units[i].name);
                 FILE *f = fopen(path, "we");
                 fuzz_assert(f);
                 fuzz_assert(fputs(world_units[i].text, f) >= 0);
                 fuzz_assert(fclose(f) == 0);
-                (void) unit_load_file(path, world_units[i].name, NULL, NULL, &u, &error);
-                fuzz_assert(service_new(m, world_units[i].name, path, u, error, &s) == 0);
-                free(error);
-                m->services[m->n_services++] = s;
         }
-        qsort(m->services, m->n_services, sizeof(Service *), service_compare);
-        /* Fingerprints the unit files for Reload, as start-up does. */
-        manager_restore_prepare(m);
+        fuzz_assert(varlink_manager_attach(m) == 0);
+        /* As start-up does: the unit directory into the empty table. */
+        fuzz_assert(manager_load_units(m) == 0);
 
         /* Write methods get as far as service_refuse(), never to clone3(). */
-        m->shutting_down = true;
+        m->ctx.shutting_down = true;
 
-        VarlinkServerInfo info = {.vendor = "svd",
-                                  .product = "svd",
-                                  .version = SVD_VERSION,
-                                  .url = "https://github.com/svd-project/svd"};
-        fuzz_assert(varlink_server_new(m->event, world.socket_path, &info, m->uid, &m->varlink) == 0);
-        fuzz_assert(varlink_manager_register(m, m->varlink) == 0);
+        fuzz_assert(manager_listen(m, -EBADF) == 0);
+        world.server = varlink_manager_server(m);
+        fuzz_assert(world.server);
 
         atexit(world_free);
 }
@@ -257,7 +241,7 @@ static void fuzz_server(const uint8_t *data, size_t size) {
         Replies replies = {};
 
         fuzz_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sp) == 0);
-        fuzz_assert(varlink_server_add_connection(m->varlink, sp[0]) == 0);
+        fuzz_assert(varlink_server_add_connection(world.server, sp[0]) == 0);
         int client = sp[1];
 
         size_t off = 0;
@@ -292,9 +276,9 @@ static void fuzz_server(const uint8_t *data, size_t size) {
         /* Whatever the server still holds, the peer's close ends it: held
          * calls are cancelled, the connection is freed. */
         safe_close(client);
-        for (i = 0; i < 1000 && varlink_server_n_connections(m->varlink) > 0; i++)
+        for (i = 0; i < 1000 && varlink_server_n_connections(world.server) > 0; i++)
                 (void) sd_event_run(m->event, 0);
-        fuzz_assert(varlink_server_n_connections(m->varlink) == 0);
+        fuzz_assert(varlink_server_n_connections(world.server) == 0);
         if (getenv("FUZZ_VERBOSE"))
                 fprintf(stderr, "%zu replies, %zu bytes: %.*s\n", replies.count, replies.size,
                         (int) (replies.size < 300 ? replies.size : 300), replies.data ? replies.data : "");

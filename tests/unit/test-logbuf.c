@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "basic/macros.h"
+#include "basic/utf8.h"
 #include "logbuf.h"
 #include "logfile.h"
 
@@ -59,7 +60,7 @@ START_TEST(test_split_lines) {
         log_splitter_flush(&sp, collect, &s);
         ck_assert_uint_eq(s.n, 5);
         ck_assert_str_eq(s.text[4], "four");
-        ck_assert_uint_eq(s.flags[4], LOG_LINE_PARTIAL);
+        ck_assert_uint_eq(s.flags[4], LOGBUF_LINE_PARTIAL);
         log_splitter_flush(&sp, collect, &s); /* nothing left */
         ck_assert_uint_eq(s.n, 5);
         log_splitter_done(&sp);
@@ -68,12 +69,12 @@ START_TEST(test_split_lines) {
 }
 END_TEST
 
-/* A line of 2 * LOG_LINE_MAX + 10 bytes, seen from s->text[first] on: two
+/* A line of 2 * LOGBUF_LINE_MAX + 10 bytes, seen from s->text[first] on: two
  * full pieces marked split, then the last 10 bytes as the line's end. */
 static void assert_two_pieces_and_10(const Seen *s, size_t first) {
         for (size_t i = first; i < first + 2; i++) {
-                ck_assert_uint_eq(s->len[i], LOG_LINE_MAX);
-                ck_assert_uint_eq(s->flags[i], LOG_LINE_SPLIT);
+                ck_assert_uint_eq(s->len[i], LOGBUF_LINE_MAX);
+                ck_assert_uint_eq(s->flags[i], LOGBUF_LINE_SPLIT);
         }
         ck_assert_uint_eq(s->len[first + 2], 10);
         ck_assert_uint_eq(s->flags[first + 2], 0);
@@ -82,7 +83,7 @@ static void assert_two_pieces_and_10(const Seen *s, size_t first) {
 START_TEST(test_split_long_lines) {
         LogSplitter sp = {};
         Seen s = {};
-        size_t n = LOG_LINE_MAX * 2 + 10;
+        size_t n = LOGBUF_LINE_MAX * 2 + 10;
         char *big = malloc(n + 1);
 
         memset(big, 'x', n);
@@ -94,23 +95,23 @@ START_TEST(test_split_long_lines) {
         assert_two_pieces_and_10(&s, 0);
         seen_done(&s);
 
-        /* Exactly LOG_LINE_MAX bytes and a newline: one line, not split. */
+        /* Exactly LOGBUF_LINE_MAX bytes and a newline: one line, not split. */
         Seen t = {};
-        memset(big, 'y', LOG_LINE_MAX);
-        big[LOG_LINE_MAX] = '\n';
-        log_splitter_feed(&sp, big, LOG_LINE_MAX, collect, &t);
+        memset(big, 'y', LOGBUF_LINE_MAX);
+        big[LOGBUF_LINE_MAX] = '\n';
+        log_splitter_feed(&sp, big, LOGBUF_LINE_MAX, collect, &t);
         ck_assert_uint_eq(t.n, 0);
-        log_splitter_feed(&sp, big + LOG_LINE_MAX, 1, collect, &t);
+        log_splitter_feed(&sp, big + LOGBUF_LINE_MAX, 1, collect, &t);
         ck_assert_uint_eq(t.n, 1);
-        ck_assert_uint_eq(t.len[0], LOG_LINE_MAX);
+        ck_assert_uint_eq(t.len[0], LOGBUF_LINE_MAX);
         ck_assert_uint_eq(t.flags[0], 0);
         seen_done(&t);
 
         /* The same two cases in one read each: straight from the data. */
         Seen u = {};
-        log_splitter_feed(&sp, big, LOG_LINE_MAX + 1, collect, &u);
+        log_splitter_feed(&sp, big, LOGBUF_LINE_MAX + 1, collect, &u);
         ck_assert_uint_eq(u.n, 1);
-        ck_assert_uint_eq(u.len[0], LOG_LINE_MAX);
+        ck_assert_uint_eq(u.len[0], LOGBUF_LINE_MAX);
         ck_assert_uint_eq(u.flags[0], 0);
         memset(big, 'x', n);
         big[n] = '\n';
@@ -131,7 +132,7 @@ START_TEST(test_ring_line_bound) {
         logbuf_init(&b, 5, 1 << 20);
         for (int i = 0; i < 12; i++) {
                 int n = snprintf(text, sizeof(text), "line %d", i);
-                ck_assert_int_eq(logbuf_append(&b, LOG_STREAM_STDOUT, (uint64_t) i, 0, text, (size_t) n, NULL), 0);
+                ck_assert_int_eq(logbuf_append(&b, LOGBUF_STREAM_STDOUT, (uint64_t) i, 0, text, (size_t) n, NULL), 0);
         }
         ck_assert_uint_eq(b.n_lines, 5);
         ck_assert_uint_eq(b.evicted, 7);
@@ -157,7 +158,7 @@ START_TEST(test_ring_byte_bound) {
         memset(text, 'a', sizeof(text));
         logbuf_init(&b, 1000, max);
         for (int i = 0; i < 50; i++) {
-                ck_assert_int_eq(logbuf_append(&b, LOG_STREAM_STDERR, 0, 0, text, sizeof(text), NULL), 0);
+                ck_assert_int_eq(logbuf_append(&b, LOGBUF_STREAM_STDERR, 0, 0, text, sizeof(text), NULL), 0);
                 ck_assert_uint_le(b.n_bytes, max);
         }
         ck_assert_uint_eq(b.n_lines, 4);
@@ -165,10 +166,10 @@ START_TEST(test_ring_byte_bound) {
         /* A line larger than the whole buffer is cut to fit and flagged. */
         char *huge = calloc(1, max * 2);
         const LogLine *l;
-        ck_assert_int_eq(logbuf_append(&b, LOG_STREAM_STDOUT, 0, 0, huge, max * 2, &l), 0);
+        ck_assert_int_eq(logbuf_append(&b, LOGBUF_STREAM_STDOUT, 0, 0, huge, max * 2, &l), 0);
         ck_assert_uint_eq(b.n_lines, 1);
         ck_assert_uint_le(b.n_bytes, max);
-        ck_assert(l->flags & LOG_LINE_SPLIT);
+        ck_assert(l->flags & LOGBUF_LINE_SPLIT);
         free(huge);
         logbuf_done(&b);
 }
@@ -179,34 +180,34 @@ START_TEST(test_rate_limit) {
         uint64_t report, t = 1000;
         unsigned passed = 0;
 
-        for (unsigned i = 0; i < LOG_RATE_BURST + 500; i++) {
+        for (unsigned i = 0; i < LOGBUF_RATE_BURST + 500; i++) {
                 if (log_rate_limit_test(&rl, t, &report))
                         passed++;
                 ck_assert_uint_eq(report, 0);
         }
-        ck_assert_uint_eq(passed, LOG_RATE_BURST);
+        ck_assert_uint_eq(passed, LOGBUF_RATE_BURST);
         ck_assert_uint_eq(rl.dropped, 500);
         /* The next interval passes again and reports what was dropped, once. */
-        ck_assert(log_rate_limit_test(&rl, t + LOG_RATE_INTERVAL_USEC, &report));
+        ck_assert(log_rate_limit_test(&rl, t + LOGBUF_RATE_INTERVAL_USEC, &report));
         ck_assert_uint_eq(report, 500);
-        ck_assert(log_rate_limit_test(&rl, t + LOG_RATE_INTERVAL_USEC + 1, &report));
+        ck_assert(log_rate_limit_test(&rl, t + LOGBUF_RATE_INTERVAL_USEC + 1, &report));
         ck_assert_uint_eq(report, 0);
 }
 END_TEST
 
 START_TEST(test_utf8) {
-        char *s = log_line_to_utf8("ok \xc3\xa9 \xff\x00x \xe2\x82", 12);
+        char *s = utf8_escape_invalid("ok \xc3\xa9 \xff\x00x \xe2\x82", 12);
         ck_assert_str_eq(s, "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbdx \xef\xbf\xbd\xef\xbf\xbd");
         free(s);
-        s = log_line_to_utf8("\xc0\xaf\xed\xa0\x80", 5); /* overlong '/', a surrogate */
+        s = utf8_escape_invalid("\xc0\xaf\xed\xa0\x80", 5); /* overlong '/', a surrogate */
         for (const char *p = s; *p; p += 3)
                 ck_assert(strneq(p, "\xef\xbf\xbd", 3));
         free(s);
-        s = log_line_to_utf8("", 0);
+        s = utf8_escape_invalid("", 0);
         ck_assert_str_eq(s, "");
         free(s);
-        ck_assert_str_eq(log_stream_to_string(LOG_STREAM_STDERR), "stderr");
-        ck_assert_ptr_null(log_stream_to_string(_LOG_STREAM_MAX));
+        ck_assert_str_eq(log_stream_to_string(LOGBUF_STREAM_STDERR), "stderr");
+        ck_assert_ptr_null(log_stream_to_string(_LOGBUF_STREAM_MAX));
 }
 END_TEST
 

@@ -107,10 +107,10 @@ START_TEST(test_log) {
         for (int i = 1; i <= 1200; i++) {
                 char line[32];
                 int n = snprintf(line, sizeof(line), "line %d", i);
-                ck_assert_int_eq(logbuf_append(&a->buffer, i % 2 ? LOG_STREAM_STDOUT : LOG_STREAM_STDERR,
+                ck_assert_int_eq(logbuf_append(&a->buffer, i % 2 ? LOGBUF_STREAM_STDOUT : LOGBUF_STREAM_STDERR,
                                                1000000 + (uint64_t) i, 0, line, (size_t) n, NULL), 0);
         }
-        ck_assert_int_eq(logbuf_append(&a->buffer, LOG_STREAM_STDOUT, 5, LOG_LINE_PARTIAL, "bin\0\xff", 5, NULL), 0);
+        ck_assert_int_eq(logbuf_append(&a->buffer, LOGBUF_STREAM_STDOUT, 5, LOGBUF_LINE_PARTIAL, "bin\0\xff", 5, NULL), 0);
         a->dropped = 42;
         a->rate = (LogRateLimit){ .begin_usec = 99, .n = 3, .dropped = 4 };
         /* A pipe with half a line read already and the rest still in it. */
@@ -147,18 +147,18 @@ START_TEST(test_log) {
         ck_assert_uint_eq(l->seqnum, 202);
         ck_assert_str_eq(l->text, "line 202");
         ck_assert_uint_eq(l->usec, 1000202);
-        ck_assert_int_eq(l->stream, LOG_STREAM_STDERR);
+        ck_assert_int_eq(l->stream, LOGBUF_STREAM_STDERR);
         l = logbuf_last(&b->buffer, 1);
         ck_assert_uint_eq(l->len, 5);
         ck_assert_int_eq(memcmp(l->text, "bin\0\xff", 5), 0);
-        ck_assert_uint_eq(l->flags, LOG_LINE_PARTIAL);
+        ck_assert_uint_eq(l->flags, LOGBUF_LINE_PARTIAL);
 
         /* The pipe is watched again; the rest of the half line completes it. */
         ck_assert_int_eq(b->pipes[0].fd, p[0]);
         ck_assert_int_ge(sd_event_run(e, 1000000), 0);
         /* First the report of the 4 lines the carried-over rate limit had dropped. */
         l = logbuf_last(&b->buffer, 2);
-        ck_assert_int_eq(l->stream, LOG_STREAM_SVD);
+        ck_assert_int_eq(l->stream, LOGBUF_STREAM_SVD);
         ck_assert_uint_eq(l->seqnum, 1202);
         ck_assert_ptr_nonnull(strstr(l->text, "4 lines dropped"));
         l = l->next;

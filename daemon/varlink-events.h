@@ -3,7 +3,7 @@
 
 /*
  * Subscriptions to state changes (varlink Subscribe, with "more"). Every
- * state change of every service, as service_set_state() makes it, goes out
+ * state change of every service, as the manager passes it on, goes out
  * as one streamed reply {"event": {name, state, previousState, result,
  * timeUsec, pid}} to each subscriber. The first reply of a subscription has
  * no event: it says the subscription is in place, so a client can act
@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "service.h"
+#include "varlink.h"
 
 /* Output queued for a subscriber beyond which its events are skipped. */
 #define EVENTS_BACKLOG_MAX (256U << 10)

@@ -1,25 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "events.h"
+/* Subscribe: every state change streamed to each subscriber, bounded per subscriber. */
+#include "varlink-events.h"
+
+#include "basic/list.h"
 
 #include <jansson.h>
 
-#include "varlink.h"
 
 struct EventSubscriber {
         EventSubscribers *set;
         VarlinkCall *call;
         uint64_t dropped;
-        EventSubscriber *next, *prev;
+        LIST_FIELDS(EventSubscriber, subscribers);
 };
 
 static void subscriber_free(EventSubscriber *sub) {
         EventSubscribers *e = sub->set;
-        if (sub->prev)
-                sub->prev->next = sub->next;
-        else
-                e->head = sub->next;
-        if (sub->next)
-                sub->next->prev = sub->prev;
+        LIST_REMOVE(subscribers, e->head, sub);
         e->n--;
         free(sub);
 }
@@ -42,10 +39,8 @@ void events_subscribe(EventSubscribers *e, VarlinkCall *call) {
                 (void) varlink_call_error_errno(call, ENOMEM);
                 return;
         }
-        *sub = (EventSubscriber){ .set = e, .call = call, .next = e->head };
-        if (e->head)
-                e->head->prev = sub;
-        e->head = sub;
+        *sub = (EventSubscriber){ .set = e, .call = call };
+        LIST_PREPEND(subscribers, e->head, sub);
         e->n++;
         varlink_call_set_cancel(call, on_subscriber_cancel, sub);
         (void) varlink_call_notify(call, NULL);
@@ -61,12 +56,11 @@ void events_emit_state_change(EventSubscribers *e, const Service *s, ServiceStat
                                   service_state_to_string(s->state), "previousState",
                                   service_state_to_string(previous), "result", service_result_to_string(s->result),
                                   "timeUsec", (json_int_t) s->state_change_usec, "pid",
-                                  process_is_set(&s->main) ? json_integer(s->main.pid) : json_null());
+                                  process_is_set(&s->run.main) ? json_integer(s->run.main.pid) : json_null());
         if (!event)
                 return;
-        EventSubscriber *sub = e->head, *next;
-        for (; sub; sub = next) {
-                next = sub->next;
+        EventSubscriber *sub, *next;
+        LIST_FOREACH_SAFE(subscribers, sub, next, e->head) {
                 if (varlink_call_output_queued(sub->call) > EVENTS_BACKLOG_MAX) {
                         sub->dropped++;
                         continue;

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What a service's process is started with: environment, executable,
+ * credentials, limits and cgroup, turned from the unit into SpawnParams. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/strv.h"
+#include "svd-log.h"
+#include "service-private.h"
+
+/* The environment a service starts with: a fixed PATH, the user's identity
+ * when User= is set (as systemd does), then Environment= on top. */
+static int service_build_environment(Service *s, char ***ret) {
+        _cleanup_strv_free_ char **env = NULL;
+        char *a;
+
+        if (asprintf(&a, "PATH=%s", SPAWN_DEFAULT_PATH) < 0 || strv_consume(&env, a) < 0)
+                return -ENOMEM;
+        if (s->creds.set && s->creds.user) {
+                const char *home = s->creds.home ? s->creds.home : "/";
+                const char *shell = s->creds.shell ? s->creds.shell : "/bin/sh";
+                if (asprintf(&a, "HOME=%s", home) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "USER=%s", s->creds.user) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "LOGNAME=%s", s->creds.user) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "SHELL=%s", shell) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
+        /* sd_notify(3): where to send READY=1 and the watchdog keep-alives, as systemd does. */
+        if ((s->unit->type == SERVICE_TYPE_NOTIFY || s->unit->watchdog_usec > 0) && s->ctx->notify_path) {
+                if (asprintf(&a, "NOTIFY_SOCKET=%s", s->ctx->notify_path) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
+        if (s->unit->watchdog_usec > 0) {
+                if (asprintf(&a, "WATCHDOG_USEC=%" PRIu64, s->unit->watchdog_usec) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
+        for (char **e = s->unit->environment; e && *e; e++) {
+                char *c = strdup(*e);
+                if (!c || strv_env_replace_consume(&env, c) < 0)
+                        return -ENOMEM;
+        }
+        if (!env && strv_extend(&env, NULL) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(env);
+        return 0;
+}
+
+static uint64_t capability_mask(int last) {
+        return last >= 63 ? UINT64_MAX : (UINT64_C(1) << (last + 1)) - 1;
+}
+
+void service_exec_done(ServiceExec *e) {
+        e->env = strv_free(e->env);
+        free(e->path);
+        e->path = NULL;
+}
+
+int service_exec_prepare(Service *s, ServiceExec *e) {
+        ServiceContext *c = s->ctx;
+        const Unit *u = s->unit;
+        int r;
+
+        assert(u);
+        assert(!e->env && !e->path);
+
+        if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
+                return -ENOTCONN; /* svd has no notify socket: said at start-up */
+        r = service_build_environment(s, &e->env);
+        if (r < 0)
+                return r;
+
+        /* A name without '/' is looked up here; if it is nowhere, exec of the
+         * bare name fails in the child with ENOENT and that is what the user sees. */
+        const char *search = NULL;
+        for (char **v = e->env; *v; v++)
+                if (strneq(*v, "PATH=", 5))
+                        search = *v + 5;
+        if (spawn_find_executable(u->exec_start[0], search, &e->path) < 0) {
+                e->path = strdup(u->exec_start[0]);
+                if (!e->path)
+                        return -ENOMEM;
+        }
+
+        const char *wd = u->working_directory;
+        if (u->working_directory_home)
+                wd = s->creds.home ? s->creds.home : "/";
+        else if (!wd)
+                wd = "/";
+
+        e->params = (SpawnParams){
+                .path = e->path,
+                .argv = u->exec_start,
+                .envp = e->env,
+                .working_directory = wd,
+                .working_directory_missing_ok = u->working_directory_missing_ok,
+                .change_credentials = s->creds.set,
+                .uid = s->creds.uid,
+                .gid = s->creds.gid,
+                .groups = s->creds.groups,
+                .n_groups = s->creds.n_groups,
+                .no_new_privileges = u->no_new_privileges,
+                .umask = u->umask >= 0 ? u->umask : 0022,
+                .bounding_drop = ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
+                .ambient = u->ambient_capabilities,
+                .cap_last = c->probe->cap_last,
+                .private_pids = u->private_pids > 0,
+                .user_namespace = u->private_pids > 0 && c->uid != 0,
+                .outer_uid = getuid(),
+                .outer_gid = getgid(),
+                .cgroup_fd = -EBADF,
+                .mode = c->probe->mode,
+                .cap_sys_admin = c->probe->cap_sys_admin,
+        };
+        SpawnParams *params = &e->params;
+        /* Limits: the unit's, else (for NOFILE) the one svd started with. */
+        const struct {
+                int resource;
+                const struct rlimit_setting *set;
+        } limits[] = {
+                { RLIMIT_NOFILE, &u->limit_nofile },
+                { RLIMIT_NPROC, &u->limit_nproc },
+                { RLIMIT_CORE, &u->limit_core },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(limits); i++) {
+                if (limits[i].set->set)
+                        params->rlimits[params->n_rlimits++] = (SpawnRlimit){
+                                limits[i].resource, { .rlim_cur = limits[i].set->soft, .rlim_max = limits[i].set->hard }
+                        };
+                else if (limits[i].resource == RLIMIT_NOFILE)
+                        params->rlimits[params->n_rlimits++] = (SpawnRlimit){ RLIMIT_NOFILE, c->nofile };
+        }
+
+        if (c->cgroup->available) {
+                if (s->cgroup_fd < 0) {
+                        r = cgroup_service_open(c->cgroup, s->name, &s->cgroup_fd);
+                        if (r < 0)
+                                log_warning_errno(r, "%s: Failed to create cgroup, running without: %m", s->name);
+                }
+                if (s->cgroup_fd >= 0) {
+                        unsigned skipped = 0;
+                        r = cgroup_apply_limits(c->cgroup, s->cgroup_fd, u->memory_max, u->tasks_max,
+                                                u->cpu_weight, &skipped);
+                        if (r < 0)
+                                log_warning_errno(r, "%s: Failed to set cgroup limits, ignoring: %m", s->name);
+                        if (skipped > 0)
+                                log_warning("%s: %u cgroup limits set but their controllers are not available, ignoring.",
+                                            s->name, skipped);
+                        params->cgroup_fd = s->cgroup_fd;
+                }
+        } else if (u->memory_max != UINT64_MAX || u->tasks_max != UINT64_MAX || u->cpu_weight != 0)
+                log_warning("%s: MemoryMax=/TasksMax=/CPUWeight= need a cgroup and svd has none (%s), ignoring.",
+                            s->name, c->cgroup->reason);
+
+        return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Between the parts of the service state machine: service.c (states,
+ * exits, operations), service-exec.c (what a process is started with),
+ * service-restart.c (Restart=, back-off, start limit) and
+ * service-serialize.c (re-exec). Nothing outside them includes this.
+ */
+
+#include "basic/time-util.h"
+#include "service.h"
+
+/* ---- service-exec.c ---- */
+
+typedef struct ServiceExec {
+        SpawnParams params; /* stdout_fd/stderr_fd are the log's (service_log_prepare) */
+        char **env;
+        char *path;
+} ServiceExec;
+
+/* Fills e for the next spawn of s: environment, executable, credentials,
+ * limits, and s's cgroup (opened if needed). -ENOTCONN when the unit needs
+ * the notify socket and svd has none. */
+int service_exec_prepare(Service *s, ServiceExec *e);
+void service_exec_done(ServiceExec *e);
+
+/* ---- service-restart.c ---- */
+
+/* Whether Restart= restarts after an end with result. */
+bool service_should_restart(Service *s, ServiceResult result);
+/* StartLimitIntervalSec=/StartLimitBurst=: whether one more automatic start
+ * fits into the window (counts it when it does). */
+bool service_start_limit_test(Service *s);
+/* A start by hand opens a new window and counts in it. */
+void service_start_limit_reset(Service *s, bool counting);
+/* Schedules the restart (RestartSec=, with back-off): 0, or -errno when the
+ * timer cannot be armed. */
+int service_schedule_restart(Service *s);
+int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata);
+
+/* ---- service.c, for the other parts ---- */
+
+int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb);
+void service_unset_timer(Service *s);
+void service_set_state(Service *s, ServiceState state);
+void service_set_last_error(Service *s, char *msg);
+int service_spawn(Service *s);
+/* Before a spawn: a pending reloaded definition that loaded takes effect. */
+void service_take_next_unit(Service *s);
+void service_finish_exit(Service *s);
+void service_unwatch_cgroup(Service *s);
+
+int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+int service_on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+int service_on_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+int service_on_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+int service_on_cgroup_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Restart policy: whether an end is restarted (Restart=), after how long
+ * (RestartSec= with RestartSteps= back-off), and the start limit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/parse-util.h"
+#include "svd-log.h"
+#include "service-private.h"
+
+bool service_should_restart(Service *s, ServiceResult result) {
+        if (s->ctx->shutting_down || !s->want_running || result == SERVICE_FAILURE_START_LIMIT_HIT)
+                return false;
+        /* systemd.service(5), "Table 2. Exit causes and the effect of the Restart= settings". */
+        switch (s->unit->restart) {
+        case RESTART_ALWAYS:
+                return true;
+        case RESTART_ON_FAILURE:
+                return result != SERVICE_SUCCESS;
+        case RESTART_ON_SUCCESS:
+                return result == SERVICE_SUCCESS;
+        case RESTART_ON_ABNORMAL:
+                return IN_SET(result, SERVICE_FAILURE_SIGNAL, SERVICE_FAILURE_CORE_DUMP, SERVICE_FAILURE_TIMEOUT,
+                              SERVICE_FAILURE_WATCHDOG);
+        case RESTART_ON_WATCHDOG:
+                return result == SERVICE_FAILURE_WATCHDOG;
+        case RESTART_ON_ABORT:
+                return IN_SET(result, SERVICE_FAILURE_SIGNAL, SERVICE_FAILURE_CORE_DUMP);
+        default:
+                return false;
+        }
+}
+
+/* StartLimitIntervalSec=/StartLimitBurst=: whether one more start fits into the window (systemd's
+ * ratelimit_below()). A start by hand opens a new window (service_start_limit_reset). */
+bool service_start_limit_test(Service *s) {
+        const Unit *u = s->unit;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (u->start_limit_interval_usec == 0 || u->start_limit_burst == 0)
+                return true;
+        if (s->start_limit_begin == 0 ||
+            (u->start_limit_interval_usec != USEC_INFINITY && now - s->start_limit_begin >= u->start_limit_interval_usec)) {
+                s->start_limit_begin = now;
+                s->start_limit_count = 0;
+        }
+        if (s->start_limit_count < u->start_limit_burst) {
+                s->start_limit_count++;
+                return true;
+        }
+        return false;
+}
+
+int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+
+        assert(s->state == SERVICE_AUTO_RESTART);
+        service_unset_timer(s);
+        if (!service_start_limit_test(s)) {
+                char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
+                if (asprintf(&msg,
+                             "start limit hit: %u starts within StartLimitIntervalSec=%s (StartLimitBurst=%u); "
+                             "'svctl reset-failed %s' clears it",
+                             s->start_limit_count, format_timespan(t, sizeof(t), s->unit->start_limit_interval_usec),
+                             s->unit->start_limit_burst, s->name) < 0)
+                        msg = NULL;
+                log_error("%s: Start request repeated too quickly, refusing to start: %s", s->name,
+                          msg ? msg : "start limit hit");
+                service_set_last_error(s, msg);
+                s->result = SERVICE_FAILURE_START_LIMIT_HIT;
+                s->want_running = false;
+                service_set_state(s, SERVICE_FAILED);
+                return 0;
+        }
+        s->restarts++;
+        s->result = SERVICE_SUCCESS; /* the failure that caused the restart is history now */
+        log_info("%s: restarting (restart %u)", s->name, s->restarts);
+        (void) service_spawn(s);
+        return 0;
+}
+
+void service_start_limit_reset(Service *s, bool counting) {
+        s->start_limit_begin = counting ? now_usec(CLOCK_MONOTONIC) : 0;
+        s->start_limit_count = counting ? 1 : 0;
+}
+
+int service_schedule_restart(Service *s) {
+        uint64_t delay = unit_restart_delay_usec(s->unit, s->restarts + 1);
+        int r = service_arm_timer(s, delay, service_on_restart_timer);
+        if (r < 0)
+                return r;
+        if (delay != s->unit->restart_usec)
+                log_info("%s: restarting in %s (back-off step %u).", s->name,
+                         format_timespan((char[FORMAT_TIMESPAN_MAX]){}, FORMAT_TIMESPAN_MAX, delay), s->restarts + 1);
+        return 0;
+}

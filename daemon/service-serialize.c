@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A service across a re-exec: its state, process, pipes and timers as JSON
+ * in the state document, and back (the format: README.md, "Upgrading svd"). */
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/serialize.h"
+#include "svd-log.h"
+#include "service-private.h"
+
+static const struct {
+        const char *name;
+        sd_event_time_handler_t cb;
+} service_timers[] = {
+        { "start-timeout", service_on_start_timeout },
+        { "stop-timeout", service_on_stop_timeout },
+        { "restart", service_on_restart_timer },
+        /* An exit-info retry is not carried over: the pidfd, watched again, says it. */
+};
+
+static json_t *exit_status_to_json(const ExitStatus *st) {
+        return json_pack("{s:i,s:i}", "code", st->code, "status", st->status);
+}
+
+static ExitStatus exit_status_from_json(json_t *o) {
+        return (ExitStatus){ .code = (int) reexec_i64(o, "code", CLD_KILLED),
+                             .status = (int) reexec_i64(o, "status", SIGKILL) };
+}
+
+static json_t *unit_to_json(const Unit *u) {
+        return u ? reexec_bytes_to_json(u->source, u->source_len) : json_null();
+}
+
+#define SET(key, value)                                                         \
+        do {                                                                    \
+                if (json_object_set_new(o, key, value) < 0)                     \
+                        goto oom;                                               \
+        } while (false)
+
+json_t *service_serialize(Service *s, ReexecFds *fds) {
+        json_t *o = json_object(), *enter = json_object();
+        uint64_t usec;
+
+        if (!o || !enter) {
+                json_decref(enter);
+                goto oom;
+        }
+        SET("stateEnterUsec", enter);
+        for (int i = 0; i < _SERVICE_STATE_MAX; i++)
+                if (s->state_enter_usec[i] > 0 &&
+                    json_object_set_new(enter, service_state_to_string(i), json_integer((json_int_t) s->state_enter_usec[i])) < 0)
+                        goto oom;
+        SET("name", json_string(s->name));
+        SET("unitPath", json_string(s->unit_path));
+        SET("unit", unit_to_json(s->unit));
+        SET("loadError", s->load_error ? json_string(s->load_error) : json_null());
+        SET("unitHash", json_integer((json_int_t) s->unit_hash));
+        SET("removed", json_boolean(s->removed));
+        if (s->have_next_unit)
+                SET("nextUnit", json_pack("{s:o,s:o}", "unit", unit_to_json(s->next_unit), "loadError",
+                                          s->next_load_error ? json_string(s->next_load_error) : json_null()));
+
+        SET("state", json_string(service_state_to_string(s->state)));
+        SET("wantRunning", json_boolean(s->want_running));
+        SET("result", json_string(service_result_to_string(s->result)));
+        SET("stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
+        SET("activeEnterUsec", json_integer((json_int_t) s->run.active_enter_usec));
+        if (process_is_set(&s->run.main))
+                SET("main", json_pack("{s:i,s:o,s:s,s:b}", "pid", (int) s->run.main.pid, "pidfd",
+                                      reexec_fd_to_json(fds, s->run.main.pidfd), "mode", spawn_mode_to_string(s->run.main.mode),
+                                      "reaped", s->run.main.reaped));
+        SET("reportFd", reexec_fd_to_json(fds, s->run.report_fd));
+        SET("mainPid1", json_boolean(s->run.main_pid1));
+        SET("execed", json_boolean(s->run.execed));
+        if (s->run.have_reported_exit)
+                SET("reportedExit", exit_status_to_json(&s->run.reported_exit));
+        if (s->have_exit)
+                SET("lastExit", exit_status_to_json(&s->last_exit));
+        if (s->run.have_spawn_failure)
+                SET("spawnFailure", json_pack("{s:i,s:i}", "stage", (int) s->run.spawn_failure.stage, "errno",
+                                              s->run.spawn_failure.error));
+        SET("spawnError", json_boolean(s->spawn_error));
+        SET("cgroupFd", reexec_fd_to_json(fds, s->cgroup_fd));
+        /* Waiting for the cgroup to empty after the main process exited. */
+        if (s->run.cgroup_source) {
+                SET("cgroupEventsFd", reexec_fd_to_json(fds, s->run.cgroup_events_fd));
+                SET("exitWas", json_string(service_state_to_string(s->run.exit_was)));
+                SET("exitResult", json_string(service_result_to_string(s->run.exit_result)));
+        }
+        SET("lastError", s->last_error ? json_string(s->last_error) : json_null());
+        SET("restarts", json_integer(s->restarts));
+        SET("wanted", json_string(wanted_override_to_string(s->wanted)));
+        SET("restoredUsec", json_integer((json_int_t) s->restored_usec));
+        SET("ready", json_boolean(s->run.ready));
+        SET("failing", json_boolean(s->run.failing));
+        SET("stopByNotify", json_boolean(s->run.stop_by_notify));
+        SET("statusText", s->run.status_text ? json_string(s->run.status_text) : json_null());
+        SET("statusErrno", json_integer(s->run.status_errno));
+        SET("watchdogUsec", json_integer((json_int_t) s->run.watchdog_usec));
+        if (s->run.watchdog_source && sd_event_source_get_time(s->run.watchdog_source, &usec) >= 0)
+                SET("watchdogDeadline", json_integer((json_int_t) usec));
+        SET("startLimitBegin", json_integer((json_int_t) s->start_limit_begin));
+        SET("startLimitCount", json_integer(s->start_limit_count));
+        SET("job", json_string(service_job_to_string(s->job)));
+        for (size_t i = 0; s->timer_source && i < ELEMENTSOF(service_timers); i++)
+                if (s->timer_cb == service_timers[i].cb && sd_event_source_get_time(s->timer_source, &usec) >= 0)
+                        SET("timer", json_pack("{s:s,s:I}", "kind", service_timers[i].name, "deadline", (json_int_t) usec));
+        SET("log", service_log_serialize(s->log, fds));
+        return o;
+oom:
+        json_decref(o);
+        return NULL;
+}
+
+#undef SET
+
+static void on_unit_warning(const char *message, void *userdata) {
+        log_debug("%s", message); /* said when it was first loaded */
+}
+
+/* Parses a unit as the previous svd had it. 0 with *ret_unit (or NULL and
+ * *ret_error) as unit_load_string gives them. */
+static int unit_from_json(json_t *j, const char *path, const char *name, Unit **ret_unit, char **ret_error) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+
+        *ret_unit = NULL;
+        *ret_error = NULL;
+        if (!j || json_is_null(j))
+                return 0;
+        int r = reexec_bytes_from_json(j, &text, &len);
+        if (r < 0)
+                return r;
+        r = unit_load_string(text, len, path, name, on_unit_warning, NULL, ret_unit, ret_error);
+        if (r < 0 && !*ret_error && asprintf(ret_error, "%s: %s", path, strerror(-r)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
+        _cleanup_(service_freep) Service *s = NULL;
+        _cleanup_free_ char *error = NULL;
+        Unit *u = NULL;
+        int r;
+
+        const char *name = reexec_str(o, "name"), *path = reexec_str(o, "unitPath");
+        if (!name || !path)
+                return -EINVAL;
+        r = unit_from_json(json_object_get(o, "unit"), path, name, &u, &error);
+        if (r < 0)
+                return r;
+        bool had_unit = json_is_string(json_object_get(o, "unit")) || json_is_object(json_object_get(o, "unit"));
+        const char *old_error = reexec_str(o, "loadError");
+        r = service_new(c, name, path, u, u ? NULL : (error ? error : old_error), &s);
+        if (r < 0)
+                return r;
+
+        s->unit_hash = reexec_u64(o, "unitHash", 0);
+        s->removed = reexec_bool(o, "removed", false);
+        json_t *next = json_object_get(o, "nextUnit");
+        if (json_is_object(next)) {
+                _cleanup_free_ char *next_error = NULL;
+                r = unit_from_json(json_object_get(next, "unit"), path, name, &s->next_unit, &next_error);
+                if (r < 0)
+                        return r;
+                const char *e = next_error ?: reexec_str(next, "loadError");
+                if (!s->next_unit && !(s->next_load_error = strdup(e ?: "failed to load")))
+                        return -ENOMEM;
+                s->have_next_unit = true;
+        }
+
+        ServiceState state = service_state_from_string(reexec_str(o, "state"));
+        s->state = state >= 0 ? state : SERVICE_INACTIVE;
+        s->want_running = reexec_bool(o, "wantRunning", false);
+        r = service_result_from_string(reexec_str(o, "result"));
+        s->result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
+        s->state_change_usec = reexec_u64(o, "stateChangeUsec", s->state_change_usec);
+        json_t *enter = json_object_get(o, "stateEnterUsec");
+        for (int i = 0; i < _SERVICE_STATE_MAX; i++)
+                s->state_enter_usec[i] = reexec_u64(enter, service_state_to_string(i), 0);
+        s->run.active_enter_usec = reexec_u64(o, "activeEnterUsec", 0);
+
+        json_t *main_proc = json_object_get(o, "main");
+        if (json_is_object(main_proc)) {
+                int fd = reexec_fd_take(main_proc, "pidfd");
+                if (fd < 0)
+                        return log_error_errno(fd, "%s: The pidfd of pid %d was not handed over: %m", name,
+                                               (int) reexec_i64(main_proc, "pid", 0));
+                SpawnMode mode = spawn_mode_from_string(reexec_str(main_proc, "mode"));
+                s->run.main = (Process){ .pid = (pid_t) reexec_i64(main_proc, "pid", 0), .pidfd = fd,
+                                     .mode = mode >= 0 ? mode : c->probe->mode,
+                                     .reaped = reexec_bool(main_proc, "reaped", false) };
+        }
+        r = reexec_fd_take(o, "reportFd");
+        if (r >= 0)
+                s->run.report_fd = r;
+        s->run.main_pid1 = reexec_bool(o, "mainPid1", false);
+        s->run.execed = reexec_bool(o, "execed", false);
+        json_t *j;
+        if ((j = json_object_get(o, "reportedExit"))) {
+                s->run.have_reported_exit = true;
+                s->run.reported_exit = exit_status_from_json(j);
+        }
+        if ((j = json_object_get(o, "lastExit"))) {
+                s->have_exit = true;
+                s->last_exit = exit_status_from_json(j);
+        }
+        if ((j = json_object_get(o, "spawnFailure"))) {
+                s->run.have_spawn_failure = true;
+                s->run.spawn_failure = (SpawnFailure){ .stage = (SpawnStage) reexec_i64(j, "stage", 0),
+                                                   .error = (int) reexec_i64(j, "errno", EIO) };
+        }
+        s->spawn_error = reexec_bool(o, "spawnError", false);
+        r = reexec_fd_take(o, "cgroupFd");
+        if (r >= 0)
+                s->cgroup_fd = r;
+        r = reexec_fd_take(o, "cgroupEventsFd");
+        if (r >= 0) {
+                s->run.cgroup_events_fd = r;
+                state = service_state_from_string(reexec_str(o, "exitWas"));
+                s->run.exit_was = state >= 0 ? state : SERVICE_RUNNING;
+                r = service_result_from_string(reexec_str(o, "exitResult"));
+                s->run.exit_result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
+        }
+        const char *t = reexec_str(o, "lastError");
+        if (t && !(s->last_error = strdup(t)))
+                return -ENOMEM;
+        s->restarts = (unsigned) reexec_u64(o, "restarts", 0);
+        WantedOverride w = wanted_override_from_string(reexec_str(o, "wanted"));
+        s->wanted = w >= 0 ? w : WANTED_DEFAULT;
+        s->restored_usec = reexec_u64(o, "restoredUsec", 0);
+        s->run.ready = reexec_bool(o, "ready", false);
+        s->run.failing = reexec_bool(o, "failing", false);
+        s->run.stop_by_notify = reexec_bool(o, "stopByNotify", false);
+        t = reexec_str(o, "statusText");
+        if (t && !(s->run.status_text = strdup(t)))
+                return -ENOMEM;
+        s->run.status_errno = (int) reexec_i64(o, "statusErrno", -1);
+        s->run.watchdog_usec = reexec_u64(o, "watchdogUsec", 0);
+        s->start_limit_begin = reexec_u64(o, "startLimitBegin", 0);
+        s->start_limit_count = (unsigned) reexec_u64(o, "startLimitCount", 0);
+        r = service_job_from_string(reexec_str(o, "job"));
+        s->job = r >= 0 ? (ServiceJob) r : SERVICE_JOB_NONE;
+
+        r = service_log_deserialize(s->log, json_object_get(o, "log"), s->unit);
+        if (r < 0)
+                return log_error_errno(r, "%s: Failed to restore the log: %m", name);
+
+        if (!s->unit && had_unit) {
+                /* The new svd does not accept the unit the old one ran: it
+                 * cannot supervise the process, which must not run on
+                 * unwatched. */
+                log_error("%s: %s; stopping its process.", name, strna(s->load_error));
+                process_kill_and_reap(&s->run.main);
+                s->state = SERVICE_FAILED;
+                s->want_running = false;
+                s->job = SERVICE_JOB_NONE;
+                s->run.report_fd = safe_close(s->run.report_fd);
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int service_resume(Service *s, json_t *o) {
+        sd_event *e = s->ctx->event;
+        json_t *timer = json_object_get(o, "timer");
+        int r;
+
+        if (!s->unit)
+                return 0; /* nothing runs (service_deserialize) */
+        if (process_is_set(&s->run.main)) {
+                /* An exit meanwhile leaves the pidfd readable: seen at once. */
+                r = sd_event_add_io(e, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, service_on_exit_event, s);
+                if (r < 0)
+                        return r;
+        }
+        if (s->run.report_fd >= 0) {
+                r = sd_event_add_io(e, &s->run.report_source, s->run.report_fd, EPOLLIN, service_on_report_event, s);
+                if (r < 0)
+                        return r;
+        }
+        if (s->run.cgroup_events_fd >= 0) {
+                r = sd_event_add_io(e, &s->run.cgroup_source, s->run.cgroup_events_fd, EPOLLPRI, service_on_cgroup_event, s);
+                if (r < 0)
+                        return r;
+        }
+        /* Deadlines are CLOCK_MONOTONIC, which an exec does not change: a
+         * timeout or restart delay ends when it would have. */
+        const char *kind = reexec_str(timer, "kind");
+        for (size_t i = 0; kind && i < ELEMENTSOF(service_timers); i++) {
+                if (!streq(kind, service_timers[i].name))
+                        continue;
+                r = sd_event_add_time(e, &s->timer_source, CLOCK_MONOTONIC, reexec_u64(timer, "deadline", 0),
+                                      /* accuracy= */ 0, service_timers[i].cb, s);
+                if (r < 0)
+                        return r;
+                s->timer_cb = service_timers[i].cb;
+        }
+        if (json_object_get(o, "watchdogDeadline") && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING)) {
+                r = sd_event_add_time(e, &s->run.watchdog_source, CLOCK_MONOTONIC, reexec_u64(o, "watchdogDeadline", 0),
+                                      /* accuracy= */ 0, service_on_watchdog_timeout, s);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void service_resume_settle(Service *s) {
+        /* The cgroup may have emptied while no one watched it. */
+        if (s->run.cgroup_source && cgroup_events_populated(s->run.cgroup_events_fd) == 0) {
+                service_unwatch_cgroup(s);
+                service_finish_exit(s);
+        }
+}
