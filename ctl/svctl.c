@@ -18,12 +18,11 @@
 
 #include "macros.h"
 #include "parse-util.h"
+#include "socket-path.h"
+#include "unit-name.h"
 #include "varlink-client.h"
 #include "verbs.h"
 
-#define SERVICE_SUFFIX ".service"
-#define SOCKET_SYSTEM "/run/svd/svd.sock"
-#define SOCKET_USER_SUFFIX "/svd/svd.sock"
 
 /* start/stop/restart wait for the service: Stop may take TimeoutStopSec=. */
 #define TIMEOUT_CHANGE_USEC (90 * USEC_PER_SEC)
@@ -91,8 +90,8 @@ static void help(void) {
                "  -h --help            Show this help\n"
                "     --version         Show the version\n"
                "     --socket=PATH     Talk to svd at PATH (default: $SVD_SOCKET, else\n"
-               "                       " SOCKET_SYSTEM " for root and\n"
-               "                       $XDG_RUNTIME_DIR" SOCKET_USER_SUFFIX " for other users)\n"
+               "                       " SOCKET_PATH_SYSTEM " for root and\n"
+               "                       $XDG_RUNTIME_DIR" SOCKET_PATH_USER_SUFFIX " for other users)\n"
                "     --json            Print svd's replies as JSON, one object per line\n"
                "  -s --signal=SIGNAL   Signal for kill, by name or number\n"
                "  -n --lines=N         For logs: show the last N lines (default: all svd keeps)\n"
@@ -109,32 +108,17 @@ static void help(void) {
 /* The socket when --socket is not given; *ret_buf owns the string when one was built. */
 static int default_socket(const char **ret, char **ret_buf) {
         const char *e = getenv("SVD_SOCKET");
-        char *buf = NULL;
+        int r;
 
         if (!isempty(e)) {
                 *ret = e;
                 *ret_buf = NULL;
                 return 0;
         }
-
-        uid_t uid = geteuid(); /* SO_PEERCRED reports the effective uid */
-        if (uid == 0) {
-                *ret = SOCKET_SYSTEM;
-                *ret_buf = NULL;
-                return 0;
-        }
-
-        e = getenv("XDG_RUNTIME_DIR");
-        /* Like systemd, a relative $XDG_RUNTIME_DIR is ignored. */
-        int r;
-        if (!isempty(e) && e[0] == '/')
-                r = asprintf(&buf, "%s" SOCKET_USER_SUFFIX, e);
-        else
-                r = asprintf(&buf, "/run/user/%u" SOCKET_USER_SUFFIX, (unsigned) uid);
+        r = socket_path_default(geteuid(), ret_buf); /* SO_PEERCRED reports the effective uid */
         if (r < 0)
-                return -ENOMEM;
-
-        *ret = *ret_buf = buf;
+                return r;
+        *ret = *ret_buf;
         return 0;
 }
 
@@ -247,11 +231,8 @@ static const Verb *verb_find(const char *name) {
 
 /* "web.service" → "web", in place; refuses names that end up empty. */
 static int name_normalize(char *name) {
-        size_t l = strlen(name), s = strlen(SERVICE_SUFFIX);
-
-        if (l > s && streq(name + l - s, SERVICE_SUFFIX))
-                name[l - s] = '\0';
-        return isempty(name) || streq(name, SERVICE_SUFFIX) ? -EINVAL : 0;
+        unit_name_strip_suffix(name);
+        return isempty(name) || streq(name, UNIT_NAME_SUFFIX) ? -EINVAL : 0;
 }
 
 static int run(int argc, char *argv[]) {

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* svctl's verbs on services (start, stop, restart, kill, reset-failed, status, list) and info, and
+ * the output helpers the verb files share. */
 #include "verbs.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "parse-util.h"
+#include "time-util.h"
 
 /* The contract is daemon/io.svd.Manager.varlink; svctl sees nothing else of svd. */
 #define METHOD_INFO "io.svd.Manager.Info"
@@ -95,20 +98,24 @@ _printf_(1, 2) static void log_error(const char *format, ...) {
         fputc('\n', stderr);
 }
 
+/* "label: value" with the label right-aligned in width columns; the value escaped. */
+_printf_(3, 0) static void print_labelled(int width, const char *label, const char *format, va_list ap) {
+        _cleanup_free_ char *s = NULL;
+
+        if (vasprintf(&s, format, ap) < 0)
+                s = NULL;
+        printf("%*s: ", width, label);
+        fputs_escaped(s ?: "(out of memory)", stdout);
+        fputc('\n', stdout);
+}
+
 /* "Label: value", labels right-aligned like systemctl status. */
 _printf_(2, 3) static void print_field(const char *label, const char *format, ...) {
-        _cleanup_free_ char *s = NULL;
         va_list ap;
 
         va_start(ap, format);
-        int r = vasprintf(&s, format, ap);
+        print_labelled(11, label, format, ap);
         va_end(ap);
-        if (r < 0)
-                s = NULL;
-
-        printf("%11s: ", label);
-        fputs_escaped(s ?: "(out of memory)", stdout);
-        fputc('\n', stdout);
 }
 
 static bool use_colors(void) {
@@ -147,25 +154,18 @@ static bool json_get_int(json_t *o, const char *key, int64_t *ret) {
         return true;
 }
 
-static json_t *reply_parameters(json_t *reply) {
+json_t *reply_parameters(json_t *reply) {
         return json_object_get(reply, "parameters");
 }
 
 /* ---- formatting ---- */
-
-static int64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * USEC_PER_SEC_I + ts.tv_nsec / 1000;
-}
 
 /* "5s ago", "3min ago", "2h ago", "4d ago"; "-" for no time. */
 static const char *format_ago(char *buf, size_t l, int64_t usec) {
         if (usec <= 0)
                 return "-";
 
-        int64_t now = now_realtime_usec();
+        int64_t now = (int64_t) now_usec(CLOCK_REALTIME);
         int64_t d = now > usec ? (now - usec) / USEC_PER_SEC_I : 0;
 
         if (d < 60)
@@ -360,6 +360,19 @@ static int call(VarlinkClient *c, const char *method, const char *name, json_t *
         }
 
         return varlink_client_call(c, method, parameters, arg_timeout_usec, ret_reply, ret_error);
+}
+
+int call_or_fail(VarlinkClient *c, const char *method, const char *action, json_t **ret_reply) {
+        _cleanup_json_ json_t *reply = NULL;
+        const char *error;
+
+        int r = call(c, method, /* name= */ NULL, &reply, &error);
+        if (r < 0 || error) {
+                int k = log_call_failure(action, NULL, r, error, reply);
+                return r < 0 ? r : k;
+        }
+        *ret_reply = TAKE_PTR(reply);
+        return 0;
 }
 
 /* Status of name, with its log tail when tail. */
@@ -721,7 +734,7 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 if (tail)
                         show_status_log_lines(json_object_get(reply_parameters(reply), "logLines"));
                 else if (!arg_json)
-                        show_status_log_tail(c, argv[i]); /* verbs-log.c */
+                        show_status_log_tail(c, argv[i]); /* verbs-stream.c */
 
                 /* The first problem decides the exit code, as in systemctl. */
                 const char *state = json_get_str(service, "state");
@@ -874,18 +887,11 @@ int verb_list(VarlinkClient *c, int argc, char **argv) {
 
 /* "Key: value", unaligned, so that scripts can cut at the first ": ". */
 _printf_(2, 3) static void print_info_line(const char *key, const char *format, ...) {
-        _cleanup_free_ char *s = NULL;
         va_list ap;
 
         va_start(ap, format);
-        int r = vasprintf(&s, format, ap);
+        print_labelled(/* width= */ 0, key, format, ap);
         va_end(ap);
-        if (r < 0)
-                s = NULL;
-
-        printf("%s: ", key);
-        fputs_escaped(s ?: "(out of memory)", stdout);
-        fputc('\n', stdout);
 }
 
 static char *join_strings(json_t *array) {
@@ -911,14 +917,11 @@ static char *join_strings(json_t *array) {
 
 int verb_info(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
-        const char *error;
         int64_t v;
 
-        int r = call(c, METHOD_INFO, NULL, &reply, &error);
-        if (r < 0 || error) {
-                int k = log_call_failure("get svd's info", NULL, r, error, reply);
-                return r < 0 ? r : k;
-        }
+        int r = call_or_fail(c, METHOD_INFO, "get svd's info", &reply);
+        if (r != 0)
+                return r;
 
         json_t *p = reply_parameters(reply);
         if (arg_json)

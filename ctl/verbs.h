@@ -51,11 +51,16 @@ extern int64_t arg_lines;
 extern bool arg_follow;
 
 /* Shared by the verb files (verbs.c). */
+json_t *reply_parameters(json_t *reply); /* a reply's "parameters" */
+/* One call of method without parameters. 0 with *ret_reply on success; else
+ * prints "svctl: Failed to <action>: <reason>" and returns the exit code, or a
+ * negative errno when the call itself failed. */
+int call_or_fail(VarlinkClient *c, const char *method, const char *action, json_t **ret_reply);
 void fputs_escaped(const char *s, FILE *f); /* control characters as \xNN */
 int print_json(json_t *v);
 /* Prints "svctl: Failed to <action> ['<name>']: <reason>" and returns the exit code. */
 int log_call_failure(const char *action, const char *name, int r, const char *error, json_t *reply);
-/* The last lines of a service's log after its status block (verbs-log.c). */
+/* The last lines of a service's log after its status block (verbs-stream.c). */
 void show_status_log_tail(VarlinkClient *c, const char *name);
 /* The log tail that came with Status (logLines), printed as show_status_log_tail() does. */
 void show_status_log_lines(json_t *lines);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cgroup v2 containment: a cgroup per service below svd's subtree, its limits, cgroup.kill. */
 #include "cgroup.h"
 
 #include <fcntl.h>

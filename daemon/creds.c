@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* User=, Group=, SupplementaryGroups= and capabilities: resolved in the parent, before the spawn. */
 #include "creds.h"
 
 #include <grp.h>

@@ -6,7 +6,7 @@
 
 #include "basic/macros.h"
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "service.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "svd-log.h"
 #include "reexec.h"
 #include "varlink.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "spawn.h"
 #include "version.h"

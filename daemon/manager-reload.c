@@ -16,7 +16,7 @@
 
 #include "basic/strv.h"
 #include "deps.h"
-#include "log.h"
+#include "svd-log.h"
 #include "service.h"
 #include "unit.h"
 

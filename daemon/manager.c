@@ -11,7 +11,7 @@
 
 #include "basic/strv.h"
 #include "deps.h"
-#include "log.h"
+#include "svd-log.h"
 #include "notify.h"
 #include "reexec.h"
 #include "service.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* $NOTIFY_SOCKET: the datagram socket services send sd_notify() messages to, and their parser. */
 #include "notify.h"
 
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "basic/macros.h"
+#include "basic/utf8.h"
 #include "basic/parse-util.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "service.h"
 
@@ -23,14 +24,6 @@ void notify_message_done(NotifyMessage *msg) {
                 return;
         free(msg->status);
         msg->status = NULL;
-}
-
-static bool text_is_valid_utf8(const char *s) {
-        /* jansson refuses strings that are not UTF-8, and STATUS= goes out in JSON. */
-        json_t *j = json_string(s);
-        bool ok = j != NULL;
-        json_decref(j);
-        return ok;
 }
 
 int notify_parse(const char *buf, size_t n, NotifyMessage *ret) {
@@ -70,7 +63,7 @@ int notify_parse(const char *buf, size_t n, NotifyMessage *ret) {
                         else if (streq(value, "trigger"))
                                 msg.watchdog_trigger = true;
                 } else if (streq(key, "STATUS")) {
-                        if (!text_is_valid_utf8(value))
+                        if (!utf8_is_valid(value))
                                 continue;
                         char *c = strdup(value);
                         if (!c) {

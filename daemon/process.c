@@ -1,26 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A service process as pid and pidfd together: signals through the pidfd, exit status in both modes. */
 #include "process.h"
 
 #include <string.h>
 #include <sys/wait.h>
 
 #include "basic/missing-syscall.h"
+#include "basic/string-table.h"
 
 static const char *const spawn_mode_table[_SPAWN_MODE_MAX] = {
         [SPAWN_MODE_AUTOKILL] = "autokill",
         [SPAWN_MODE_FALLBACK] = "fallback",
 };
 
-const char *spawn_mode_to_string(SpawnMode m) {
-        return m >= 0 && m < _SPAWN_MODE_MAX ? spawn_mode_table[m] : NULL;
-}
-
-SpawnMode spawn_mode_from_string(const char *s) {
-        for (int i = 0; s && i < _SPAWN_MODE_MAX; i++)
-                if (streq(s, spawn_mode_table[i]))
-                        return (SpawnMode) i;
-        return _SPAWN_MODE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(spawn_mode, SpawnMode);
 
 const char *exit_code_to_string(int code) {
         switch (code) {

@@ -15,7 +15,7 @@
 
 #include "basic/macros.h"
 #include "deps.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "notify.h"
 #include "service.h"

@@ -12,7 +12,7 @@
 #include "basic/parse-util.h"
 #include "basic/strv.h"
 #include "basic/varlink-wire.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "reexec.h"
 #include "varlink.h"

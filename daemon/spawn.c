@@ -1,27 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* spawn_process(), the parent side: clone flags, the vfork path with its reserved fd slots, the
+ * fork-like fallback, and the report pipe. The child side is spawn-child.c. */
 #include "spawn.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <grp.h>
-#include <time.h>
-#include <sys/mount.h>
-#include <linux/capability.h>
 
 #include "basic/missing-syscall.h"
-#include "log.h"
-
-/* How long the start-up probe waits for its throwaway child to exit. */
-#define PROBE_TIMEOUT_MSEC 5000
-/* The probe child's exit status, checked when read back through pidfs. */
-#define PROBE_EXIT_STATUS 42
+#include "basic/string-table.h"
+#include "spawn-child.h"
+#include "svd-log.h"
 
 static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_CGROUP] = "cgroup",
@@ -48,172 +38,7 @@ static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_EXEC] = "exec",
 };
 
-const char *spawn_stage_to_string(SpawnStage s) {
-        return s >= 0 && s < _SPAWN_STAGE_MAX ? spawn_stage_table[s] : NULL;
-}
-
-/* ---- child side: only async-signal-safe calls from here to exec ---- */
-
-static void child_report(int fd, int32_t stage, int32_t value) {
-        SpawnFailure f = { .stage = stage, .error = value };
-        (void) !write(fd, &f, sizeof(f));
-}
-
-static _noreturn_ void child_fail(int report_fd, SpawnStage stage, int error) {
-        child_report(report_fd, stage, error);
-        _exit(127);
-}
-
-/* Writes a whole short string to a /proc file; returns 0 or -errno. */
-static int child_write_file(const char *path, const char *text, size_t len) {
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = write(fd, text, len);
-        int r = n < 0 ? -errno : (size_t) n == len ? 0 : -EIO;
-        (void) close(fd);
-        return r;
-}
-
-/* "U U 1\n" without stdio (async-signal-safe). */
-static size_t format_id_map(char *buf, unsigned id) {
-        char digits[16];
-        size_t n = 0, k = 0;
-        do
-                digits[k++] = (char) ('0' + id % 10);
-        while ((id /= 10) > 0);
-        for (int rep = 0; rep < 2; rep++) {
-                for (size_t i = k; i > 0; i--)
-                        buf[n++] = digits[i - 1];
-                buf[n++] = ' ';
-        }
-        buf[n++] = '1';
-        buf[n++] = '\n';
-        return n;
-}
-
-/* In a new user namespace (unprivileged svd): map our own uid and gid onto
- * themselves, which the kernel allows without privilege once setgroups is
- * denied (user_namespaces(7)). */
-static void child_setup_user_namespace(const SpawnParams *p, int report_fd) {
-        char map[48];
-        int r = child_write_file("/proc/self/setgroups", "deny", 4);
-        if (r >= 0)
-                r = child_write_file("/proc/self/uid_map", map, format_id_map(map, p->outer_uid));
-        if (r >= 0)
-                r = child_write_file("/proc/self/gid_map", map, format_id_map(map, p->outer_gid));
-        if (r < 0)
-                child_fail(report_fd, SPAWN_STAGE_USER_NAMESPACE, -r);
-}
-
-/* The PID namespace's init. It is PID 1 there: the kernel only delivers
- * signals to it for which it has a handler, and when it exits everything
- * else in the namespace is SIGKILLed. It forwards stop signals to the
- * command, reaps orphans, and reports the command's exit through the pipe
- * (its own exit status could not carry a signal), then exits. */
-static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, const sigset_t *all) {
-        SpawnFailure f;
-        ssize_t n;
-
-        /* The command's end of exec_fd closes on exec; a record means it failed. */
-        do
-                n = read(exec_fd, &f, sizeof(f));
-        while (n < 0 && errno == EINTR);
-        (void) close(exec_fd);
-        if (n == (ssize_t) sizeof(f)) {
-                child_report(report_fd, f.stage, f.error);
-                (void) waitpid(main_pid, NULL, 0);
-                _exit(127);
-        }
-        child_report(report_fd, SPAWN_REPORT_EXECED, 0);
-
-        for (;;) {
-                siginfo_t si;
-                int sig = sigwaitinfo(all, &si);
-                if (sig < 0)
-                        continue;
-                if (sig != SIGCHLD) {
-                        (void) kill(main_pid, sig);
-                        continue;
-                }
-                for (;;) {
-                        int status;
-                        pid_t pid = waitpid(-1, &status, WNOHANG);
-                        if (pid <= 0)
-                                break;
-                        if (pid == main_pid) {
-                                child_report(report_fd, SPAWN_REPORT_EXIT_STATUS, status);
-                                _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-                        }
-                }
-        }
-}
-
-/* Becomes init of the new PID namespace and returns in the command's
- * process, with *report_fd switched to the pipe that init relays. */
-static void child_become_pid1(const SpawnParams *p, int *report_fd) {
-        int exec_pipe[2];
-
-        if (p->user_namespace)
-                child_setup_user_namespace(p, *report_fd);
-
-        /* A /proc of our own namespace, without leaking the mount to the
-         * host: every mount private, so that nothing mounted in here
-         * propagates out. In a chroot "/" is no mount point (EINVAL); then at
-         * least the /proc mount that the new one stacks on is made private,
-         * which is what decides where the new one propagates. */
-        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 &&
-            (errno != EINVAL || mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
-                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
-        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
-
-        if (pipe2(exec_pipe, O_CLOEXEC) < 0)
-                child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
-
-        /* Every signal stays blocked in init, taken with sigwaitinfo(). */
-        sigset_t all;
-        sigfillset(&all);
-        if (sigprocmask(SIG_SETMASK, &all, NULL) < 0)
-                child_fail(*report_fd, SPAWN_STAGE_SIGNALS, errno);
-
-        struct clone_args args = { .exit_signal = SIGCHLD };
-        pid_t pid = sys_clone3(&args, sizeof(args));
-        if (pid < 0 && errno == ENOSYS)
-                pid = sys_clone_fork(SIGCHLD, NULL);
-        if (pid < 0)
-                child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
-        if (pid > 0) {
-                (void) close(exec_pipe[1]);
-                pid1_run(pid, *report_fd, exec_pipe[0], &all);
-        }
-
-        /* The command: failures go to init, which relays them. */
-        (void) close(exec_pipe[0]);
-        (void) close(*report_fd);
-        *report_fd = exec_pipe[1];
-        sigset_t none;
-        sigemptyset(&none);
-        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-                child_fail(*report_fd, SPAWN_STAGE_SIGNALS, errno);
-}
-
-static int child_apply_capabilities(const SpawnParams *p) {
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct d[2] = {};
-
-        if (sys_capget(&h, d) < 0)
-                return -errno;
-        for (int i = 0; i < 2; i++) {
-                uint32_t amb = (uint32_t) (p->ambient >> (32 * i));
-                d[i].permitted |= 0; /* keep: KEEPCAPS preserved them across setuid */
-                d[i].inheritable |= amb;
-                d[i].effective |= amb & d[i].permitted;
-        }
-        if (sys_capset(&h, d) < 0)
-                return -errno;
-        return 0;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(spawn_stage, SpawnStage);
 
 /* The signals svd ignores, as found at the first spawn: CLONE_CLEAR_SIGHAND
  * resets handlers, but an ignored signal stays ignored across exec. */
@@ -232,138 +57,6 @@ static void spawn_note_ignored(void) {
         done = true;
 }
 
-/* legacy: spawned by clone(), without CLONE_INTO_CGROUP and
- * CLONE_CLEAR_SIGHAND. */
-static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t parent, bool legacy) {
-        /* clone() has no CLONE_INTO_CGROUP: join the service's cgroup before
-         * anything else happens in the child. */
-        if (legacy && p->cgroup_fd >= 0) {
-                int fd = openat(p->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-                if (fd < 0 || write(fd, "0", 1) != 1)
-                        child_fail(report_fd, SPAWN_STAGE_CGROUP, errno);
-                (void) close(fd);
-        }
-
-        /* First of all drop every fd but 0-2 and the report pipe: until then
-         * the child holds copies of svd's other pidfds, which would keep
-         * those services alive past svd in autokill mode. stdout/stderr go
-         * to 1 and 2 before that (dup2 clears O_CLOEXEC there); both numbers
-         * are free to overwrite, and the report pipe, >= 3, is untouched. */
-        if (p->stdout_fd >= 3 && dup2(p->stdout_fd, STDOUT_FILENO) < 0)
-                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-        if (p->stderr_fd >= 3 && dup2(p->stderr_fd, STDERR_FILENO) < 0)
-                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-        if (report_fd != 3) {
-                if (dup3(report_fd, 3, O_CLOEXEC) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-                report_fd = 3;
-        }
-        if (sys_close_range(4, ~0U, 0) < 0)
-                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-
-        /* CLONE_CLEAR_SIGHAND reset the handlers; ignored signals stay
-         * ignored across exec, so reset those too (all of them after
-         * clone()), and unblock everything svd blocked for its signalfds. */
-        for (int sig = 1; sig < NSIG; sig++) {
-                if (sig == SIGKILL || sig == SIGSTOP || (!legacy && !sigismember(&spawn_ignored, sig)))
-                        continue;
-                struct sigaction sa = { .sa_handler = SIG_DFL };
-                if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
-                        child_fail(report_fd, SPAWN_STAGE_SIGNALS, errno);
-        }
-        sigset_t none;
-        sigemptyset(&none);
-        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-                child_fail(report_fd, SPAWN_STAGE_SIGNALS, errno);
-
-        if (setsid() < 0)
-                child_fail(report_fd, SPAWN_STAGE_SETSID, errno);
-
-        if (p->mode == SPAWN_MODE_FALLBACK) {
-                /* FIXME: drop when 7.1 is the oldest kernel we support.
-                 * Without autokill the leash is the parent-death signal. The
-                 * kernel clears it on a credential change, so unless init
-                 * (which keeps its credentials) holds it, it is set after the
-                 * last change below; and svd may already have died, so check
-                 * that svd is still the parent. */
-                if (p->private_pids) {
-                        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                                child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
-                        /* getppid() is 0 in the new namespace; the report
-                         * pipe tells instead: no reader means svd is gone. */
-                        struct pollfd pfd = { .fd = report_fd, .events = POLLOUT };
-                        if (poll(&pfd, 1, 0) < 0 || (pfd.revents & POLLERR))
-                                child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
-                }
-        }
-
-        if (p->private_pids)
-                child_become_pid1(p, &report_fd);
-
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (null < 0)
-                child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
-        if (null != STDIN_FILENO) {
-                if (dup2(null, STDIN_FILENO) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
-                (void) close(null);
-        } else if (fcntl(STDIN_FILENO, F_SETFD, 0) < 0)
-                child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
-
-        for (size_t i = 0; i < p->n_rlimits; i++)
-                if (setrlimit(p->rlimits[i].resource, &p->rlimits[i].limit) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_RLIMITS, errno);
-        if (p->umask >= 0)
-                (void) umask((mode_t) p->umask);
-
-        if (p->working_directory && chdir(p->working_directory) < 0 &&
-            !(p->working_directory_missing_ok && errno == ENOENT))
-                child_fail(report_fd, SPAWN_STAGE_CHDIR, errno);
-
-        if (p->change_credentials) {
-                if (setgroups(p->n_groups, p->groups) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_SETGROUPS, errno);
-                if (setresgid(p->gid, p->gid, p->gid) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_SETGID, errno);
-        }
-
-        /* The bounding set needs CAP_SETPCAP, so it goes before setuid. */
-        for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
-                if ((p->bounding_drop & (UINT64_C(1) << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_BOUNDING_SET, errno);
-
-        if (p->change_credentials) {
-                /* Ambient capabilities must survive the switch away from uid 0. */
-                if (p->ambient && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_KEEPCAPS, errno);
-                if (setresuid(p->uid, p->uid, p->uid) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_SETUID, errno);
-        }
-
-        if (p->ambient) {
-                int r = child_apply_capabilities(p);
-                if (r < 0)
-                        child_fail(report_fd, SPAWN_STAGE_CAPABILITIES, -r);
-                for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
-                        if ((p->ambient & (UINT64_C(1) << cap)) &&
-                            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
-                                child_fail(report_fd, SPAWN_STAGE_AMBIENT, errno);
-        }
-
-        if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-                child_fail(report_fd, SPAWN_STAGE_NO_NEW_PRIVS, errno);
-
-        if (p->mode == SPAWN_MODE_FALLBACK && !p->private_pids) {
-                if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                        child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
-                if (getppid() != parent)
-                        child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
-        }
-
-        execve(p->path, p->argv, p->envp);
-        child_fail(report_fd, SPAWN_STAGE_EXEC, errno);
-}
-
 /* ---- the vfork path ----
  *
  * A fork-like clone copies svd's page tables and fd table for every spawn,
@@ -377,13 +70,28 @@ static _noreturn_ void child_run(const SpawnParams *p, int report_fd, pid_t pare
  * which copies only the fds below SLOTS_END; the parent put the fds the
  * child needs into three reserved slots there (spawn_reserve_fds(), at the
  * bottom of the table). The child writes nothing of svd's memory but its
- * own stack (and errno): child_run() neither allocates nor logs.
+ * own stack (and errno): spawn_child_run() neither allocates nor logs.
  *
  * Not for PrivatePIDs=yes (the child stays on as the namespace's init), not
  * in the ASan/UBSan build (the sanitizers' runtime does not expect a second
  * process on svd's memory), not without clone3() (valgrind), and only on
  * x86-64 (the stack switch is a few lines of assembly): those spawn
  * fork-like as before. */
+
+/* Says at debug level, once for each way, how svd spawns services without
+ * PrivatePIDs=: on the vfork path, or fork-like and why.
+ * tests/integration/spawn-vfork.sh reads it to know which path it ran. */
+static void spawn_log_path(bool vfork, const char *why_not) {
+        static bool logged[2] = { false, false };
+
+        if (logged[vfork])
+                return;
+        logged[vfork] = true;
+        if (vfork)
+                log_debug("Spawning on the vfork path (CLONE_VM|CLONE_VFORK|CLONE_FILES).");
+        else
+                log_debug("Spawning fork-like, not on the vfork path: %s.", why_not);
+}
 
 enum { SLOT_STDOUT, SLOT_STDERR, SLOT_REPORT, _SLOT_MAX };
 static int spawn_slots[_SLOT_MAX] = { -EBADF, -EBADF, -EBADF };
@@ -409,7 +117,7 @@ int spawn_reserve_fds(void) {
         return 0;
 }
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_UNDEFINED__)
+#if defined(HAVE_SYS_CLONE3_RUN) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_UNDEFINED__)
 #define SPAWN_HAVE_VFORK 1
 
 /* The child's stack. One suffices: CLONE_VFORK holds svd until the child
@@ -417,52 +125,17 @@ int spawn_reserve_fds(void) {
 #define SPAWN_STACK_SIZE (64U << 10)
 static uint8_t spawn_stack[SPAWN_STACK_SIZE] __attribute__((aligned(64)));
 
-typedef struct VforkChild {
-        const SpawnParams *p;
-        int report_fd;
-        pid_t parent;
-        unsigned keep; /* fds below this survive the unshare */
-} VforkChild;
-
-static int vfork_child(void *arg) {
-        const VforkChild *c = arg;
-        /* First, before anything touches the shared table: a table of our own. */
-        if (sys_close_range(c->keep, ~0U, CLOSE_RANGE_UNSHARE) < 0)
-                child_fail(c->report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-        child_run(c->p, c->report_fd, c->parent, /* legacy= */ false);
-}
-
-/* clone3() that runs fn(arg) on args->stack in the child, which then exits
- * with fn's return value. Returns the child's pid or -errno. */
-static long clone3_run(struct clone_args *args, int (*fn)(void *), void *arg) {
-        register long rax __asm__("rax") = __NR_clone3;
-        register void *r12 __asm__("r12") = (void *) fn;
-        register void *r13 __asm__("r13") = arg;
-        __asm__ volatile("syscall\n\t"
-                         "test %%rax, %%rax\n\t"
-                         "jnz 1f\n\t"
-                         /* child: on the new stack, aligned for a call */
-                         "xor %%ebp, %%ebp\n\t"
-                         "mov %%r13, %%rdi\n\t"
-                         "call *%%r12\n\t"
-                         "mov %%eax, %%edi\n\t"
-                         "mov $60, %%eax\n\t" /* exit */
-                         "syscall\n\t"
-                         "ud2\n"
-                         "1:\n\t"
-                         : "+r"(rax)
-                         : "D"(args), "S"(sizeof(*args)), "r"(r12), "r"(r13)
-                         : "rcx", "r11", "memory", "cc");
-        return rax;
-}
-
 /* 1 and the child (exec'd or failed, its report complete) when spawned;
  * 0 when this path does not apply or clone3() is not there (the caller
  * spawns fork-like); -errno on failure. */
 static int spawn_vfork(const SpawnParams *p, uint64_t flags, int exit_signal, int report_w, int *ret_pidfd,
                        pid_t *ret_pid) {
-        if (p->private_pids || spawn_reserve_fds() < 0)
+        if (p->private_pids)
                 return 0;
+        if (spawn_reserve_fds() < 0) {
+                spawn_log_path(/* vfork= */ false, "no fds could be reserved for it");
+                return 0;
+        }
 
         /* The child's fds into the slots; what it finds there is what it uses. */
         SpawnParams q = *p;
@@ -482,7 +155,11 @@ static int spawn_vfork(const SpawnParams *p, uint64_t flags, int exit_signal, in
                         *targets[i] = spawn_slots[i];
         }
 
-        VforkChild c = { .p = &q, .report_fd = spawn_slots[SLOT_REPORT], .parent = getpid(), .keep = (unsigned) keep };
+        SpawnVforkChild c = { .p = &q,
+                              .ignored = &spawn_ignored,
+                              .report_fd = spawn_slots[SLOT_REPORT],
+                              .parent = getpid(),
+                              .keep = (unsigned) keep };
         struct clone_args args = {
                 .flags = flags | CLONE_VM | CLONE_VFORK | CLONE_FILES,
                 .pidfd = (uint64_t) (uintptr_t) ret_pidfd,
@@ -491,12 +168,16 @@ static int spawn_vfork(const SpawnParams *p, uint64_t flags, int exit_signal, in
                 .stack = (uint64_t) (uintptr_t) spawn_stack,
                 .stack_size = SPAWN_STACK_SIZE,
         };
-        long pid = clone3_run(&args, vfork_child, &c);
-        if (pid == -ENOSYS || pid == -EINVAL)
-                r = 0; /* no clone3(), or not with these flags: fork-like */
-        else if (pid < 0)
+        long pid = sys_clone3_run(&args, spawn_child_vfork, &c);
+        if (pid == -ENOSYS || pid == -EINVAL) {
+                /* no clone3(), or not with these flags: fork-like */
+                spawn_log_path(/* vfork= */ false, pid == -ENOSYS ? "clone3() is not available"
+                                                                  : "clone3() refused its flags");
+                r = 0;
+        } else if (pid < 0)
                 r = (int) pid;
         else {
+                spawn_log_path(/* vfork= */ true, NULL);
                 *ret_pid = (pid_t) pid;
                 r = 1;
         }
@@ -509,6 +190,8 @@ restore:
 #else
 static int spawn_vfork(const SpawnParams *p, uint64_t flags, int exit_signal, int report_w, int *ret_pidfd,
                        pid_t *ret_pid) {
+        if (!p->private_pids)
+                spawn_log_path(/* vfork= */ false, "not built in (sanitizer build, or not x86-64)");
         return 0;
 }
 #endif
@@ -585,7 +268,7 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                child_run(p, report[1], parent, legacy);
+                spawn_child_run(p, &spawn_ignored, report[1], parent, legacy);
 
 spawned:
         report[1] = safe_close(report[1]);
@@ -623,164 +306,4 @@ int spawn_read_failure(int fd, SpawnFailure *ret) {
                 return -EIO;
         *ret = f;
         return 1;
-}
-
-int spawn_find_executable(const char *name, const char *search_path, char **ret) {
-        assert(name);
-        assert(ret);
-
-        if (strchr(name, '/')) {
-                char *c = strdup(name);
-                if (!c)
-                        return -ENOMEM;
-                *ret = c;
-                return 0;
-        }
-        if (!*name)
-                return -ENOENT;
-
-        const char *p = search_path ? search_path : SPAWN_DEFAULT_PATH;
-        while (*p) {
-                size_t l = strcspn(p, ":");
-                if (l > 0) {
-                        char *c;
-                        if (asprintf(&c, "%.*s/%s", (int) l, p, name) < 0)
-                                return -ENOMEM;
-                        struct stat st;
-                        if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0) {
-                                *ret = c;
-                                return 0;
-                        }
-                        free(c);
-                }
-                p += l;
-                if (*p == ':')
-                        p++;
-        }
-        return -ENOENT;
-}
-
-/* ---- the start-up probe ---- */
-
-/* clone3() a child that exits at once with PROBE_EXIT_STATUS. */
-static int probe_clone(uint64_t flags, int exit_signal, int *ret_pidfd) {
-        int pidfd = -EBADF;
-        struct clone_args args = {
-                .flags = flags | CLONE_PIDFD,
-                .pidfd = (uint64_t) (uintptr_t) &pidfd,
-                .exit_signal = (uint64_t) exit_signal,
-        };
-        pid_t pid = sys_clone3(&args, sizeof(args));
-        if (pid < 0)
-                return -errno;
-        if (pid == 0)
-                _exit(PROBE_EXIT_STATUS);
-        *ret_pidfd = pidfd;
-        return 0;
-}
-
-static int probe_wait(int pidfd) {
-        struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-        int r;
-        do
-                r = poll(&pfd, 1, PROBE_TIMEOUT_MSEC);
-        while (r < 0 && errno == EINTR);
-        if (r < 0)
-                return -errno;
-        return r == 0 ? -ETIMEDOUT : 0;
-}
-
-/* Reaps a probe child created with SIGCHLD (nothing to do for an autoreaped one). */
-static void probe_reap(int pidfd) {
-        (void) waitid(P_PIDFD, (id_t) pidfd, &(siginfo_t){}, WEXITED);
-}
-
-/* The full autokill combination, and whether pidfs hands back the exit status. */
-static int probe_autokill(char *reason, size_t n) {
-        _cleanup_close_ int pidfd = -EBADF;
-        int r = probe_clone(CLONE_AUTOREAP | CLONE_NNP | CLONE_PIDFD_AUTOKILL, 0, &pidfd);
-        if (r < 0) {
-                snprintf(reason, n, "clone3() rejected CLONE_AUTOREAP|CLONE_NNP|CLONE_PIDFD_AUTOKILL: %s",
-                         strerror(-r));
-                return r;
-        }
-        r = probe_wait(pidfd);
-        if (r < 0) {
-                snprintf(reason, n, "probe child did not exit: %s", strerror(-r));
-                return r;
-        }
-
-        /* pidfs may publish the exit information a moment after the pidfd
-         * polls readable; retry briefly. */
-        Process proc = { .pid = 0, .pidfd = pidfd, .mode = SPAWN_MODE_AUTOKILL };
-        ExitStatus st;
-        for (int i = 0;; i++) {
-                r = process_exit_status(&proc, &st);
-                if (r != -EAGAIN || i >= 1000)
-                        break;
-                (void) nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-        }
-        if (r < 0) {
-                snprintf(reason, n, "PIDFD_GET_INFO cannot report an autoreaped child's exit status: %s",
-                         strerror(-r));
-                return r;
-        }
-        if (st.code != CLD_EXITED || st.status != PROBE_EXIT_STATUS) {
-                snprintf(reason, n, "PIDFD_INFO_EXIT reported %s/%d, expected exited/%d",
-                         strna(exit_code_to_string(st.code)), st.status, PROBE_EXIT_STATUS);
-                return -EIO;
-        }
-        return 0;
-}
-
-static int probe_cap_last(void) {
-        FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-        int last = CAP_LAST_CAP;
-        if (f) {
-                if (fscanf(f, "%d", &last) != 1 || last < 0 || last > 63)
-                        last = CAP_LAST_CAP;
-                fclose(f);
-        }
-        return last;
-}
-
-void spawn_probe(bool force_fallback, SpawnProbe *ret) {
-        int pidfd;
-
-        assert(ret);
-        *ret = (SpawnProbe){ .mode = SPAWN_MODE_FALLBACK, .cap_last = probe_cap_last() };
-
-        /* Each flag on its own, for Info's list of what the kernel accepts. */
-        if (probe_clone(CLONE_AUTOREAP, 0, &pidfd) >= 0) {
-                ret->flags |= CLONE_AUTOREAP;
-                safe_close(pidfd);
-        }
-        if (probe_clone(CLONE_NNP, SIGCHLD, &pidfd) >= 0) {
-                ret->flags |= CLONE_NNP;
-                probe_reap(pidfd);
-                safe_close(pidfd);
-        }
-
-        int r = probe_autokill(ret->reason, sizeof(ret->reason));
-        if (r >= 0) {
-                ret->flags |= CLONE_PIDFD_AUTOKILL;
-                /* Without CLONE_NNP the kernel wants CAP_SYS_ADMIN. Ask it rather than guess. */
-                if (probe_clone(CLONE_AUTOREAP | CLONE_PIDFD_AUTOKILL, 0, &pidfd) >= 0) {
-                        ret->cap_sys_admin = true;
-                        safe_close(pidfd); /* autokill: the child dies with this close */
-                }
-        }
-
-        if (force_fallback) {
-                snprintf(ret->reason, sizeof(ret->reason), "fallback mode requested with --mode=fallback%s",
-                         r >= 0 ? " (the kernel supports autokill)" : "");
-                return;
-        }
-        if (r < 0)
-                return; /* reason already written */
-
-        ret->mode = SPAWN_MODE_AUTOKILL;
-        snprintf(ret->reason, sizeof(ret->reason),
-                 "clone3() accepts CLONE_AUTOREAP|CLONE_NNP|CLONE_PIDFD_AUTOKILL and pidfs reports exit status%s",
-                 ret->cap_sys_admin ? "" : "; no CAP_SYS_ADMIN, so every service gets CLONE_NNP");
 }

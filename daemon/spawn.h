@@ -2,12 +2,9 @@
 #pragma once
 
 /*
- * Creating service processes with clone3().
- *
- * spawn_probe() asks the kernel once, at start-up, whether it accepts the
- * Linux 7.1 flags (CLONE_AUTOREAP, CLONE_NNP, CLONE_PIDFD_AUTOKILL) and can
- * report an autoreaped child's exit status through PIDFD_GET_INFO. It never
- * looks at the kernel version.
+ * Creating service processes with clone3(). spawn-probe.h decides the mode
+ * once at start-up, spawn-path.h resolves the command, spawn-child.c is
+ * what the child runs until exec.
  *
  * spawn_process() creates one child. The parent prepares everything (argv,
  * envp, resolved path, uid/gid/groups); the child only applies it, in the
@@ -25,19 +22,9 @@
 #include <sys/types.h>
 
 #include "process.h"
-
-typedef struct SpawnProbe {
-        SpawnMode mode;
-        char reason[256];
-        uint64_t flags;    /* the flags the kernel accepted */
-        bool cap_sys_admin; /* autokill without CLONE_NNP is allowed */
-        int cap_last;       /* highest capability the kernel knows */
-} SpawnProbe;
-
-/* Probes the kernel. Never fails: a kernel without the flags gives
- * SPAWN_MODE_FALLBACK with the reason. force_fallback records that the
- * fallback was asked for. */
-void spawn_probe(bool force_fallback, SpawnProbe *ret);
+/* The callers of spawn_process() probe first and resolve the command first. */
+#include "spawn-path.h"
+#include "spawn-probe.h"
 
 /* The steps of child setup, in order. Their names are used in messages and
  * on the wire ("failed at setgroups"). */
@@ -131,10 +118,3 @@ int spawn_read_failure(int fd, SpawnFailure *ret);
  * spawn_process() (spawn.c). main() calls it first thing, while low
  * numbers are free; spawn_process() does otherwise, once. */
 int spawn_reserve_fds(void);
-
-/* Looks up a command name in a PATH-like list of directories; an absolute
- * or relative path containing '/' is returned as is. *ret is malloc'd.
- * -ENOENT when no executable file of that name exists. */
-int spawn_find_executable(const char *name, const char *search_path, char **ret);
-
-#define SPAWN_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit files: the reader of systemd's ini syntax and the table of keys that turns each assignment
+ * into a field of Unit. */
 #include "unit.h"
 
 #include <fcntl.h>
-#include <ini.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -15,32 +18,27 @@
 
 #include "basic/extract-word.h"
 #include "basic/parse-util.h"
+#include "basic/string-table.h"
 #include "basic/strv.h"
+#include "basic/unit-name.h"
+#include "basic/utf8.h"
 #include "logfile.h"
 
 /*
- * How the parser uses inih, and why it does not leave more to it.
+ * unit.c reads unit files: the reader (unit_parse_text()) turns the bytes into logical lines as
+ * systemd.syntax(7) says, and each "Key=value" goes through its row in unit_keys[], the table of
+ * every key svd knows, to a parser that sets one field of Unit.
  *
- * systemd's unit file syntax (systemd.syntax(7)) and inih's defaults disagree, and Debian's libinih
- * 55 is built with those defaults: a ';' after whitespace starts an inline comment (so
- * `ExecStart=/bin/sh -c "a ; b"` would lose everything from " ;"), an indented line continues the previous
- * value (systemd just strips the indentation), ':' separates a key as well as '=', a line longer
- * than INI_MAX_LINE (200 bytes) is silently cut into several "lines" (the rest turning into
- * parse errors with shifted line numbers), section names are cut at 49 bytes, a trailing
- * backslash is no continuation, and the handler gets no line number (no INI_HANDLER_LINENO).
- * Duplicate keys are simply passed on one by one, which is what we want.
- *
- * So unit_reader() does the line-level work: it counts lines, enforces the limits, drops
- * comments and blank lines, joins backslash continuations the way systemd does, and checks that
- * each logical line is a "[Section]" header or a "Key=value" assignment. It hands inih only a
- * normalised line, "[Section]" or "Key=", whose names it has checked to be short and plain, so
- * inih parses them exactly. inih tracks the section and calls unit_handler() once per
- * assignment; the handler takes the value, untouched, from the reader's copy of the line.
+ * No ini library: systemd's syntax and inih's (Debian's libinih 55) disagree on inline comments
+ * (a ';' after whitespace), indented continuation lines, ':' as a separator, lines longer than
+ * 200 bytes (silently cut into several), section names longer than 49 bytes, backslash
+ * continuations and line numbers (none in the handler). Every one of those has to be done by our
+ * own reader, after which the library would only remember the current section name.
  */
 
-/* Limits on input the parser holds beyond those in unit.h (STYLE guideline 14). */
+/* Limits on input the parser holds beyond those in unit.h: every size a unit file controls is bounded. */
 #define UNIT_KEY_NAME_MAX      64U  /* bytes in a key name */
-#define UNIT_SECTION_NAME_MAX  48U  /* bytes in a section name; inih keeps at most 49 */
+#define UNIT_SECTION_NAME_MAX  48U  /* bytes in a section name */
 #define UNIT_WANTED_BY_MAX     64U  /* words in all WantedBy= of one file */
 #define UNIT_USER_NAME_MAX     255U /* bytes in User=/Group= (LOGIN_NAME_MAX less the NUL) */
 #define UNIT_GROUPS_MAX        64U  /* SupplementaryGroups= entries */
@@ -74,16 +72,7 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
         [SERVICE_TYPE_ONESHOT] = "oneshot",
 };
 
-const char *service_type_to_string(ServiceType t) {
-        return t >= 0 && t < _SERVICE_TYPE_MAX ? service_type_table[t] : NULL;
-}
-
-ServiceType service_type_from_string(const char *s) {
-        for (ServiceType t = 0; s && t < _SERVICE_TYPE_MAX; t++)
-                if (streq(s, service_type_table[t]))
-                        return t;
-        return _SERVICE_TYPE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
 
 static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
         [UNIT_REQUIRES] = "Requires",
@@ -92,24 +81,8 @@ static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
         [UNIT_BEFORE] = "Before",
 };
 
-const char *unit_dependency_to_string(UnitDependency d) {
-        return d >= 0 && d < _UNIT_DEPENDENCY_MAX ? unit_dependency_table[d] : NULL;
-}
-
-const char *restart_policy_to_string(RestartPolicy p) {
-        if (p < 0 || p >= _RESTART_POLICY_MAX)
-                return NULL;
-        return restart_policy_table[p];
-}
-
-RestartPolicy restart_policy_from_string(const char *s) {
-        if (!s)
-                return _RESTART_POLICY_INVALID;
-        for (RestartPolicy p = 0; p < _RESTART_POLICY_MAX; p++)
-                if (streq(s, restart_policy_table[p]))
-                        return p;
-        return _RESTART_POLICY_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(unit_dependency, UnitDependency);
+DEFINE_STRING_TABLE_LOOKUP(restart_policy, RestartPolicy);
 
 typedef struct UnitParser {
         const char *path;
@@ -124,12 +97,13 @@ typedef struct UnitParser {
         size_t pos;
         unsigned physical_line; /* physical lines consumed so far */
 
-        /* The current logical line; key and value point into it while the handler runs. */
+        /* The current logical line; key and value point into it while its key is parsed. */
         char *line_buf;
         size_t line_len;
         unsigned line; /* its first physical line, for messages */
         const char *key;
         const char *value;
+        char section[UNIT_SECTION_NAME_MAX + 1]; /* of the last header; "" before the first */
 
         unsigned exec_start_line; /* 0: no ExecStart= in force */
         unsigned n_env_assignments;
@@ -142,42 +116,6 @@ typedef struct UnitParser {
 static void unit_parser_done(UnitParser *p) {
         free(p->line_buf);
         p->line_buf = NULL;
-}
-
-static bool utf8_is_valid(const char *s) {
-        const unsigned char *u = (const unsigned char *) s;
-
-        while (*u) {
-                size_t n;
-                uint32_t c;
-
-                if (*u < 0x80) {
-                        u++;
-                        continue;
-                } else if ((*u & 0xE0) == 0xC0) {
-                        n = 1;
-                        c = *u & 0x1F;
-                } else if ((*u & 0xF0) == 0xE0) {
-                        n = 2;
-                        c = *u & 0x0F;
-                } else if ((*u & 0xF8) == 0xF0) {
-                        n = 3;
-                        c = *u & 0x07;
-                } else
-                        return false;
-
-                for (size_t i = 1; i <= n; i++) {
-                        if ((u[i] & 0xC0) != 0x80)
-                                return false;
-                        c = c << 6 | (u[i] & 0x3F);
-                }
-                /* Refuse overlong forms, surrogates and anything past U+10FFFF. */
-                if ((n == 1 && c < 0x80) || (n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
-                    (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
-                        return false;
-                u += n + 1;
-        }
-        return true;
 }
 
 /* Bytes a user controls are quoted in messages with control characters escaped and at most
@@ -245,6 +183,10 @@ _printf_(4, 5) static int parser_error(UnitParser *p, int error, unsigned line, 
         return error;
 }
 
+static int parser_oom(UnitParser *p) {
+        return parser_error(p, -ENOMEM, p->line, "Out of memory");
+}
+
 /* "PATH:LINE: Invalid value 'VALUE' for KEY=: REASON" */
 _printf_(3, 4) static int invalid_value(UnitParser *p, int error, const char *format, ...) {
         _cleanup_free_ char *reason = NULL, *v = NULL;
@@ -255,11 +197,10 @@ _printf_(3, 4) static int invalid_value(UnitParser *p, int error, const char *fo
         k = vasprintf(&reason, format, ap);
         va_end(ap);
         if (k < 0)
-                return parser_error(p, -ENOMEM, p->line, "Out of memory");
-
+                return parser_oom(p);
         v = message_quote(p->value);
         if (!v)
-                return parser_error(p, -ENOMEM, p->line, "Out of memory");
+                return parser_oom(p);
 
         return parser_error(p, error, p->line, "Invalid value '%s' for %s=: %s", v, p->key, reason);
 }
@@ -300,59 +241,15 @@ static bool name_char_is_plain(char c) {
                c == '_' || c == '.';
 }
 
-/* Key and section names: short and made of characters inih treats as plain text. systemd's own
- * names are all letters; "X-Foo" extension names fit as well. */
-static bool ini_name_is_plain(const char *s, size_t n, size_t max) {
+/* Key and section names: short, letters, digits, '-', '_' and '.'. systemd's own names are all
+ * letters; "X-Foo" extension names fit as well. */
+static bool name_is_plain(const char *s, size_t n, size_t max) {
         if (n == 0 || n > max)
                 return false;
         for (size_t i = 0; i < n; i++)
                 if (!name_char_is_plain(s[i]))
                         return false;
         return true;
-}
-
-bool unit_name_is_valid(const char *name) {
-        size_t n;
-
-        if (!name)
-                return false;
-        n = strlen(name);
-        if (n == 0 || n > UNIT_NAME_MAX)
-                return false;
-        /* No hidden files, nothing that looks like an option to svctl. */
-        if (name[0] == '.' || name[0] == '-')
-                return false;
-        /* systemd's unit name characters (unit-name.c VALID_CHARS), so that what svd accepts
-         * systemd would as well: no '/', no whitespace, no control characters. */
-        for (size_t i = 0; i < n; i++) {
-                char c = name[i];
-                if (!name_char_is_plain(c) && c != ':' && c != '@' && c != '\\')
-                        return false;
-        }
-        return true;
-}
-
-int unit_name_from_filename(const char *filename, char **ret) {
-        static const char suffix[] = ".service";
-        size_t n;
-        char *name;
-
-        assert(filename);
-        assert(ret);
-
-        n = strlen(filename);
-        if (n <= strlen(suffix) || !streq(filename + n - strlen(suffix), suffix))
-                return -EINVAL;
-
-        name = strndup(filename, n - strlen(suffix));
-        if (!name)
-                return -ENOMEM;
-        if (!unit_name_is_valid(name)) {
-                free(name);
-                return -EINVAL;
-        }
-        *ret = name;
-        return 0;
 }
 
 Unit *unit_free(Unit *u) {
@@ -425,7 +322,7 @@ static int parse_string_value(UnitParser *p, char **ret) {
 
         r = unescape_specifiers(p->value, &s, &bad);
         if (r == -ENOMEM)
-                return parser_error(p, r, p->line, "Out of memory");
+                return r;
         if (r < 0)
                 return invalid_specifier(p, bad);
         if (!utf8_is_valid(s))
@@ -444,7 +341,7 @@ static int unescape_words(UnitParser *p, char **words) {
                         continue;
                 r = unescape_specifiers(*w, &s, &bad);
                 if (r == -ENOMEM)
-                        return parser_error(p, r, p->line, "Out of memory");
+                        return r;
                 if (r < 0)
                         return invalid_specifier(p, bad);
                 free(*w);
@@ -487,739 +384,169 @@ static int unescape_dollars(UnitParser *p, char **words) {
         return 0;
 }
 
-static int parse_description(UnitParser *p) {
+/* ---- the keys ----
+ *
+ * Every key is one row of unit_keys[] below: section, name, parser, the field of Unit it sets,
+ * and what that parser needs besides. A parser gets the field's address; it returns 0, or the
+ * error of invalid_value() (which records the message), or -ENOMEM alone, which unit_parse_key()
+ * reports (the one out-of-memory path). An empty assignment resets the key to its default, which
+ * for the scalar fields is their value in unit_defaults.
+ */
+
+typedef struct UnitKey UnitKey;
+typedef int (*UnitKeyParser)(UnitParser *p, const UnitKey *k, void *field);
+
+struct UnitKey {
+        const char *section;
+        const char *name;
+        UnitKeyParser parse; /* NULL: a systemd key svd does not implement yet */
+        size_t offset;       /* of the field in Unit */
+        size_t size;         /* of the field */
+        unsigned flags;      /* KEY_* */
+        uint64_t max;        /* for numbers: the largest accepted */
+        size_t aux_offset;   /* a second field of Unit the parser sets */
+        const char *expected; /* the reason in "Invalid value ..." messages, where the parser has none */
+};
+
+#define UNIT_FIELD(f) .offset = offsetof(Unit, f), .size = sizeof(((Unit *) NULL)->f)
+/* A systemd key svd does not implement yet: a warning of its own rather than "Unknown key". */
+#define KEY_NOT_YET(s, n) { .section = (s), .name = (n) }
+
+enum {
+        KEY_SEC_0_IS_INFINITY = 1U << 0, /* 0 means no timeout, like "infinity" (config_parse_sec_fix_0) */
+        KEY_SEC_INFINITY_IS_0 = 1U << 1, /* "infinity" means off, stored as 0 */
+        KEY_SEC_NO_INFINITY = 1U << 2,   /* "infinity" is refused */
+        KEY_POSITIVE = 1U << 3,          /* numbers: 0 is refused */
+        KEY_SIZE_INFINITY_IS_0 = 1U << 4, /* sizes: "infinity" is stored as 0 */
+        KEY_BOUNDING_SET = 1U << 5,      /* capabilities: CapabilityBoundingSet= (else ambient) */
+};
+
+/* What a new unit holds before its file is read, and what an empty assignment of a scalar key
+ * goes back to. */
+static const Unit unit_defaults = {
+        .restart = RESTART_NO,
+        .restart_usec = UNIT_RESTART_USEC_DEFAULT,
+        .restart_max_delay_usec = USEC_INFINITY,
+        .start_limit_interval_usec = UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT,
+        .start_limit_burst = UNIT_START_LIMIT_BURST_DEFAULT,
+        .type = SERVICE_TYPE_SIMPLE,
+        .timeout_start_usec = UNIT_TIMEOUT_START_USEC_DEFAULT,
+        .kill_signal = SIGTERM,
+        .timeout_stop_usec = UNIT_TIMEOUT_STOP_USEC_DEFAULT,
+        .capability_bounding_set = UNIT_CAPABILITIES_ALL,
+        .umask = -1,
+        .private_pids = -1,
+        .memory_max = UINT64_MAX,
+        .tasks_max = UINT64_MAX,
+        .std_output = LOG_OUTPUT_LOG,
+        .std_error = LOG_OUTPUT_INHERIT,
+        .log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT,
+        .log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT,
+};
+
+static int key_reset(const UnitKey *k, void *field) {
+        memcpy(field, (const uint8_t *) &unit_defaults + k->offset, k->size);
+        return 0;
+}
+
+/* Stores v in an unsigned field of k->size bytes. */
+static void key_store_unsigned(const UnitKey *k, void *field, uint64_t v) {
+        if (k->size == sizeof(uint64_t))
+                *(uint64_t *) field = v;
+        else {
+                assert(k->size == sizeof(unsigned) && v <= UINT_MAX);
+                *(unsigned *) field = (unsigned) v;
+        }
+}
+
+static void free_and_replace(char **field, char *s) {
+        free(*field);
+        *field = s;
+}
+
+/* Description=: "%%" unescaped, valid UTF-8. */
+static int parse_string(UnitParser *p, const UnitKey *k, void *field) {
         char *s;
         int r;
 
         if (isempty(p->value)) {
-                free(p->unit->description);
-                p->unit->description = NULL;
+                free_and_replace(field, NULL);
                 return 0;
         }
         r = parse_string_value(p, &s);
         if (r < 0)
                 return r;
-        free(p->unit->description);
-        p->unit->description = s;
+        free_and_replace(field, s);
         return 0;
 }
 
-static int parse_type(UnitParser *p) {
-        static const char *const systemd_types[] = { "forking", "dbus", "notify-reload", "idle" };
-        ServiceType t;
-
-        if (isempty(p->value)) {
-                p->unit->type = SERVICE_TYPE_SIMPLE;
-                return 0;
-        }
-        t = service_type_from_string(p->value);
-        if (t >= 0) {
-                p->unit->type = t;
-                return 0;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
-                if (streq(p->value, systemd_types[i]))
-                        return invalid_value(p, -EOPNOTSUPP,
-                                             "not supported (supported: simple, exec, notify, oneshot)");
-        return invalid_value(p, -EINVAL, "expected simple, exec, notify or oneshot");
-}
-
-static int parse_bool_key(UnitParser *p, bool *field, bool dflt) {
+/* Booleans; a field of int size is a tristate whose default (-1) an empty assignment restores. */
+static int parse_bool_key(UnitParser *p, const UnitKey *k, void *field) {
         bool b;
         int r;
 
-        if (isempty(p->value)) {
-                *field = dflt;
-                return 0;
-        }
+        if (isempty(p->value))
+                return key_reset(k, field);
         r = parse_boolean(p->value, &b);
         if (r < 0)
                 return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
-        *field = b;
+        if (k->size == sizeof(int))
+                *(int *) field = b;
+        else
+                *(bool *) field = b;
         return 0;
 }
 
-static int parse_remain_after_exit(UnitParser *p) {
-        return parse_bool_key(p, &p->unit->remain_after_exit, false);
-}
-
-/* A time span where 0 and "infinity" both mean "no timeout" (systemd's config_parse_sec_fix_0). */
-static int parse_timeout(UnitParser *p, uint64_t *field, uint64_t dflt) {
+/* Time spans, as systemd's config_parse_sec() and its variants (k->flags). */
+static int parse_sec_key(UnitParser *p, const UnitKey *k, void *field) {
         uint64_t usec;
         int r;
 
-        if (isempty(p->value)) {
-                *field = dflt;
-                return 0;
-        }
+        if (isempty(p->value))
+                return key_reset(k, field);
         r = parse_sec(p->value, &usec);
         if (r < 0)
-                return invalid_value(p, r, "expected a time span such as '90s' or '5min', or 'infinity'");
-        *field = usec == 0 ? USEC_INFINITY : usec;
-        return 0;
-}
-
-static int parse_timeout_start_sec(UnitParser *p) {
-        return parse_timeout(p, &p->unit->timeout_start_usec, UNIT_TIMEOUT_START_USEC_DEFAULT);
-}
-
-/* TimeoutSec= sets both, as in systemd. */
-static int parse_timeout_sec(UnitParser *p) {
-        int r = parse_timeout(p, &p->unit->timeout_start_usec, UNIT_TIMEOUT_START_USEC_DEFAULT);
-        if (r < 0)
-                return r;
-        return parse_timeout(p, &p->unit->timeout_stop_usec, UNIT_TIMEOUT_STOP_USEC_DEFAULT);
-}
-
-static int parse_watchdog_sec(UnitParser *p) {
-        uint64_t usec;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->watchdog_usec = 0;
-                return 0;
-        }
-        r = parse_sec(p->value, &usec);
-        if (r < 0)
-                return invalid_value(p, r, "expected a time span such as '10s', or 0 to switch it off");
-        p->unit->watchdog_usec = usec == USEC_INFINITY ? 0 : usec;
-        return 0;
-}
-
-static int parse_restart_steps(UnitParser *p) {
-        uint64_t n;
-
-        if (isempty(p->value)) {
-                p->unit->restart_steps = 0;
-                return 0;
-        }
-        if (safe_atou64(p->value, &n) < 0 || n > UNIT_RESTART_STEPS_MAX)
-                return invalid_value(p, -ERANGE, "expected a number from 0 to %u", UNIT_RESTART_STEPS_MAX);
-        p->unit->restart_steps = (unsigned) n;
-        return 0;
-}
-
-static int parse_restart_max_delay_sec(UnitParser *p) {
-        uint64_t usec;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->restart_max_delay_usec = USEC_INFINITY;
-                return 0;
-        }
-        r = parse_sec(p->value, &usec);
-        if (r < 0)
-                return invalid_value(p, r, "expected a time span such as '1min', or 'infinity'");
-        p->unit->restart_max_delay_usec = usec;
-        return 0;
-}
-
-static int parse_start_limit_interval_sec(UnitParser *p) {
-        uint64_t usec;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->start_limit_interval_usec = UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT;
-                return 0;
-        }
-        r = parse_sec(p->value, &usec);
-        if (r < 0)
-                return invalid_value(p, r, "expected a time span such as '10s', or 0 for no limit");
-        /* systemd: "infinity" is accepted and means what it says, 0 switches the limit off. */
-        p->unit->start_limit_interval_usec = usec;
-        return 0;
-}
-
-static int parse_start_limit_burst(UnitParser *p) {
-        uint64_t n;
-
-        if (isempty(p->value)) {
-                p->unit->start_limit_burst = UNIT_START_LIMIT_BURST_DEFAULT;
-                return 0;
-        }
-        if (safe_atou64(p->value, &n) < 0 || n > UINT_MAX)
-                return invalid_value(p, -ERANGE, "expected a number (0: no limit)");
-        p->unit->start_limit_burst = (unsigned) n;
-        return 0;
-}
-
-/* Requires= Wants= After= Before=: space-separated unit names, with or without ".service"; an empty
- * assignment resets the list. Other unit types (targets, sockets, ...) do not exist in svd: a
- * warning, as systemd's ordering against a unit that is not loaded is a no-op. */
-static int parse_dependency(UnitParser *p, UnitDependency d) {
-        static const char *const other_types[] = { "target", "socket", "mount",     "automount", "swap", "timer",
-                                                   "path",   "slice",  "scope",     "device",    NULL };
-        char ***list = &p->unit->dependencies[d];
-        const char *v = p->value;
-        int r;
-
-        if (isempty(v)) {
-                *list = strv_free(*list);
-                return 0;
-        }
-        for (;;) {
-                _cleanup_free_ char *word = NULL, *name = NULL;
-                char bad;
-
-                r = extract_first_word(&v, &word);
-                if (r == -ENOMEM)
-                        return parser_error(p, r, p->line, "Out of memory");
-                if (r < 0)
-                        return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
-                if (r == 0)
-                        break;
-                r = unescape_specifiers(word, &name, &bad);
-                if (r == -ENOMEM)
-                        return parser_error(p, r, p->line, "Out of memory");
-                if (r < 0)
-                        return invalid_specifier(p, bad);
-
-                size_t l = strlen(name);
-                const char *dot = strrchr(name, '.');
-                if (l > 8 && streq(name + l - 8, ".service"))
-                        name[l - 8] = '\0';
-                else if (dot && strv_contains((char **) other_types, dot + 1)) {
-                        /* "network.target", "foo.socket": a unit type svd does not have. */
-                        _cleanup_free_ char *q = message_quote(name);
-                        if (!q)
-                                return parser_error(p, -ENOMEM, p->line, "Out of memory");
-                        parser_warn(p, "%s=%s: svd has only services, ignoring.", unit_dependency_to_string(d),
-                                    q);
-                        continue;
-                }
-                if (!unit_name_is_valid(name)) {
-                        _cleanup_free_ char *q = message_quote(name);
-                        return invalid_value(p, -EINVAL, "'%s' is not a valid unit name", q ?: "");
-                }
-                if (strv_contains(*list, name))
-                        continue;
-                if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
-                        return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
-                r = strv_consume(list, TAKE_PTR(name));
-                if (r < 0)
-                        return parser_error(p, r, p->line, "Out of memory");
-        }
-        return 0;
-}
-
-static int parse_requires(UnitParser *p) {
-        return parse_dependency(p, UNIT_REQUIRES);
-}
-
-static int parse_wants(UnitParser *p) {
-        return parse_dependency(p, UNIT_WANTS);
-}
-
-static int parse_after(UnitParser *p) {
-        return parse_dependency(p, UNIT_AFTER);
-}
-
-static int parse_before(UnitParser *p) {
-        return parse_dependency(p, UNIT_BEFORE);
-}
-
-static int parse_exec_start(UnitParser *p) {
-        _cleanup_strv_free_ char **argv = NULL;
-        const char *cmd;
-        int r;
-
-        /* An empty assignment resets the list, as in systemd (useful after an earlier one). */
-        if (isempty(p->value)) {
-                p->unit->exec_start = strv_free(p->unit->exec_start);
-                p->exec_start_line = 0;
-                return 0;
-        }
-
-        /* systemd allows several only for Type=oneshot; svd runs exactly one command. */
-        if (p->exec_start_line > 0)
-                return parser_error(
-                        p, -EINVAL, p->line,
-                        "Duplicate ExecStart= (the first one is on line %u); only one is allowed",
-                        p->exec_start_line);
-
-        r = split_exec_line(p->value, UNIT_ARGV_MAX, &argv);
-        if (r == -ENOMEM)
-                return parser_error(p, r, p->line, "Out of memory");
-        if (r == -E2BIG)
-                return invalid_value(p, r, "more than %u words", UNIT_ARGV_MAX);
-        if (r == -EOPNOTSUPP)
-                return invalid_value(p, r,
-                                     "several commands separated by ';' are not supported; "
-                                     "write '\\;' for a literal ';'");
-        if (r < 0)
-                return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
-
-        r = unescape_words(p, argv);
-        if (r < 0)
-                return r;
-        r = unescape_dollars(p, argv);
-        if (r < 0)
-                return r;
-
-        cmd = argv[0];
-        if (!cmd)
-                return invalid_value(p, -EINVAL, "no command");
-        /* systemd's prefixes ("-", "@", ":", "+", "!", "|") change how the command runs; running the
-         * command without that meaning would be wrong, so they are refused until supported. */
-        if (cmd[0] != '\0' && strchr("-@:+!|", cmd[0]))
-                return invalid_value(p, -EOPNOTSUPP, "the prefix '%c' is not supported", cmd[0]);
-        if (cmd[0] == '\0' || streq(cmd, ".") || streq(cmd, ".."))
-                return invalid_value(p, -EINVAL,
-                                     "the command must be an absolute path or a plain file name");
-        /* A plain name is looked up in $PATH by the manager; a relative path would depend on svd's
-         * working directory. */
-        if (strchr(cmd, '/') && cmd[0] != '/')
-                return invalid_value(p, -EINVAL,
-                                     "the command must be an absolute path or a plain file name");
-        if (strlen(cmd) >= PATH_MAX)
-                return invalid_value(p, -ENAMETOOLONG, "the command path is too long");
-
-        p->unit->exec_start = TAKE_PTR(argv);
-        p->exec_start_line = p->line;
-        return 0;
-}
-
-static int parse_working_directory(UnitParser *p) {
-        Unit *u = p->unit;
-        _cleanup_free_ char *s = NULL;
-        const char *v = p->value;
-        bool missing_ok = false;
-        int r;
-
-        if (isempty(v)) {
-                free(u->working_directory);
-                u->working_directory = NULL;
-                u->working_directory_home = false;
-                u->working_directory_missing_ok = false;
-                return 0;
-        }
-
-        if (v[0] == '-') {
-                missing_ok = true;
-                v++;
-        }
-
-        if (streq(v, "~")) {
-                free(u->working_directory);
-                u->working_directory = NULL;
-                u->working_directory_home = true;
-                u->working_directory_missing_ok = missing_ok;
-                return 0;
-        }
-
-        r = parse_string_value(p, &s);
-        if (r < 0)
-                return r;
-        if (missing_ok)
-                memmove(s, s + 1, strlen(s)); /* the '-' is no specifier, so it is still first */
-        if (s[0] != '/')
-                return invalid_value(p, -EINVAL, "expected an absolute path or '~'");
-        if (strlen(s) >= PATH_MAX)
-                return invalid_value(p, -ENAMETOOLONG, "the path is too long");
-
-        free(u->working_directory);
-        u->working_directory = TAKE_PTR(s);
-        u->working_directory_home = false;
-        u->working_directory_missing_ok = missing_ok;
-        return 0;
-}
-
-static int parse_environment(UnitParser *p) {
-        _cleanup_strv_free_ char **l = NULL;
-        int r;
-
-        /* An empty assignment drops everything set so far. */
-        if (isempty(p->value)) {
-                p->unit->environment = strv_free(p->unit->environment);
-                return 0;
-        }
-
-        /* Counted over the whole file, overridden ones included, so that the work stays bounded. */
-        r = split_env_assignments(p->value, UNIT_ENV_MAX - p->n_env_assignments, &l);
-        if (r == -ENOMEM)
-                return parser_error(p, r, p->line, "Out of memory");
-        if (r == -E2BIG)
-                return invalid_value(p, r, "more than %u assignments in this file", UNIT_ENV_MAX);
-        if (r < 0)
-                return invalid_value(p, r,
-                                     "expected NAME=VALUE assignments separated by spaces, NAME made of "
-                                     "letters, digits and '_', values quoted as in systemd");
-        p->n_env_assignments += (unsigned) strv_length(l);
-
-        r = unescape_words(p, l);
-        if (r < 0)
-                return r;
-
-        for (char **a = l; *a; a++) {
-                r = strv_env_replace_consume(&p->unit->environment, TAKE_PTR(*a));
-                if (r < 0)
-                        return parser_error(p, r, p->line, "Out of memory");
-        }
-        return 0;
-}
-
-/* systemd's valid_user_group_name() in its relaxed mode, or a number. */
-static bool user_group_name_is_valid(const char *s) {
-        size_t n = strlen(s);
-        uid_t id;
-
-        if (parse_uid(s, &id) >= 0)
-                return true;
-
-        if (n == 0 || n > UNIT_USER_NAME_MAX)
-                return false;
-        if (s[0] == ' ' || s[n - 1] == ' ')
-                return false;
-        if (streq(s, ".") || streq(s, ".."))
-                return false;
-        /* ':' separates /etc/passwd fields and '/' would make a path of a home directory. */
-        if (strpbrk(s, ":/"))
-                return false;
-        for (const char *c = s; *c; c++)
-                if ((unsigned char) *c < 0x20 || *c == 0x7F)
-                        return false;
-        /* Numbers that are no valid id (65535, -1, too large) must not pass as names. */
-        if (strspn(s, "0123456789") == n)
-                return false;
-        if (s[0] == '-' && strspn(s + 1, "0123456789") == n - 1)
-                return false;
-        return utf8_is_valid(s);
-}
-
-static int parse_user_or_group(UnitParser *p, char **field) {
-        _cleanup_free_ char *s = NULL;
-        int r;
-
-        if (isempty(p->value)) {
-                free(*field);
-                *field = NULL;
-                return 0;
-        }
-        r = parse_string_value(p, &s);
-        if (r < 0)
-                return r;
-        if (!user_group_name_is_valid(s))
-                return invalid_value(p, -EINVAL, "not a valid %s name or id",
-                                     field == &p->unit->user ? "user" : "group");
-        free(*field);
-        *field = TAKE_PTR(s);
-        return 0;
-}
-
-static int parse_user(UnitParser *p) {
-        return parse_user_or_group(p, &p->unit->user);
-}
-
-static int parse_group(UnitParser *p) {
-        return parse_user_or_group(p, &p->unit->group);
-}
-
-static int parse_restart(UnitParser *p) {
-        RestartPolicy r;
-
-        if (isempty(p->value)) {
-                p->unit->restart = RESTART_NO;
-                return 0;
-        }
-        r = restart_policy_from_string(p->value);
-        if (r < 0)
-                return invalid_value(p, -EINVAL,
-                                     "expected one of: no, on-success, on-failure, on-abnormal, on-watchdog, "
-                                     "on-abort, always");
-        p->unit->restart = r;
-        return 0;
-}
-
-static int parse_restart_sec(UnitParser *p) {
-        uint64_t usec;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->restart_usec = UNIT_RESTART_USEC_DEFAULT;
-                return 0;
-        }
-        r = parse_sec(p->value, &usec);
-        if (r < 0)
-                return invalid_value(p, r, "expected a time span such as '500ms', '2s' or '1min 30s'");
-        /* systemd takes "infinity" and then never restarts; say Restart=no for that. */
-        if (usec == USEC_INFINITY)
+                return invalid_value(p, r, "%s", k->expected);
+        if ((k->flags & KEY_SEC_NO_INFINITY) && usec == USEC_INFINITY)
+                /* systemd takes "infinity" for RestartSec= and then never restarts; say Restart=no. */
                 return invalid_value(p, -ERANGE, "'infinity' is not allowed, use Restart=no");
-        p->unit->restart_usec = usec;
+        if ((k->flags & KEY_SEC_0_IS_INFINITY) && usec == 0)
+                usec = USEC_INFINITY;
+        else if ((k->flags & KEY_SEC_INFINITY_IS_0) && usec == USEC_INFINITY)
+                usec = 0;
+        *(uint64_t *) field = usec;
         return 0;
 }
 
-static int parse_kill_signal(UnitParser *p) {
-        int sig, r;
+static const UnitKey *unit_key_find(const char *section, const char *name);
 
-        if (isempty(p->value)) {
-                p->unit->kill_signal = SIGTERM;
-                return 0;
-        }
-        r = signal_from_string(p->value, &sig);
-        if (r < 0)
-                return invalid_value(p, r, "expected a signal name such as 'SIGTERM' or 'INT', or a number");
-        p->unit->kill_signal = sig;
-        return 0;
-}
+/* TimeoutSec= sets TimeoutStartSec= and TimeoutStopSec=, as in systemd: through their rows. */
+static int parse_timeout_sec(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const keys[] = { "TimeoutStartSec", "TimeoutStopSec" };
 
-static int parse_timeout_stop_sec(UnitParser *p) {
-        uint64_t usec;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->timeout_stop_usec = UNIT_TIMEOUT_STOP_USEC_DEFAULT;
-                return 0;
-        }
-        r = parse_sec(p->value, &usec);
-        if (r < 0)
-                return invalid_value(p, r, "expected a time span such as '90s' or '5min', or 'infinity'");
-        /* As in systemd (config_parse_sec_fix_0), 0 disables the timeout like "infinity". */
-        p->unit->timeout_stop_usec = usec == 0 ? USEC_INFINITY : usec;
-        return 0;
-}
-
-static int parse_no_new_privileges(UnitParser *p) {
-        bool b;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->no_new_privileges = false;
-                return 0;
-        }
-        r = parse_boolean(p->value, &b);
-        if (r < 0)
-                return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
-        p->unit->no_new_privileges = b;
-        return 0;
-}
-
-/* svd has no targets. A unit wanted by default.target, or by multi-user.target (what "the system
- * has started" means for most services, and what `systemctl enable` units usually name), starts
- * when svd starts. */
-static int parse_wanted_by(UnitParser *p) {
-        static const char *const default_targets[] = { "default.target", "multi-user.target" };
-        const char *v = p->value;
-        int r;
-
-        if (isempty(v)) {
-                p->unit->wanted_by_default = false;
-                return 0;
-        }
-
-        for (;;) {
-                _cleanup_free_ char *word = NULL, *target = NULL;
-                bool is_default = false;
-                char bad;
-
-                r = extract_first_word(&v, &word);
-                if (r == -ENOMEM)
-                        return parser_error(p, r, p->line, "Out of memory");
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                const UnitKey *t = unit_key_find("Service", keys[i]);
+                assert(t);
+                int r = t->parse(p, t, (uint8_t *) p->unit + t->offset);
                 if (r < 0)
-                        return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
-                if (r == 0)
-                        break;
-                if (++p->n_wanted_by > UNIT_WANTED_BY_MAX)
-                        return invalid_value(p, -E2BIG, "more than %u targets in this file",
-                                             UNIT_WANTED_BY_MAX);
-
-                r = unescape_specifiers(word, &target, &bad);
-                if (r == -ENOMEM)
-                        return parser_error(p, r, p->line, "Out of memory");
-                if (r < 0)
-                        return invalid_specifier(p, bad);
-
-                for (size_t i = 0; i < ELEMENTSOF(default_targets); i++)
-                        if (streq(target, default_targets[i]))
-                                is_default = true;
-                if (is_default)
-                        p->unit->wanted_by_default = true;
-                else {
-                        _cleanup_free_ char *q = message_quote(target);
-                        if (!q)
-                                return parser_error(p, -ENOMEM, p->line, "Out of memory");
-                        parser_warn(p,
-                                    "Target '%s' in WantedBy= is not supported (only default.target and "
-                                    "multi-user.target), ignoring.",
-                                    q);
-                }
+                        return r;
         }
         return 0;
 }
 
-static int parse_supplementary_groups(UnitParser *p) {
-        _cleanup_strv_free_ char **l = NULL;
-        int r;
+/* Numbers from 0 (1 with KEY_POSITIVE) to k->max. */
+static int parse_unsigned_key(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t min = (k->flags & KEY_POSITIVE) ? 1 : 0, n;
 
-        if (isempty(p->value)) {
-                p->unit->supplementary_groups = strv_free(p->unit->supplementary_groups);
-                return 0;
+        if (isempty(p->value))
+                return key_reset(k, field);
+        if (safe_atou64(p->value, &n) < 0 || n < min || n > k->max) {
+                if (k->expected)
+                        return invalid_value(p, -ERANGE, "%s", k->expected);
+                return invalid_value(p, -ERANGE, "expected a number from %" PRIu64 " to %" PRIu64, min,
+                                     k->max);
         }
-        r = split_exec_line(p->value, UNIT_GROUPS_MAX, &l);
-        if (r == -ENOMEM)
-                return parser_error(p, r, p->line, "Out of memory");
-        if (r < 0)
-                return invalid_value(p, r, "expected group names or numbers separated by spaces");
-        for (char **g = l; *g; g++) {
-                if (!user_group_name_is_valid(*g))
-                        return invalid_value(p, -EINVAL, "not a valid group name or id");
-                r = strv_extend(&p->unit->supplementary_groups, *g);
-                if (r < 0)
-                        return parser_error(p, r, p->line, "Out of memory");
-        }
-        if (strv_length(p->unit->supplementary_groups) > UNIT_GROUPS_MAX)
-                return invalid_value(p, -E2BIG, "more than %u groups", UNIT_GROUPS_MAX);
-        return 0;
-}
-
-/* "CAP_NET_ADMIN cap_chown ~CAP_SYS_TIME": a leading '~' inverts the whole list, as in systemd.
- * Names go through libcap-ng, so that they match the running kernel's list. */
-static int parse_capability_list(UnitParser *p, uint64_t *ret, bool *ret_invert) {
-        _cleanup_strv_free_ char **l = NULL;
-        const char *v = p->value;
-        bool invert = false;
-        uint64_t mask = 0;
-        int r;
-
-        if (*v == '~') {
-                invert = true;
-                v++;
-        }
-        r = split_exec_line(v, 64, &l);
-        if (r == -ENOMEM)
-                return parser_error(p, r, p->line, "Out of memory");
-        if (r < 0)
-                return invalid_value(p, r, "expected capability names such as 'CAP_NET_BIND_SERVICE'");
-        for (char **c = l; *c; c++) {
-                const char *name = *c;
-                if (strncasecmp(name, "cap_", 4) == 0)
-                        name += 4;
-                int cap = capng_name_to_capability(name);
-                if (cap < 0 || cap >= 64)
-                        return invalid_value(p, -EINVAL, "unknown capability");
-                mask |= UINT64_C(1) << cap;
-        }
-        *ret = mask;
-        *ret_invert = invert;
-        return 0;
-}
-
-static int parse_capability_bounding_set(UnitParser *p) {
-        uint64_t mask;
-        bool invert;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->capability_bounding_set = UNIT_CAPABILITIES_ALL;
-                return 0;
-        }
-        r = parse_capability_list(p, &mask, &invert);
-        if (r < 0)
-                return r;
-        /* Several assignments combine as in systemd: positive lists add up, "~" ones take away. */
-        if (invert)
-                p->unit->capability_bounding_set &= ~mask;
-        else if (p->unit->capability_bounding_set == UNIT_CAPABILITIES_ALL)
-                p->unit->capability_bounding_set = mask;
-        else
-                p->unit->capability_bounding_set |= mask;
-        return 0;
-}
-
-static int parse_ambient_capabilities(UnitParser *p) {
-        uint64_t mask;
-        bool invert;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->ambient_capabilities = 0;
-                return 0;
-        }
-        r = parse_capability_list(p, &mask, &invert);
-        if (r < 0)
-                return r;
-        if (invert)
-                p->unit->ambient_capabilities &= ~mask;
-        else
-                p->unit->ambient_capabilities |= mask;
-        return 0;
-}
-
-static int parse_umask(UnitParser *p) {
-        char *end;
-
-        if (isempty(p->value)) {
-                p->unit->umask = -1;
-                return 0;
-        }
-        errno = 0;
-        unsigned long m = strtoul(p->value, &end, 8);
-        if (errno != 0 || *end || end == p->value || m > 0777 || p->value[0] == '-' || p->value[0] == '+')
-                return invalid_value(p, -EINVAL, "expected an octal mode such as '0027'");
-        p->unit->umask = (int) m;
-        return 0;
-}
-
-static int parse_rlimit_value(const char *s, uint64_t *ret) {
-        if (streq(s, "infinity")) {
-                *ret = RLIM_INFINITY;
-                return 0;
-        }
-        return safe_atou64(s, ret);
-}
-
-/* "N", "soft:hard" or "infinity", as systemd's LimitXXX=. */
-static int parse_limit(UnitParser *p, struct rlimit_setting *l) {
-        uint64_t soft, hard;
-        int r;
-
-        if (isempty(p->value)) {
-                *l = (struct rlimit_setting){};
-                return 0;
-        }
-        const char *colon = strchr(p->value, ':');
-        if (colon) {
-                _cleanup_free_ char *a = strndup(p->value, (size_t) (colon - p->value));
-                if (!a)
-                        return parser_error(p, -ENOMEM, p->line, "Out of memory");
-                r = parse_rlimit_value(a, &soft);
-                if (r >= 0)
-                        r = parse_rlimit_value(colon + 1, &hard);
-        } else {
-                r = parse_rlimit_value(p->value, &soft);
-                hard = soft;
-        }
-        if (r < 0)
-                return invalid_value(p, r, "expected a number, 'infinity' or 'SOFT:HARD'");
-        if (soft > hard)
-                return invalid_value(p, -EINVAL, "the soft limit is above the hard limit");
-        *l = (struct rlimit_setting){ .set = true, .soft = soft, .hard = hard };
-        return 0;
-}
-
-static int parse_limit_nofile(UnitParser *p) {
-        return parse_limit(p, &p->unit->limit_nofile);
-}
-
-static int parse_limit_nproc(UnitParser *p) {
-        return parse_limit(p, &p->unit->limit_nproc);
-}
-
-static int parse_limit_core(UnitParser *p) {
-        return parse_limit(p, &p->unit->limit_core);
-}
-
-static int parse_private_pids(UnitParser *p) {
-        bool b;
-        int r;
-
-        if (isempty(p->value)) {
-                p->unit->private_pids = -1;
-                return 0;
-        }
-        r = parse_boolean(p->value, &b);
-        if (r < 0)
-                return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
-        p->unit->private_pids = b;
+        key_store_unsigned(k, field, n);
         return 0;
 }
 
@@ -1254,40 +581,484 @@ static int parse_size_or_infinity(const char *s, uint64_t *ret) {
         return 0;
 }
 
-static int parse_memory_max(UnitParser *p) {
+/* MemoryMax=, LogRotateSize=: sizes, "infinity" as UINT64_MAX (or 0 with KEY_SIZE_INFINITY_IS_0). */
+static int parse_size_key(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t v;
         int r;
-        if (isempty(p->value)) {
-                p->unit->memory_max = UINT64_MAX;
-                return 0;
-        }
-        r = parse_size_or_infinity(p->value, &p->unit->memory_max);
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        r = parse_size_or_infinity(p->value, &v);
+        if (r == -ENOMEM)
+                return r;
         if (r < 0)
-                return invalid_value(p, r, "expected a size such as '512M' or '2G', or 'infinity'");
+                return invalid_value(p, r, "%s", k->expected);
+        if ((k->flags & KEY_SIZE_INFINITY_IS_0) && v == UINT64_MAX)
+                v = 0;
+        *(uint64_t *) field = v;
         return 0;
 }
 
-static int parse_tasks_max(UnitParser *p) {
+/* TasksMax=: a positive number or "infinity". */
+static int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t *v = field;
         int r;
-        if (isempty(p->value)) {
-                p->unit->tasks_max = UINT64_MAX;
-                return 0;
-        }
-        r = streq(p->value, "infinity") ? (p->unit->tasks_max = UINT64_MAX, 0)
-                                        : safe_atou64(p->value, &p->unit->tasks_max);
-        if (r < 0 || p->unit->tasks_max == 0)
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        r = streq(p->value, "infinity") ? (*v = UINT64_MAX, 0) : safe_atou64(p->value, v);
+        if (r < 0 || *v == 0)
                 return invalid_value(p, r < 0 ? r : -EINVAL, "expected a positive number or 'infinity'");
         return 0;
 }
 
-static int parse_cpu_weight(UnitParser *p) {
-        uint64_t w;
-        if (isempty(p->value)) {
-                p->unit->cpu_weight = 0;
+static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const systemd_types[] = { "forking", "dbus", "notify-reload", "idle" };
+        ServiceType t;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        t = service_type_from_string(p->value);
+        if (t >= 0) {
+                *(ServiceType *) field = t;
                 return 0;
         }
-        if (safe_atou64(p->value, &w) < 0 || w < 1 || w > 10000)
-                return invalid_value(p, -ERANGE, "expected a number from 1 to 10000");
-        p->unit->cpu_weight = w;
+        for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
+                if (streq(p->value, systemd_types[i]))
+                        return invalid_value(p, -EOPNOTSUPP,
+                                             "not supported (supported: simple, exec, notify, oneshot)");
+        return invalid_value(p, -EINVAL, "expected simple, exec, notify or oneshot");
+}
+
+static int parse_restart(UnitParser *p, const UnitKey *k, void *field) {
+        RestartPolicy r;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        r = restart_policy_from_string(p->value);
+        if (r < 0)
+                return invalid_value(p, -EINVAL,
+                                     "expected one of: no, on-success, on-failure, on-abnormal, on-watchdog, "
+                                     "on-abort, always");
+        *(RestartPolicy *) field = r;
+        return 0;
+}
+
+static int parse_signal(UnitParser *p, const UnitKey *k, void *field) {
+        int sig, r;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        r = signal_from_string(p->value, &sig);
+        if (r < 0)
+                return invalid_value(p, r, "expected a signal name such as 'SIGTERM' or 'INT', or a number");
+        *(int *) field = sig;
+        return 0;
+}
+
+/* One word of a list value: the next word with "%%" unescaped in *ret; 0 at the end. */
+static int next_word(UnitParser *p, const char **v, char **ret) {
+        _cleanup_free_ char *word = NULL;
+        char bad;
+        int r;
+
+        r = extract_first_word(v, &word);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
+        if (r == 0)
+                return 0;
+        r = unescape_specifiers(word, ret, &bad);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return invalid_specifier(p, bad);
+        return 1;
+}
+
+/* Requires= Wants= After= Before=: space-separated unit names, with or without ".service"; an empty
+ * assignment resets the list. Other unit types (targets, sockets, ...) do not exist in svd: a
+ * warning, as systemd's ordering against a unit that is not loaded is a no-op. */
+static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const other_types[] = { "target", "socket", "mount",     "automount", "swap", "timer",
+                                                   "path",   "slice",  "scope",     "device",    NULL };
+        char ***list = field;
+        const char *v = p->value;
+        int r;
+
+        if (isempty(v)) {
+                *list = strv_free(*list);
+                return 0;
+        }
+        for (;;) {
+                _cleanup_free_ char *name = NULL;
+
+                r = next_word(p, &v, &name);
+                if (r <= 0)
+                        return r;
+
+                const char *dot = strrchr(name, '.');
+                if (unit_name_has_suffix(name))
+                        unit_name_strip_suffix(name);
+                else if (dot && strv_contains((char **) other_types, dot + 1)) {
+                        /* "network.target", "foo.socket": a unit type svd does not have. */
+                        _cleanup_free_ char *q = message_quote(name);
+                        if (!q)
+                                return -ENOMEM;
+                        parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
+                        continue;
+                }
+                if (!unit_name_is_valid(name)) {
+                        _cleanup_free_ char *q = message_quote(name);
+                        return invalid_value(p, -EINVAL, "'%s' is not a valid unit name", q ?: "");
+                }
+                if (strv_contains(*list, name))
+                        continue;
+                if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
+                r = strv_consume(list, TAKE_PTR(name));
+                if (r < 0)
+                        return r;
+        }
+}
+
+static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_strv_free_ char **argv = NULL;
+        char ***exec_start = field;
+        const char *cmd;
+        int r;
+
+        /* An empty assignment resets the list, as in systemd (useful after an earlier one). */
+        if (isempty(p->value)) {
+                *exec_start = strv_free(*exec_start);
+                p->exec_start_line = 0;
+                return 0;
+        }
+
+        /* systemd allows several only for Type=oneshot; svd runs exactly one command. */
+        if (p->exec_start_line > 0)
+                return parser_error(
+                        p, -EINVAL, p->line,
+                        "Duplicate ExecStart= (the first one is on line %u); only one is allowed",
+                        p->exec_start_line);
+
+        r = split_exec_line(p->value, UNIT_ARGV_MAX, &argv);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -E2BIG)
+                return invalid_value(p, r, "more than %u words", UNIT_ARGV_MAX);
+        if (r == -EOPNOTSUPP)
+                return invalid_value(p, r,
+                                     "several commands separated by ';' are not supported; "
+                                     "write '\\;' for a literal ';'");
+        if (r < 0)
+                return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
+
+        r = unescape_words(p, argv);
+        if (r < 0)
+                return r;
+        r = unescape_dollars(p, argv);
+        if (r < 0)
+                return r;
+
+        cmd = argv[0];
+        if (!cmd)
+                return invalid_value(p, -EINVAL, "no command");
+        /* systemd's prefixes ("-", "@", ":", "+", "!", "|") change how the command runs; running the
+         * command without that meaning would be wrong, so they are refused until supported. */
+        if (cmd[0] != '\0' && strchr("-@:+!|", cmd[0]))
+                return invalid_value(p, -EOPNOTSUPP, "the prefix '%c' is not supported", cmd[0]);
+        if (cmd[0] == '\0' || streq(cmd, ".") || streq(cmd, ".."))
+                return invalid_value(p, -EINVAL,
+                                     "the command must be an absolute path or a plain file name");
+        /* A plain name is looked up in $PATH by the manager; a relative path would depend on svd's
+         * working directory. */
+        if (strchr(cmd, '/') && cmd[0] != '/')
+                return invalid_value(p, -EINVAL,
+                                     "the command must be an absolute path or a plain file name");
+        if (strlen(cmd) >= PATH_MAX)
+                return invalid_value(p, -ENAMETOOLONG, "the command path is too long");
+
+        *exec_start = TAKE_PTR(argv);
+        p->exec_start_line = p->line;
+        return 0;
+}
+
+/* WorkingDirectory=: an absolute path or "~", "-" in front for "missing is fine". Three fields. */
+static int parse_working_directory(UnitParser *p, const UnitKey *k, void *field) {
+        Unit *u = p->unit;
+        _cleanup_free_ char *s = NULL;
+        const char *v = p->value;
+        bool missing_ok = false, home = false;
+        int r;
+
+        if (!isempty(v) && v[0] == '-') {
+                missing_ok = true;
+                v++;
+        }
+        if (isempty(p->value))
+                missing_ok = false;
+        else if (streq(v, "~"))
+                home = true;
+        else {
+                r = parse_string_value(p, &s);
+                if (r < 0)
+                        return r;
+                if (missing_ok)
+                        memmove(s, s + 1, strlen(s)); /* the '-' is no specifier, so it is still first */
+                if (s[0] != '/')
+                        return invalid_value(p, -EINVAL, "expected an absolute path or '~'");
+                if (strlen(s) >= PATH_MAX)
+                        return invalid_value(p, -ENAMETOOLONG, "the path is too long");
+        }
+        free_and_replace(field, TAKE_PTR(s));
+        u->working_directory_home = home;
+        u->working_directory_missing_ok = missing_ok;
+        return 0;
+}
+
+static int parse_environment(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_strv_free_ char **l = NULL;
+        char ***environment = field;
+        int r;
+
+        /* An empty assignment drops everything set so far. */
+        if (isempty(p->value)) {
+                *environment = strv_free(*environment);
+                return 0;
+        }
+
+        /* Counted over the whole file, overridden ones included, so that the work stays bounded. */
+        r = split_env_assignments(p->value, UNIT_ENV_MAX - p->n_env_assignments, &l);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -E2BIG)
+                return invalid_value(p, r, "more than %u assignments in this file", UNIT_ENV_MAX);
+        if (r < 0)
+                return invalid_value(p, r,
+                                     "expected NAME=VALUE assignments separated by spaces, NAME made of "
+                                     "letters, digits and '_', values quoted as in systemd");
+        p->n_env_assignments += (unsigned) strv_length(l);
+
+        r = unescape_words(p, l);
+        if (r < 0)
+                return r;
+
+        for (char **a = l; *a; a++) {
+                r = strv_env_replace_consume(environment, TAKE_PTR(*a));
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* systemd's valid_user_group_name() in its relaxed mode, or a number. */
+static bool user_group_name_is_valid(const char *s) {
+        size_t n = strlen(s);
+        uid_t id;
+
+        if (parse_uid(s, &id) >= 0)
+                return true;
+
+        if (n == 0 || n > UNIT_USER_NAME_MAX)
+                return false;
+        if (s[0] == ' ' || s[n - 1] == ' ')
+                return false;
+        if (streq(s, ".") || streq(s, ".."))
+                return false;
+        /* ':' separates /etc/passwd fields and '/' would make a path of a home directory. */
+        if (strpbrk(s, ":/"))
+                return false;
+        for (const char *c = s; *c; c++)
+                if ((unsigned char) *c < 0x20 || *c == 0x7F)
+                        return false;
+        /* Numbers that are no valid id (65535, -1, too large) must not pass as names. */
+        if (strspn(s, "0123456789") == n)
+                return false;
+        if (s[0] == '-' && strspn(s + 1, "0123456789") == n - 1)
+                return false;
+        return utf8_is_valid(s);
+}
+
+/* User=, Group=: a name or a number, kept as written (resolved before spawning). */
+static int parse_user_group(UnitParser *p, const UnitKey *k, void *field) {
+        char *s;
+        int r;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        if (!user_group_name_is_valid(s)) {
+                free(s);
+                return invalid_value(p, -EINVAL, "%s", k->expected);
+        }
+        free_and_replace(field, s);
+        return 0;
+}
+
+static int parse_supplementary_groups(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_strv_free_ char **l = NULL;
+        char ***groups = field;
+        int r;
+
+        if (isempty(p->value)) {
+                *groups = strv_free(*groups);
+                return 0;
+        }
+        r = split_exec_line(p->value, UNIT_GROUPS_MAX, &l);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return invalid_value(p, r, "expected group names or numbers separated by spaces");
+        for (char **g = l; *g; g++) {
+                if (!user_group_name_is_valid(*g))
+                        return invalid_value(p, -EINVAL, "not a valid group name or id");
+                r = strv_extend(groups, *g);
+                if (r < 0)
+                        return r;
+        }
+        if (strv_length(*groups) > UNIT_GROUPS_MAX)
+                return invalid_value(p, -E2BIG, "more than %u groups", UNIT_GROUPS_MAX);
+        return 0;
+}
+
+/* svd has no targets. A unit wanted by default.target, or by multi-user.target (what "the system
+ * has started" means for most services, and what `systemctl enable` units usually name), starts
+ * when svd starts. */
+static int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const default_targets[] = { "default.target", "multi-user.target", NULL };
+        bool *wanted_by_default = field;
+        const char *v = p->value;
+        int r;
+
+        if (isempty(v))
+                return key_reset(k, field);
+
+        for (;;) {
+                _cleanup_free_ char *word = NULL, *target = NULL;
+                char bad;
+
+                /* Counted before the specifiers are looked at, so that the work stays bounded. */
+                r = extract_first_word(&v, &word);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
+                if (r == 0)
+                        return 0;
+                if (++p->n_wanted_by > UNIT_WANTED_BY_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u targets in this file",
+                                             UNIT_WANTED_BY_MAX);
+                r = unescape_specifiers(word, &target, &bad);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return invalid_specifier(p, bad);
+
+                if (strv_contains((char **) default_targets, target))
+                        *wanted_by_default = true;
+                else {
+                        _cleanup_free_ char *q = message_quote(target);
+                        if (!q)
+                                return -ENOMEM;
+                        parser_warn(p,
+                                    "Target '%s' in WantedBy= is not supported (only default.target and "
+                                    "multi-user.target), ignoring.",
+                                    q);
+                }
+        }
+}
+
+/* CapabilityBoundingSet=, AmbientCapabilities=: "CAP_NET_ADMIN cap_chown ~CAP_SYS_TIME", a leading
+ * '~' inverting the whole list, as in systemd. Names go through libcap-ng, so that they match the
+ * running kernel's list. Several assignments combine as in systemd: positive lists add up (the
+ * bounding set's first one replaces "all"), "~" ones take away. */
+static int parse_capabilities(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_strv_free_ char **l = NULL;
+        uint64_t *set = field, mask = 0;
+        const char *v = p->value;
+        bool invert = false;
+        int r;
+
+        if (isempty(v))
+                return key_reset(k, field);
+        if (*v == '~') {
+                invert = true;
+                v++;
+        }
+        r = split_exec_line(v, 64, &l);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return invalid_value(p, r, "expected capability names such as 'CAP_NET_BIND_SERVICE'");
+        for (char **c = l; *c; c++) {
+                const char *name = *c;
+                if (strncasecmp(name, "cap_", 4) == 0)
+                        name += 4;
+                int cap = capng_name_to_capability(name);
+                if (cap < 0 || cap >= 64)
+                        return invalid_value(p, -EINVAL, "unknown capability");
+                mask |= UINT64_C(1) << cap;
+        }
+        if (invert)
+                *set &= ~mask;
+        else if ((k->flags & KEY_BOUNDING_SET) && *set == UNIT_CAPABILITIES_ALL)
+                *set = mask;
+        else
+                *set |= mask;
+        return 0;
+}
+
+static int parse_umask(UnitParser *p, const UnitKey *k, void *field) {
+        char *end;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        errno = 0;
+        unsigned long m = strtoul(p->value, &end, 8);
+        if (errno != 0 || *end || end == p->value || m > 0777 || p->value[0] == '-' || p->value[0] == '+')
+                return invalid_value(p, -EINVAL, "expected an octal mode such as '0027'");
+        *(int *) field = (int) m;
+        return 0;
+}
+
+static int parse_rlimit_value(const char *s, uint64_t *ret) {
+        if (streq(s, "infinity")) {
+                *ret = RLIM_INFINITY;
+                return 0;
+        }
+        return safe_atou64(s, ret);
+}
+
+/* LimitNOFILE= and the like: "N", "SOFT:HARD" or "infinity", as in systemd. */
+static int parse_limit(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t soft, hard;
+        int r;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        const char *colon = strchr(p->value, ':');
+        if (colon) {
+                _cleanup_free_ char *a = strndup(p->value, (size_t) (colon - p->value));
+                if (!a)
+                        return -ENOMEM;
+                r = parse_rlimit_value(a, &soft);
+                if (r >= 0)
+                        r = parse_rlimit_value(colon + 1, &hard);
+        } else {
+                r = parse_rlimit_value(p->value, &soft);
+                hard = soft;
+        }
+        if (r < 0)
+                return invalid_value(p, r, "expected a number, 'infinity' or 'SOFT:HARD'");
+        if (soft > hard)
+                return invalid_value(p, -EINVAL, "the soft limit is above the hard limit");
+        *(struct rlimit_setting *) field = (struct rlimit_setting){ .set = true, .soft = soft, .hard = hard };
         return 0;
 }
 
@@ -1296,19 +1067,20 @@ static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
         [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append",
 };
 
-const char *log_output_to_string(LogOutput o) {
-        return o >= 0 && o < _LOG_OUTPUT_MAX ? log_output_table[o] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
 
-/* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH. */
-static int parse_log_output(UnitParser *p, LogOutput *output, char **path) {
+/* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH.
+ * The path of file: and append: goes to the field at k->aux_offset. */
+static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
         static const char *const systemd_only[] = { "tty", "kmsg", "journal+console", "kmsg+console", "syslog",
                                                     "syslog+console", "socket", "truncate:", "fd:" };
+        char **path = (char **) ((uint8_t *) p->unit + k->aux_offset);
+        _cleanup_free_ char *s = NULL;
         const char *v = p->value;
         LogOutput o;
 
         if (isempty(v))
-                o = output == &p->unit->std_error ? LOG_OUTPUT_INHERIT : LOG_OUTPUT_LOG;
+                o = *(const LogOutput *) ((const uint8_t *) &unit_defaults + k->offset);
         else if (streq(v, "log") || streq(v, "journal"))
                 o = LOG_OUTPUT_LOG;
         else if (streq(v, "null"))
@@ -1316,12 +1088,11 @@ static int parse_log_output(UnitParser *p, LogOutput *output, char **path) {
         else if (streq(v, "inherit"))
                 o = LOG_OUTPUT_INHERIT;
         else if (strneq(v, "file:", 5) || strneq(v, "append:", 7)) {
-                _cleanup_free_ char *s = NULL;
                 bool append = v[0] == 'a';
                 char bad;
                 int r = unescape_specifiers(v + (append ? 7 : 5), &s, &bad);
                 if (r == -ENOMEM)
-                        return parser_error(p, r, p->line, "Out of memory");
+                        return r;
                 if (r < 0)
                         return invalid_specifier(p, bad);
                 if (s[0] != '/' || !utf8_is_valid(s))
@@ -1329,10 +1100,7 @@ static int parse_log_output(UnitParser *p, LogOutput *output, char **path) {
                                              append ? "append:" : "file:");
                 if (strlen(s) + 8 >= PATH_MAX) /* room for ".N" of the rotated files */
                         return invalid_value(p, -ENAMETOOLONG, "the path is too long");
-                free(*path);
-                *path = TAKE_PTR(s);
-                *output = append ? LOG_OUTPUT_APPEND : LOG_OUTPUT_FILE;
-                return 0;
+                o = append ? LOG_OUTPUT_APPEND : LOG_OUTPUT_FILE;
         } else {
                 for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
                         if (strneq(v, systemd_only[i], strlen(systemd_only[i])))
@@ -1342,164 +1110,137 @@ static int parse_log_output(UnitParser *p, LogOutput *output, char **path) {
                 return invalid_value(p, -EINVAL,
                                      "expected one of: log, journal, null, inherit, file:PATH, append:PATH");
         }
-        free(*path);
-        *path = NULL;
-        *output = o;
+        free_and_replace(path, TAKE_PTR(s));
+        *(LogOutput *) field = o;
         return 0;
 }
 
-static int parse_standard_output(UnitParser *p) {
-        return parse_log_output(p, &p->unit->std_output, &p->unit->std_output_path);
-}
+/* Every key svd knows, one row each; adding a key is adding a row (and its field in Unit). */
+static const UnitKey unit_keys[] = {
+        { "Unit", "Description", parse_string, UNIT_FIELD(description) },
+        KEY_NOT_YET("Unit", "Documentation"),
+        { "Unit", "Requires", parse_dependency, UNIT_FIELD(dependencies[UNIT_REQUIRES]) },
+        { "Unit", "Wants", parse_dependency, UNIT_FIELD(dependencies[UNIT_WANTS]) },
+        { "Unit", "After", parse_dependency, UNIT_FIELD(dependencies[UNIT_AFTER]) },
+        { "Unit", "Before", parse_dependency, UNIT_FIELD(dependencies[UNIT_BEFORE]) },
+        KEY_NOT_YET("Unit", "BindsTo"),
+        KEY_NOT_YET("Unit", "PartOf"),
+        KEY_NOT_YET("Unit", "Conflicts"),
+        { "Unit", "StartLimitIntervalSec", parse_sec_key, UNIT_FIELD(start_limit_interval_usec),
+          /* systemd: "infinity" means what it says, 0 switches the limit off */
+          .expected = "expected a time span such as '10s', or 0 for no limit" },
+        { "Unit", "StartLimitBurst", parse_unsigned_key, UNIT_FIELD(start_limit_burst), .max = UINT_MAX,
+          .expected = "expected a number (0: no limit)" },
 
-static int parse_standard_error(UnitParser *p) {
-        return parse_log_output(p, &p->unit->std_error, &p->unit->std_error_path);
-}
+        { "Service", "Type", parse_type, UNIT_FIELD(type) },
+        { "Service", "ExecStart", parse_exec_start, UNIT_FIELD(exec_start) },
+        { "Service", "WorkingDirectory", parse_working_directory, UNIT_FIELD(working_directory) },
+        { "Service", "Environment", parse_environment, UNIT_FIELD(environment) },
+        { "Service", "User", parse_user_group, UNIT_FIELD(user), .expected = "not a valid user name or id" },
+        { "Service", "Group", parse_user_group, UNIT_FIELD(group),
+          .expected = "not a valid group name or id" },
+        { "Service", "Restart", parse_restart, UNIT_FIELD(restart) },
+        { "Service", "RestartSec", parse_sec_key, UNIT_FIELD(restart_usec), .flags = KEY_SEC_NO_INFINITY,
+          .expected = "expected a time span such as '500ms', '2s' or '1min 30s'" },
+        { "Service", "KillSignal", parse_signal, UNIT_FIELD(kill_signal) },
+        { "Service", "TimeoutStopSec", parse_sec_key, UNIT_FIELD(timeout_stop_usec),
+          .flags = KEY_SEC_0_IS_INFINITY,
+          .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
+        { "Service", "NoNewPrivileges", parse_bool_key, UNIT_FIELD(no_new_privileges) },
+        KEY_NOT_YET("Service", "EnvironmentFile"),
+        { "Service", "UMask", parse_umask, UNIT_FIELD(umask) },
+        { "Service", "LimitNPROC", parse_limit, UNIT_FIELD(limit_nproc) },
+        { "Service", "LimitCORE", parse_limit, UNIT_FIELD(limit_core) },
+        { "Service", "PrivatePIDs", parse_bool_key, UNIT_FIELD(private_pids) },
+        { "Service", "MemoryMax", parse_size_key, UNIT_FIELD(memory_max),
+          .expected = "expected a size such as '512M' or '2G', or 'infinity'" },
+        { "Service", "TasksMax", parse_tasks_max, UNIT_FIELD(tasks_max) },
+        { "Service", "CPUWeight", parse_unsigned_key, UNIT_FIELD(cpu_weight),
+          .flags = KEY_POSITIVE, .max = 10000 },
+        { "Service", "SupplementaryGroups", parse_supplementary_groups, UNIT_FIELD(supplementary_groups) },
+        { "Service", "CapabilityBoundingSet", parse_capabilities, UNIT_FIELD(capability_bounding_set),
+          KEY_BOUNDING_SET },
+        { "Service", "AmbientCapabilities", parse_capabilities, UNIT_FIELD(ambient_capabilities) },
+        { "Service", "StartLimitIntervalSec", parse_sec_key, UNIT_FIELD(start_limit_interval_usec),
+          .expected = "expected a time span such as '10s', or 0 for no limit" },
+        { "Service", "StartLimitBurst", parse_unsigned_key, UNIT_FIELD(start_limit_burst), .max = UINT_MAX,
+          .expected = "expected a number (0: no limit)" },
+        { "Service", "RemainAfterExit", parse_bool_key, UNIT_FIELD(remain_after_exit) },
+        { "Service", "WatchdogSec", parse_sec_key, UNIT_FIELD(watchdog_usec), .flags = KEY_SEC_INFINITY_IS_0,
+          .expected = "expected a time span such as '10s', or 0 to switch it off" },
+        { "Service", "RestartSteps", parse_unsigned_key, UNIT_FIELD(restart_steps),
+          .max = UNIT_RESTART_STEPS_MAX },
+        { "Service", "RestartMaxDelaySec", parse_sec_key, UNIT_FIELD(restart_max_delay_usec),
+          .expected = "expected a time span such as '1min', or 'infinity'" },
+        { "Service", "StandardOutput", parse_log_output, UNIT_FIELD(std_output),
+          .aux_offset = offsetof(Unit, std_output_path) },
+        { "Service", "StandardError", parse_log_output, UNIT_FIELD(std_error),
+          .aux_offset = offsetof(Unit, std_error_path) },
+        { "Service", "LogRotateSize", parse_size_key, UNIT_FIELD(log_rotate_size),
+          .flags = KEY_SIZE_INFINITY_IS_0,
+          .expected = "expected a size in bytes such as '10M', or 'infinity'" },
+        { "Service", "LogRotateKeep", parse_unsigned_key, UNIT_FIELD(log_rotate_keep),
+          .max = LOGFILE_ROTATE_KEEP_MAX },
+        { "Service", "LimitNOFILE", parse_limit, UNIT_FIELD(limit_nofile) },
+        KEY_NOT_YET("Service", "ExecStartPre"),
+        KEY_NOT_YET("Service", "ExecStartPost"),
+        KEY_NOT_YET("Service", "ExecStop"),
+        KEY_NOT_YET("Service", "ExecReload"),
+        KEY_NOT_YET("Service", "KillMode"),
+        { "Service", "TimeoutStartSec", parse_sec_key, UNIT_FIELD(timeout_start_usec),
+          .flags = KEY_SEC_0_IS_INFINITY,
+          .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
+        { .section = "Service", .name = "TimeoutSec", .parse = parse_timeout_sec },
 
-static int parse_log_rotate_size(UnitParser *p) {
-        uint64_t v;
-
-        if (isempty(p->value)) {
-                p->unit->log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT;
-                return 0;
-        }
-        if (parse_size_or_infinity(p->value, &v) < 0)
-                return invalid_value(p, -EINVAL, "expected a size in bytes such as '10M', or 'infinity'");
-        p->unit->log_rotate_size = v == UINT64_MAX ? 0 : v;
-        return 0;
-}
-
-static int parse_log_rotate_keep(UnitParser *p) {
-        uint64_t v;
-
-        if (isempty(p->value)) {
-                p->unit->log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT;
-                return 0;
-        }
-        if (safe_atou64(p->value, &v) < 0 || v > LOGFILE_ROTATE_KEEP_MAX)
-                return invalid_value(p, -ERANGE, "expected a number from 0 to %u", LOGFILE_ROTATE_KEEP_MAX);
-        p->unit->log_rotate_keep = (unsigned) v;
-        return 0;
-}
-
-typedef int (*KeyParser)(UnitParser *p);
-
-/* Every key svd knows. A NULL parser marks a systemd key that svd does not implement yet: it gets
- * a warning of its own rather than "Unknown key". */
-static const struct {
-        const char *section;
-        const char *key;
-        KeyParser parse;
-} key_table[] = {
-        { "Unit", "Description", parse_description },
-        { "Unit", "Documentation", NULL },
-        { "Unit", "Requires", parse_requires },
-        { "Unit", "Wants", parse_wants },
-        { "Unit", "After", parse_after },
-        { "Unit", "Before", parse_before },
-        { "Unit", "BindsTo", NULL },
-        { "Unit", "PartOf", NULL },
-        { "Unit", "Conflicts", NULL },
-        { "Unit", "StartLimitIntervalSec", parse_start_limit_interval_sec },
-        { "Unit", "StartLimitBurst", parse_start_limit_burst },
-
-        { "Service", "Type", parse_type },
-        { "Service", "ExecStart", parse_exec_start },
-        { "Service", "WorkingDirectory", parse_working_directory },
-        { "Service", "Environment", parse_environment },
-        { "Service", "User", parse_user },
-        { "Service", "Group", parse_group },
-        { "Service", "Restart", parse_restart },
-        { "Service", "RestartSec", parse_restart_sec },
-        { "Service", "KillSignal", parse_kill_signal },
-        { "Service", "TimeoutStopSec", parse_timeout_stop_sec },
-        { "Service", "NoNewPrivileges", parse_no_new_privileges },
-        { "Service", "EnvironmentFile", NULL },
-        { "Service", "UMask", parse_umask },
-        { "Service", "LimitNPROC", parse_limit_nproc },
-        { "Service", "LimitCORE", parse_limit_core },
-        { "Service", "PrivatePIDs", parse_private_pids },
-        { "Service", "MemoryMax", parse_memory_max },
-        { "Service", "TasksMax", parse_tasks_max },
-        { "Service", "CPUWeight", parse_cpu_weight },
-        { "Service", "SupplementaryGroups", parse_supplementary_groups },
-        { "Service", "CapabilityBoundingSet", parse_capability_bounding_set },
-        { "Service", "AmbientCapabilities", parse_ambient_capabilities },
-        { "Service", "StartLimitIntervalSec", parse_start_limit_interval_sec },
-        { "Service", "StartLimitBurst", parse_start_limit_burst },
-        { "Service", "RemainAfterExit", parse_remain_after_exit },
-        { "Service", "WatchdogSec", parse_watchdog_sec },
-        { "Service", "RestartSteps", parse_restart_steps },
-        { "Service", "RestartMaxDelaySec", parse_restart_max_delay_sec },
-        { "Service", "StandardOutput", parse_standard_output },
-        { "Service", "StandardError", parse_standard_error },
-        { "Service", "LogRotateSize", parse_log_rotate_size },
-        { "Service", "LogRotateKeep", parse_log_rotate_keep },
-        { "Service", "LimitNOFILE", parse_limit_nofile },
-        { "Service", "ExecStartPre", NULL },
-        { "Service", "ExecStartPost", NULL },
-        { "Service", "ExecStop", NULL },
-        { "Service", "ExecReload", NULL },
-        { "Service", "KillMode", NULL },
-        { "Service", "TimeoutStartSec", parse_timeout_start_sec },
-        { "Service", "TimeoutSec", parse_timeout_sec },
-
-        { "Install", "WantedBy", parse_wanted_by },
-        { "Install", "RequiredBy", NULL },
-        { "Install", "Alias", NULL },
-        { "Install", "Also", NULL },
+        { "Install", "WantedBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
+        KEY_NOT_YET("Install", "RequiredBy"),
+        KEY_NOT_YET("Install", "Alias"),
+        KEY_NOT_YET("Install", "Also"),
 };
 
-static const char *const known_sections[] = { "Unit", "Service", "Install" };
-
-static bool section_is_known(const char *section) {
-        for (size_t i = 0; i < ELEMENTSOF(known_sections); i++)
-                if (streq(section, known_sections[i]))
-                        return true;
-        return false;
+static const UnitKey *unit_key_find(const char *section, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(unit_keys); i++)
+                if (streq(section, unit_keys[i].section) && streq(name, unit_keys[i].name))
+                        return &unit_keys[i];
+        return NULL;
 }
+
+static const char *const known_sections[] = { "Unit", "Service", "Install", NULL };
 
 /* systemd ignores sections and keys whose name starts with "X-" (vendor extensions) silently. */
 static bool name_is_extension(const char *s) {
         return strneq(s, "X-", 2);
 }
 
-static int unit_handler(void *user, const char *section, const char *name, const char *value) {
-        UnitParser *p = user;
+/* One assignment, p->key=p->value in p->section. */
+static void unit_parse_key(UnitParser *p) {
+        const UnitKey *k;
+        int r;
 
-        assert(p);
-        assert(section);
-        assert(name);
-
-        /* After an error, inih still calls us for the line in hand; nothing more is looked at. */
-        if (p->error < 0)
-                return 1;
-
-        /* inih's value may be cut at " ;" or at its 200-byte buffer; the reader kept the whole one. */
-        (void) value;
-        assert(p->value);
-
-        if (section[0] == '\0') {
-                parser_error(p, -EINVAL, p->line, "Assignment '%s=' outside of a section", name);
-                return 1;
+        if (p->section[0] == '\0') {
+                parser_error(p, -EINVAL, p->line, "Assignment '%s=' outside of a section", p->key);
+                return;
         }
-        if (!section_is_known(section))
-                return 1; /* warned about at its header */
-        if (name_is_extension(name))
-                return 1;
+        if (!strv_contains((char **) known_sections, p->section))
+                return; /* warned about at its header */
+        if (name_is_extension(p->key))
+                return;
 
-        for (size_t i = 0; i < ELEMENTSOF(key_table); i++) {
-                if (!streq(section, key_table[i].section) || !streq(name, key_table[i].key))
-                        continue;
-                if (key_table[i].parse)
-                        (void) key_table[i].parse(p);
-                else
-                        parser_warn(p, "Key '%s=' in [%s] is not supported yet, ignoring.", name, section);
-                return 1;
+        k = unit_key_find(p->section, p->key);
+        if (!k) {
+                parser_warn(p, "Unknown key '%s=' in [%s], ignoring.", p->key, p->section);
+                return;
         }
-
-        parser_warn(p, "Unknown key '%s=' in [%s], ignoring.", name, section);
-        return 1;
+        if (!k->parse) {
+                parser_warn(p, "Key '%s=' in [%s] is not supported yet, ignoring.", p->key, p->section);
+                return;
+        }
+        r = k->parse(p, k, (uint8_t *) p->unit + k->offset);
+        /* A parser reports every error but running out of memory itself. */
+        if (r < 0 && p->error == 0) {
+                assert(r == -ENOMEM);
+                parser_oom(p);
+        }
 }
 
 static void strip(char **s, size_t *n) {
@@ -1511,56 +1252,34 @@ static void strip(char **s, size_t *n) {
         }
 }
 
-/* Hands inih the normalised form of a checked logical line (see the top of this file). */
-static char *reader_emit(UnitParser *p, char *str, int num, const char *a, size_t an, const char *b,
-                         size_t bn, const char *c) {
-        size_t cn = strlen(c);
-
-        /* Our names are short by construction; an inih built with a tiny INI_MAX_LINE is our problem. */
-        if (num < 0 || an + bn + cn + 2 > (size_t) num) {
-                parser_error(p, -ENOBUFS, p->line, "Line does not fit inih's buffer of %d bytes", num);
-                return NULL;
-        }
-        memcpy(str, a, an);
-        memcpy(str + an, b, bn);
-        memcpy(str + an + bn, c, cn);
-        str[an + bn + cn] = '\n';
-        str[an + bn + cn + 1] = '\0';
-        return str;
-}
-
-/* Classifies the logical line in line_buf; returns NULL with p->error set, or a line for inih, or
- * sets *skip for a blank line. */
-static char *reader_classify(UnitParser *p, char *str, int num, bool *skip) {
+/* One logical line from line_buf: blank, a "[Section]" header, or a "Key=value" assignment. */
+static int unit_parse_line(UnitParser *p) {
         char *l = p->line_buf, *eq, *k, *v;
         size_t n = p->line_len, kn, vn;
 
         strip(&l, &n);
         l[n] = '\0';
 
-        if (n == 0) {
-                *skip = true;
-                return NULL;
-        }
+        if (n == 0)
+                return 0;
 
         if (l[0] == '[') {
                 /* systemd: the whole line is the header, "[Name]" with nothing after it. */
-                if (l[n - 1] != ']' || !ini_name_is_plain(l + 1, n - 2, UNIT_SECTION_NAME_MAX)) {
+                if (l[n - 1] != ']' || !name_is_plain(l + 1, n - 2, UNIT_SECTION_NAME_MAX)) {
                         _cleanup_free_ char *q = message_quote(l);
-                        parser_error(p, -EINVAL, p->line, "Invalid section header '%s'", q ?: "");
-                        return NULL;
+                        return parser_error(p, -EINVAL, p->line, "Invalid section header '%s'", q ?: "");
                 }
-                l[n - 1] = '\0';
-                if (!section_is_known(l + 1) && !name_is_extension(l + 1))
-                        parser_warn(p, "Unknown section '%s', ignoring.", l + 1);
-                return reader_emit(p, str, num, "[", 1, l + 1, n - 2, "]");
+                memcpy(p->section, l + 1, n - 2);
+                p->section[n - 2] = '\0';
+                if (!strv_contains((char **) known_sections, p->section) && !name_is_extension(p->section))
+                        parser_warn(p, "Unknown section '%s', ignoring.", p->section);
+                return 0;
         }
 
         eq = strchr(l, '=');
         if (!eq) {
                 _cleanup_free_ char *q = message_quote(l);
-                parser_error(p, -EINVAL, p->line, "Missing '=' in '%s'", q ?: "");
-                return NULL;
+                return parser_error(p, -EINVAL, p->line, "Missing '=' in '%s'", q ?: "");
         }
 
         k = l;
@@ -1569,17 +1288,17 @@ static char *reader_classify(UnitParser *p, char *str, int num, bool *skip) {
         v = eq + 1;
         vn = n - (size_t) (v - l);
         strip(&v, &vn);
-        if (!ini_name_is_plain(k, kn, UNIT_KEY_NAME_MAX)) {
-                k[kn] = '\0';
-                _cleanup_free_ char *q = message_quote(k);
-                parser_error(p, -EINVAL, p->line, "Invalid key name '%s'", q ?: "");
-                return NULL;
-        }
         k[kn] = '\0';
+        if (!name_is_plain(k, kn, UNIT_KEY_NAME_MAX)) {
+                _cleanup_free_ char *q = message_quote(k);
+                return parser_error(p, -EINVAL, p->line, "Invalid key name '%s'", q ?: "");
+        }
         v[vn] = '\0';
         p->key = k;
         p->value = v;
-        return reader_emit(p, str, num, k, kn, "=", 1, "");
+        unit_parse_key(p);
+        p->key = p->value = NULL;
+        return p->error;
 }
 
 static int line_buf_append(UnitParser *p, const char *s, size_t n) {
@@ -1591,7 +1310,7 @@ static int line_buf_append(UnitParser *p, const char *s, size_t n) {
 
         b = realloc(p->line_buf, p->line_len + n + 1);
         if (!b)
-                return parser_error(p, -ENOMEM, p->line, "Out of memory");
+                return parser_oom(p);
         memcpy(b + p->line_len, s, n);
         p->line_len += n;
         b[p->line_len] = '\0';
@@ -1608,33 +1327,24 @@ static bool ends_in_continuation(const char *s, size_t n) {
         return k % 2 == 1;
 }
 
-/* inih's fgets()-like reader: returns the next meaningful line, normalised, or NULL at the end or on
- * an error (inih then stops and p->error tells which). */
-static char *unit_reader(char *str, int num, void *stream) {
-        UnitParser *p = stream;
+/* The whole text, line by line: counts physical lines, enforces the limits, drops comments, joins
+ * backslash continuations the way systemd does, and hands each logical line to unit_parse_line().
+ * Stops at the first error. */
+static int unit_parse_text(UnitParser *p) {
         bool continuation = false;
+        int r;
 
-        assert(p);
-
-        if (p->error < 0)
-                return NULL;
-
-        p->key = p->value = NULL;
         p->line_len = 0;
-
         for (;;) {
-                const char *s, *nl, *t;
-                size_t n;
-                bool skip = false;
-                char *ret;
-
                 if (p->pos >= p->size) {
                         if (!continuation)
-                                return NULL;
+                                return 0;
                         /* The file ended after a trailing backslash: take what we have, like systemd. */
                         continuation = false;
                 } else {
-                        s = p->text + p->pos;
+                        const char *s = p->text + p->pos, *nl, *t;
+                        size_t n;
+
                         nl = memchr(s, '\n', p->size - p->pos);
                         n = nl ? (size_t) (nl - s) : p->size - p->pos;
                         p->pos += n + (nl ? 1 : 0);
@@ -1642,15 +1352,11 @@ static char *unit_reader(char *str, int num, void *stream) {
                         if (!continuation)
                                 p->line = p->physical_line;
 
-                        if (n > UNIT_LINE_MAX) {
-                                parser_error(p, -ENOBUFS, p->physical_line,
-                                             "Line too long (more than %u bytes)", UNIT_LINE_MAX);
-                                return NULL;
-                        }
-                        if (memchr(s, '\0', n)) {
-                                parser_error(p, -EINVAL, p->physical_line, "Line contains a NUL byte");
-                                return NULL;
-                        }
+                        if (n > UNIT_LINE_MAX)
+                                return parser_error(p, -ENOBUFS, p->physical_line,
+                                                    "Line too long (more than %u bytes)", UNIT_LINE_MAX);
+                        if (memchr(s, '\0', n))
+                                return parser_error(p, -EINVAL, p->physical_line, "Line contains a NUL byte");
                         if (p->physical_line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
                                 s += 3; /* UTF-8 byte order mark */
                                 n -= 3;
@@ -1665,8 +1371,9 @@ static char *unit_reader(char *str, int num, void *stream) {
                         if (t < s + n && strchr(COMMENTS, *t))
                                 continue;
 
-                        if (line_buf_append(p, s, n) < 0)
-                                return NULL;
+                        r = line_buf_append(p, s, n);
+                        if (r < 0)
+                                return r;
 
                         /* A trailing backslash joins the next line, replaced by a space. */
                         continuation = ends_in_continuation(p->line_buf, p->line_len);
@@ -1676,9 +1383,9 @@ static char *unit_reader(char *str, int num, void *stream) {
                         }
                 }
 
-                ret = reader_classify(p, str, num, &skip);
-                if (!skip)
-                        return ret;
+                r = unit_parse_line(p);
+                if (r < 0)
+                        return r;
                 p->line_len = 0;
         }
 }
@@ -1686,30 +1393,14 @@ static char *unit_reader(char *str, int num, void *stream) {
 static Unit *unit_new(const char *path, const char *name) {
         _cleanup_(unit_freep) Unit *u = NULL;
 
-        u = calloc(1, sizeof(Unit));
+        u = malloc(sizeof(Unit));
         if (!u)
                 return NULL;
+        *u = unit_defaults;
         u->name = strdup(name);
         u->path = strdup(path);
         if (!u->name || !u->path)
                 return NULL;
-        u->restart = RESTART_NO;
-        u->restart_usec = UNIT_RESTART_USEC_DEFAULT;
-        u->kill_signal = SIGTERM;
-        u->timeout_stop_usec = UNIT_TIMEOUT_STOP_USEC_DEFAULT;
-        u->timeout_start_usec = UNIT_TIMEOUT_START_USEC_DEFAULT;
-        u->restart_max_delay_usec = USEC_INFINITY;
-        u->start_limit_interval_usec = UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT;
-        u->start_limit_burst = UNIT_START_LIMIT_BURST_DEFAULT;
-        u->capability_bounding_set = UNIT_CAPABILITIES_ALL;
-        u->umask = -1;
-        u->private_pids = -1;
-        u->memory_max = UINT64_MAX;
-        u->tasks_max = UINT64_MAX;
-        u->std_output = LOG_OUTPUT_LOG;
-        u->std_error = LOG_OUTPUT_INHERIT;
-        u->log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT;
-        u->log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT;
         return TAKE_PTR(u);
 }
 
@@ -1732,7 +1423,6 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 .size = len,
         };
         _cleanup_(unit_freep) Unit *u = NULL;
-        int r;
 
         assert(text || len == 0);
         assert(path);
@@ -1752,24 +1442,23 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
         u = unit_new(path, name);
         if (!u) {
-                parser_error(&p, -ENOMEM, 0, "Out of memory");
+                parser_oom(&p);
                 return fail(&p, ret_error);
         }
         p.unit = u;
+        /* The unit keeps the bytes it is parsed from (a re-exec parses them again). */
+        u->source = malloc(len + 1);
+        if (!u->source) {
+                parser_oom(&p);
+                return fail(&p, ret_error);
+        }
+        if (len > 0)
+                memcpy(u->source, text, len);
+        u->source[len] = 0;
+        u->source_len = len;
 
-        r = ini_parse_stream(unit_reader, &p, unit_handler, &p);
-        if (p.error < 0)
+        if (unit_parse_text(&p) < 0)
                 return fail(&p, ret_error);
-        if (r == -2) {
-                parser_error(&p, -ENOMEM, 0, "Out of memory");
-                return fail(&p, ret_error);
-        }
-        if (r != 0) {
-                /* inih disagreed with a line the reader had checked: our bug, but never take svd
-                 * down for it. inih's number counts the lines it was handed, not the file's. */
-                parser_error(&p, -EINVAL, 0, "Failed to parse (inih error on its line %d)", r);
-                return fail(&p, ret_error);
-        }
 
         if (!u->exec_start) {
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");
@@ -1786,15 +1475,6 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 parser_warn(&p, "RestartMaxDelaySec= is smaller than RestartSec=, using RestartSec= for both.");
                 u->restart_max_delay_usec = u->restart_usec;
         }
-        u->source = malloc(len + 1);
-        if (!u->source) {
-                parser_error(&p, -ENOMEM, 0, "Out of memory");
-                return fail(&p, ret_error);
-        }
-        if (len > 0)
-                memcpy(u->source, text, len);
-        u->source[len] = 0;
-        u->source_len = len;
 
         *ret = TAKE_PTR(u);
         if (ret_error)
@@ -1841,7 +1521,7 @@ int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void 
         /* Read one byte more than allowed: the file may have grown since fstat(). */
         buf = malloc(UNIT_FILE_SIZE_MAX + 1);
         if (!buf) {
-                parser_error(&p, -ENOMEM, 0, "Out of memory");
+                parser_oom(&p);
                 return fail(&p, ret_error);
         }
         while (n < UNIT_FILE_SIZE_MAX + 1) {

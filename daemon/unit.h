@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * Unit files: NAME.service in the unit directory, ini syntax read with inih,
- * systemd's section and key names. unit_load_file() turns one file into a
+ * Unit files: NAME.service in the unit directory, in systemd's ini syntax
+ * with systemd's section and key names (unit.c's table of keys). unit_load_file() turns one file into a
  * Unit or into one error message "FILE:LINE: reason" (a bad value of a known
  * key, an unreadable file, a missing ExecStart=). Unknown sections and keys
  * are warnings "FILE:LINE: Unknown key 'Foo=' in [Service], ignoring." passed
@@ -36,13 +36,13 @@
 #include <sys/types.h>
 
 #include "basic/macros.h"
+#include "basic/unit-name.h"
 
 /* Limits on what a unit file may make svd hold. */
 #define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
 #define UNIT_LINE_MAX 65536U           /* bytes in one logical line */
 #define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
 #define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
-#define UNIT_NAME_MAX 255U             /* bytes in NAME of NAME.service */
 
 typedef enum RestartPolicy {
         RESTART_NO,
@@ -192,13 +192,6 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
 Unit *unit_free(Unit *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
-
-/* "web.service" -> "web"; returns -EINVAL for names that are not a valid
- * NAME.service (empty, too long, '/' or control characters, leading '.'). */
-int unit_name_from_filename(const char *filename, char **ret);
-/* NAME without ".service": 1..UNIT_NAME_MAX bytes of systemd's unit name
- * characters [A-Za-z0-9:_.@\-], not starting with '.' or '-'. */
-bool unit_name_is_valid(const char *name);
 
 /* The delay before automatic restart number n_next (1 for the first) under
  * RestartSec=, RestartSteps= and RestartMaxDelaySec=: systemd's exponential

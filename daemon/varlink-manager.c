@@ -9,7 +9,7 @@
 
 #include "basic/missing-syscall.h"
 #include "basic/strv.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "service.h"
 #include "reexec.h"

@@ -8,7 +8,7 @@
 #include <sys/un.h>
 
 #include "basic/varlink-wire.h"
-#include "log.h"
+#include "svd-log.h"
 
 /* Interfaces one server can carry. */
 #define VARLINK_INTERFACES_MAX 8U

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The version of this build and the newest re-exec state version it writes and reads. */
 #include "version.h"
 
 #ifndef SVD_BUILD_VERSION

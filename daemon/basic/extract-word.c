@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* systemd's quoting: words of ExecStart= and the like, NAME=VALUE assignments of Environment=. */
 #include "extract-word.h"
 
 #include <stdbool.h>

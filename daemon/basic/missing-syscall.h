@@ -2,10 +2,13 @@
 #pragma once
 
 /*
- * The one place where svd calls syscall(2). glibc 2.36 (Debian 12) lacks
- * wrappers for clone3() and pidfd_send_signal(), and its headers predate the
- * Linux 7.1 clone3 flags and pidfs' PIDFD_GET_INFO, so the mainline ABI is
- * spelled out here.
+ * The one place where svd enters the kernel without a libc wrapper: every
+ * syscall(2) call, and the one raw `syscall` instruction (sys_clone3_run()).
+ * glibc 2.36 (Debian 12) lacks wrappers for clone3() and
+ * pidfd_send_signal(), and its headers predate the Linux 7.1 clone3 flags
+ * and pidfs' PIDFD_GET_INFO, so the mainline ABI is spelled out here.
+ * System call numbers come from <sys/syscall.h>; the fallbacks below are
+ * for headers older than the calls.
  */
 
 #include <linux/sched.h>
@@ -101,3 +104,34 @@ static inline int sys_capset(struct __user_cap_header_struct *h, struct __user_c
 static inline int sys_close_range(unsigned first, unsigned last, unsigned flags) {
         return (int) syscall(__NR_close_range, first, last, flags);
 }
+
+#if defined(__x86_64__)
+#define HAVE_SYS_CLONE3_RUN 1
+/* clone3() whose child runs fn(arg) on args->stack and then exit(2)s with
+ * fn's return value; returns the child's pid, or -errno. syscall(2) cannot
+ * do this: its child would return into the caller's frame on a stack it
+ * does not own (with CLONE_VM, svd's own), so the stack switch is a few
+ * lines of assembly. The child starts with rbp cleared (the end of any
+ * backtrace) and the new stack aligned for a call. */
+static inline long sys_clone3_run(struct clone_args *args, int (*fn)(void *), void *arg) {
+        register long rax __asm__("rax") = __NR_clone3;
+        register void *r12 __asm__("r12") = (void *) fn;
+        register void *r13 __asm__("r13") = arg;
+        __asm__ volatile("syscall\n\t"
+                         "test %%rax, %%rax\n\t"
+                         "jnz 1f\n\t"
+                         /* child: on the new stack */
+                         "xor %%ebp, %%ebp\n\t"
+                         "mov %%r13, %%rdi\n\t"
+                         "call *%%r12\n\t"
+                         "mov %%eax, %%edi\n\t"
+                         "mov %[nr_exit], %%eax\n\t"
+                         "syscall\n\t"
+                         "ud2\n"
+                         "1:\n\t"
+                         : "+r"(rax)
+                         : "D"(args), "S"(sizeof(*args)), "r"(r12), "r"(r13), [nr_exit] "i"(__NR_exit)
+                         : "rcx", "r11", "memory", "cc");
+        return rax;
+}
+#endif

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Parsers of single values: booleans, numbers, time spans, signals, ids. */
 #include "parse-util.h"
 
 #include <inttypes.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* NULL-terminated string vectors. */
 #include "strv.h"
 
 #include <stdint.h>

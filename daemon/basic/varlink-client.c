@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The varlink client of svctl and the tests: one connection, one call at a time, with deadlines. */
 #include "varlink-client.h"
 
 #include <assert.h>

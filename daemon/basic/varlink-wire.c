@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* varlink framing shared by svd and svctl: NUL-terminated JSON messages and their limits. */
 #include "varlink-wire.h"
 
 #include <assert.h>

@@ -20,14 +20,6 @@
 /* Small enough that the fuzzer reaches -E2BIG often. */
 #define FUZZ_WORDS_MAX 64U
 
-#define fuzz_assert(expr)                                                                                   \
-        do {                                                                                                \
-                if (!(expr)) {                                                                              \
-                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr);        \
-                        abort();                                                                            \
-                }                                                                                           \
-        } while (0)
-
 /* Every word as "\xNN\xNN…", separated by a space. */
 static char *quote_words(char **words) {
         size_t n = 1;

@@ -46,7 +46,7 @@
 #include "basic/macros.h"
 #include "basic/varlink-wire.h"
 #include "fuzz.h"
-#include "log.h"
+#include "svd-log.h"
 #include "manager.h"
 #include "service.h"
 #include "unit.h"
@@ -63,14 +63,6 @@
 /* Replies collected from one input: the largest (List) is a few KiB, and
  * libFuzzer's -max_len keeps inputs small. */
 #define FUZZ_REPLY_BYTES_MAX (64U << 20)
-
-#define fuzz_assert(expr)                                                                                   \
-        do {                                                                                                \
-                if (!(expr)) {                                                                              \
-                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr);        \
-                        abort();                                                                            \
-                }                                                                                           \
-        } while (0)
 
 static struct {
         Manager *manager;

@@ -10,6 +10,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* An invariant of the code under test: a failure aborts, which the fuzzer
+ * (and the regression replay) reports with the input. */
+#define fuzz_assert(expr)                                                                                   \
+        do {                                                                                                \
+                if (!(expr)) {                                                                              \
+                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr);        \
+                        abort();                                                                            \
+                }                                                                                           \
+        } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Optional: once, before the first input. */

@@ -6,7 +6,7 @@
 # CRASH_DEADLINE_MS (default 2000) no service process may be alive, nor
 # left as a zombie; svd started again on the same directories brings the
 # default.target services and the two started by hand back under new pids
-# (the wanted state survives a crash: issue 5, daemon/wanted.h), marked
+# (the wanted state survives a crash: daemon/wanted.h), marked
 # restored.
 #
 # Services are tracked by the pids svctl reports plus their starttime, and

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Re-exec (issue 8, daemon/reexec.h): 50 services in mixed states (running
+# Re-exec (daemon/reexec.h): 50 services in mixed states (running
 # simple/exec/notify, PrivatePIDs=yes, a dependency pair, a log file,
 # oneshot exited, failed, inactive, waiting to restart, flapping through
 # restarts, stuck starting, stuck stopping). svd is re-executed REEXECS

@@ -17,12 +17,15 @@ svd_integration_test(e2e-logs)
 svd_integration_test(e2e-events)
 svd_integration_test(e2e-reload)
 svd_integration_test(e2e-restore)
-# Issue 7: hostile clients and resource exhaustion (tests/lib/hostile.c, hostile.sh).
+# The vfork spawn path that plain builds ship, under load (the sanitizer build skips it).
+svd_integration_test(spawn-vfork)
+# Hostile clients and resource exhaustion: svd stays bounded and serves the others
+# (tests/lib/hostile.c, hostile.sh).
 svd_integration_test(hostile-input)
 svd_integration_test(hostile-connections)
 svd_integration_test(hostile-disconnect)
 svd_integration_test(exhaust-nofile)
 svd_integration_test(exhaust-flood)
 svd_integration_test(exhaust-reload)
-# Issue 8: re-exec with the pidfds carried across execve().
+# Re-exec with the pidfds carried across execve().
 svd_integration_test(e2e-reexec)

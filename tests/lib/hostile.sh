@@ -3,8 +3,8 @@
 # Shared by tests/integration/hostile-*.sh and exhaust-*.sh; sourced after
 # lib.sh, never run. POSIX sh, like lib.sh.
 #
-# After each hostile case, check_svd_unharmed asserts what issue 7 asks:
-# svd still answers `status` (measured with the hostile helper on a fresh
+# After each hostile case, check_svd_unharmed asserts that one client's
+# misbehaviour costs the others nothing: svd still answers `status` (measured with the hostile helper on a fresh
 # connection and printed; asserted only against a loose bound, since tests
 # avoid timing asserts), its memory stays bounded (VmRSS before and after,
 # printed; asserted against a generous absolute bound), its fds come back to

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit file loading (unit.c): every key, systemd's syntax where inih's defaults differ, exact
- * "FILE:LINE: reason" messages, limits, and the example units in units/. */
+/* Unit file loading (unit.c): every key, systemd's syntax where common ini parsers differ, exact
+ * "FILE:LINE: reason" messages, limits, the table of keys, and the example units in units/. */
 #include <check.h>
 #include <inttypes.h>
 #include <dirent.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "basic/macros.h"
@@ -1157,6 +1158,106 @@ START_TEST(test_example_unit_contents) {
 }
 END_TEST
 
+/* ---- the table of keys ---- */
+
+/* A non-default value of a scalar key, the field it sets, and the field's size. */
+typedef struct ScalarKey {
+        const char *assignment;
+        size_t offset, size;
+        const char *context; /* lines the unit needs besides */
+} ScalarKey;
+
+#define SCALAR(a, f, ...) { a, offsetof(Unit, f), sizeof(((Unit *) NULL)->f), "" __VA_ARGS__ }
+
+static const ScalarKey scalar_keys[] = {
+        SCALAR("Type=notify", type),
+        SCALAR("Restart=always", restart),
+        SCALAR("RestartSec=7s", restart_usec),
+        SCALAR("RestartSteps=3", restart_steps),
+        SCALAR("RestartMaxDelaySec=1min", restart_max_delay_usec),
+        SCALAR("StartLimitIntervalSec=0", start_limit_interval_usec),
+        SCALAR("StartLimitBurst=0", start_limit_burst),
+        SCALAR("RemainAfterExit=yes", remain_after_exit, "Type=oneshot\n"),
+        SCALAR("TimeoutStartSec=0", timeout_start_usec),
+        SCALAR("TimeoutStopSec=3s", timeout_stop_usec),
+        SCALAR("WatchdogSec=4s", watchdog_usec),
+        SCALAR("KillSignal=SIGINT", kill_signal),
+        SCALAR("NoNewPrivileges=yes", no_new_privileges),
+        SCALAR("CapabilityBoundingSet=CAP_CHOWN", capability_bounding_set),
+        SCALAR("AmbientCapabilities=CAP_CHOWN", ambient_capabilities),
+        SCALAR("UMask=0077", umask),
+        SCALAR("LimitNOFILE=10:20", limit_nofile),
+        SCALAR("LimitNPROC=infinity", limit_nproc),
+        SCALAR("LimitCORE=0", limit_core),
+        SCALAR("PrivatePIDs=no", private_pids),
+        SCALAR("MemoryMax=1G", memory_max),
+        SCALAR("TasksMax=10", tasks_max),
+        SCALAR("CPUWeight=5", cpu_weight),
+        SCALAR("StandardOutput=null", std_output),
+        SCALAR("StandardError=null", std_error),
+        SCALAR("LogRotateSize=infinity", log_rotate_size),
+        SCALAR("LogRotateKeep=0", log_rotate_keep),
+};
+
+/* Each scalar key's row sets its field, and an empty assignment puts the default back. */
+START_TEST(test_key_table_reset) {
+        const ScalarKey *k = &scalar_keys[_i];
+        _cleanup_free_ char *set = NULL, *reset = NULL;
+        _cleanup_free_ char *base = NULL;
+        ck_assert_int_ge(asprintf(&base, "[Service]\nExecStart=/x\n%s", k->context), 0);
+        _cleanup_(unit_freep) Unit *d = load_ok(base, NULL);
+
+        ck_assert_int_ge(asprintf(&set, "%s%s\n", base, k->assignment), 0);
+        _cleanup_(unit_freep) Unit *u = load_ok(set, NULL);
+        ck_assert_msg(memcmp((uint8_t *) u + k->offset, (uint8_t *) d + k->offset, k->size) != 0,
+                      "%s left the default", k->assignment);
+
+        const char *eq = strchr(k->assignment, '=');
+        ck_assert_int_ge(asprintf(&reset, "%s%.*s=\n", set, (int) (eq - k->assignment), k->assignment), 0);
+        _cleanup_(unit_freep) Unit *r = load_ok(reset, NULL);
+        ck_assert_msg(memcmp((uint8_t *) r + k->offset, (uint8_t *) d + k->offset, k->size) == 0,
+                      "an empty assignment after %s did not restore the default", k->assignment);
+}
+END_TEST
+
+START_TEST(test_key_table_rows) {
+        _cleanup_strv_free_ char **w = NULL;
+
+        /* TimeoutSec= goes through the rows of TimeoutStartSec= and TimeoutStopSec=. */
+        _cleanup_(unit_freep) Unit *a = load_ok("[Service]\nExecStart=/x\nTimeoutSec=5\n", NULL);
+        ck_assert_uint_eq(a->timeout_start_usec, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(a->timeout_stop_usec, 5 * USEC_PER_SEC);
+        assert_fails_with("[Service]\nExecStart=/x\nTimeoutSec=soon\n", -EINVAL,
+                          PATH ":3: Invalid value 'soon' for TimeoutSec=: expected a time span such as '90s' or "
+                               "'5min', or 'infinity'");
+
+        /* The start limit has a row in [Unit] and one in [Service], for the same fields. */
+        _cleanup_(unit_freep) Unit *b =
+                load_ok("[Unit]\nStartLimitBurst=2\n[Service]\nExecStart=/x\nStartLimitIntervalSec=3s\n", NULL);
+        ck_assert_uint_eq(b->start_limit_burst, 2);
+        ck_assert_uint_eq(b->start_limit_interval_usec, 3 * USEC_PER_SEC);
+
+        /* A row without a parser is a systemd key svd does not implement yet; no row is unknown. */
+        _cleanup_(unit_freep) Unit *c = load_ok("[Service]\nExecStart=/x\nKillMode=process\nKillMood=x\n", &w);
+        ck_assert_uint_eq(strv_length(w), 2);
+        ck_assert_str_eq(w[0], PATH ":3: Key 'KillMode=' in [Service] is not supported yet, ignoring.");
+        ck_assert_str_eq(w[1], PATH ":4: Unknown key 'KillMood=' in [Service], ignoring.");
+
+        /* A key of another section is unknown there. */
+        _cleanup_strv_free_ char **w2 = NULL;
+        _cleanup_(unit_freep) Unit *e = load_ok("[Unit]\nExecStart=/y\n[Service]\nExecStart=/x\n", &w2);
+        ck_assert_uint_eq(strv_length(w2), 1);
+        ck_assert_str_eq(w2[0], PATH ":2: Unknown key 'ExecStart=' in [Unit], ignoring.");
+        ck_assert_str_eq(e->exec_start[0], "/x");
+
+        /* The unit keeps the bytes it was parsed from. */
+        static const char text[] = "[Service]\nExecStart=/x\n";
+        _cleanup_(unit_freep) Unit *f = load_ok(text, NULL);
+        ck_assert_uint_eq(f->source_len, strlen(text));
+        ck_assert_mem_eq(f->source, text, strlen(text));
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit");
         TCase *tc = tcase_create("keys");
@@ -1204,6 +1305,8 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_unit_names);
         tcase_add_test(tc, test_unit_name_from_filename);
         tcase_add_test(tc, test_restart_policy_strings);
+        tcase_add_loop_test(tc, test_key_table_reset, 0, ELEMENTSOF(scalar_keys));
+        tcase_add_test(tc, test_key_table_rows);
         tcase_add_test(tc, test_example_units);
         tcase_add_test(tc, test_example_unit_contents);
         suite_add_tcase(s, tc);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "log.h"
+/* svd's own diagnostics on stderr (not the services' output: logstream.c). */
+#include "svd-log.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,19 +9,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "basic/string-table.h"
+
 int log_max_level = LOG_INFO;
 
 static bool log_prefix_priority = false;
 
 void log_open(void) {
         const char *e = getenv("SVD_LOG_LEVEL");
-        if (e) {
-                static const char *const names[] = { "emerg", "alert", "crit", "err",
-                                                     "warning", "notice", "info", "debug" };
-                for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                        if (streq(e, names[i]))
-                                log_max_level = (int) i;
-        }
+        /* syslog's priorities by their names in syslog.h, LOG_EMERG (0) to LOG_DEBUG (7). */
+        static const char *const names[] = { "emerg",   "alert",  "crit", "err",
+                                             "warning", "notice", "info", "debug" };
+        ssize_t level = string_table_lookup(names, ELEMENTSOF(names), e);
+        if (level >= 0)
+                log_max_level = (int) level;
         /* Under systemd, stderr is a stream to journald and $JOURNAL_STREAM names it;
          * the "<N>" prefix then carries the priority. */
         log_prefix_priority = getenv("JOURNAL_STREAM") != NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The verbs that read svd's streams: logs (Logs, with "more" for -f),
- * watch (Subscribe), the log tail of status; and reload. */
+ * watch (Subscribe), and the log tail that status prints. */
 #include "verbs.h"
 
 #include <errno.h>
@@ -13,15 +13,9 @@
 
 #define METHOD_LOGS "io.svd.Manager.Logs"
 #define METHOD_SUBSCRIBE "io.svd.Manager.Subscribe"
-#define METHOD_RELOAD "io.svd.Manager.Reload"
-#define METHOD_REEXEC "io.svd.Manager.Reexec"
 
 /* Lines of the log that `status NAME` shows at its end, as systemctl does. */
 #define STATUS_LOG_LINES 10
-
-static json_t *reply_parameters(json_t *reply) {
-        return json_object_get(reply, "parameters");
-}
 
 /* Ctrl-C ends a stream: everything printed so far is out (stdout is line
  * buffered while streaming), so leaving at once is clean. Exit 0, as
@@ -215,62 +209,4 @@ int verb_watch(VarlinkClient *c, int argc, char **argv) {
                 if (!json_is_true(json_object_get(reply, "continues")))
                         return EXIT_SUCCESS;
         }
-}
-
-static void print_names(const char *label, json_t *names) {
-        size_t i;
-        json_t *n;
-
-        if (json_array_size(names) == 0)
-                return;
-        printf("%s:", label);
-        json_array_foreach(names, i, n) {
-                fputc(' ', stdout);
-                fputs_escaped(json_string_value(n) ?: "?", stdout);
-        }
-        fputc('\n', stdout);
-}
-
-int verb_reload(VarlinkClient *c, int argc, char **argv) {
-        _cleanup_json_ json_t *reply = NULL;
-        const char *error;
-
-        int r = varlink_client_call(c, METHOD_RELOAD, NULL, arg_timeout_usec, &reply, &error);
-        if (r < 0 || error) {
-                int k = log_call_failure("reload units", NULL, r, error, reply);
-                return r < 0 ? r : k;
-        }
-        json_t *p = reply_parameters(reply);
-        if (arg_json)
-                return print_json(p);
-        json_t *added = json_object_get(p, "added"), *changed = json_object_get(p, "changed"),
-               *removed = json_object_get(p, "removed");
-        if (json_array_size(added) + json_array_size(changed) + json_array_size(removed) == 0) {
-                puts("No changes.");
-                return EXIT_SUCCESS;
-        }
-        print_names("Added", added);
-        print_names("Changed", changed);
-        print_names("Removed", removed);
-        return EXIT_SUCCESS;
-}
-
-int verb_daemon_reexec(VarlinkClient *c, int argc, char **argv) {
-        _cleanup_json_ json_t *reply = NULL;
-        const char *error;
-
-        int r = varlink_client_call(c, METHOD_REEXEC, NULL, arg_timeout_usec, &reply, &error);
-        if (r < 0 || error) {
-                int k = log_call_failure("re-execute svd", NULL, r, error, reply);
-                return r < 0 ? r : k;
-        }
-        json_t *p = reply_parameters(reply);
-        if (arg_json)
-                return print_json(p);
-        printf("svd %s (pid %lld) took over %lld services, %lld processes.\n",
-               json_string_value(json_object_get(p, "version")) ?: "?",
-               (long long) json_integer_value(json_object_get(p, "pid")),
-               (long long) json_integer_value(json_object_get(p, "services")),
-               (long long) json_integer_value(json_object_get(p, "processes")));
-        return EXIT_SUCCESS;
 }

@@ -2,7 +2,8 @@
 #pragma once
 
 /*
- * svd's log: one line per message on stderr, prefixed "<N>" (sd-daemon
+ * svd's own log (its diagnostics, not the services' output, which
+ * logstream.h handles): one line per message on stderr, prefixed "<N>" (sd-daemon
  * priority) when stderr is the journal, so systemd keeps the level.
  * log_*_errno() return -abs(error) so callbacks log and return in one
  * statement; "%m" in the format prints strerror(error).

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit names: validity and the ".service" suffix. */
+#include "unit-name.h"
+
+#include "macros.h"
+
+static bool unit_name_char_is_valid(char c) {
+        /* systemd's unit name characters (unit-name.c VALID_CHARS), so that what svd accepts
+         * systemd would as well: no '/', no whitespace, no control characters. */
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               strchr("-_.:@\\", c);
+}
+
+bool unit_name_is_valid(const char *name) {
+        size_t n;
+
+        if (!name)
+                return false;
+        n = strlen(name);
+        if (n == 0 || n > UNIT_NAME_MAX)
+                return false;
+        /* No hidden files, nothing that looks like an option to svctl. */
+        if (name[0] == '.' || name[0] == '-')
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!unit_name_char_is_valid(name[i]))
+                        return false;
+        return true;
+}
+
+bool unit_name_has_suffix(const char *name) {
+        size_t l = strlen(name), s = strlen(UNIT_NAME_SUFFIX);
+
+        return l > s && streq(name + l - s, UNIT_NAME_SUFFIX);
+}
+
+char *unit_name_strip_suffix(char *name) {
+        if (unit_name_has_suffix(name))
+                name[strlen(name) - strlen(UNIT_NAME_SUFFIX)] = '\0';
+        return name;
+}
+
+int unit_name_from_filename(const char *filename, char **ret) {
+        _cleanup_free_ char *name = NULL;
+
+        assert(filename);
+        assert(ret);
+
+        if (!unit_name_has_suffix(filename))
+                return -EINVAL;
+        name = strdup(filename);
+        if (!name)
+                return -ENOMEM;
+        if (!unit_name_is_valid(unit_name_strip_suffix(name)))
+                return -EINVAL;
+        *ret = TAKE_PTR(name);
+        return 0;
+}

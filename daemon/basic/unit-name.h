@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Unit names. A unit file is NAME.service; svd and svctl call the unit NAME
+ * and accept "NAME.service" wherever a name is asked for.
+ */
+
+#include <stdbool.h>
+
+#define UNIT_NAME_SUFFIX ".service"
+#define UNIT_NAME_MAX 255U /* bytes in NAME of NAME.service */
+
+/* NAME without ".service": 1..UNIT_NAME_MAX bytes of systemd's unit name
+ * characters [A-Za-z0-9:_.@\-], not starting with '.' or '-'. */
+bool unit_name_is_valid(const char *name);
+
+/* Whether name is something followed by ".service". */
+bool unit_name_has_suffix(const char *name);
+
+/* Cuts a ".service" suffix off name, in place, when something precedes it;
+ * returns name. */
+char *unit_name_strip_suffix(char *name);
+
+/* "web.service" -> "web"; -EINVAL for names that are not a valid
+ * NAME.service (empty, too long, '/' or control characters, leading '.'). */
+int unit_name_from_filename(const char *filename, char **ret);

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The child side of spawn_process(), from clone3() to execve(): only async-signal-safe calls, no
+ * allocation, no logging; a failed step is reported as {stage, errno} on the report pipe. */
+#include "spawn-child.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic/missing-syscall.h"
+
+static void child_report(int fd, int32_t stage, int32_t value) {
+        SpawnFailure f = { .stage = stage, .error = value };
+        (void) !write(fd, &f, sizeof(f));
+}
+
+static _noreturn_ void child_fail(int report_fd, SpawnStage stage, int error) {
+        child_report(report_fd, stage, error);
+        _exit(127);
+}
+
+/* Writes a whole short string to a /proc file; returns 0 or -errno. */
+static int child_write_file(const char *path, const char *text, size_t len) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, text, len);
+        int r = n < 0 ? -errno : (size_t) n == len ? 0 : -EIO;
+        (void) close(fd);
+        return r;
+}
+
+/* "U U 1\n" without stdio (async-signal-safe). */
+static size_t format_id_map(char *buf, unsigned id) {
+        char digits[16];
+        size_t n = 0, k = 0;
+        do
+                digits[k++] = (char) ('0' + id % 10);
+        while ((id /= 10) > 0);
+        for (int rep = 0; rep < 2; rep++) {
+                for (size_t i = k; i > 0; i--)
+                        buf[n++] = digits[i - 1];
+                buf[n++] = ' ';
+        }
+        buf[n++] = '1';
+        buf[n++] = '\n';
+        return n;
+}
+
+/* In a new user namespace (unprivileged svd): map our own uid and gid onto
+ * themselves, which the kernel allows without privilege once setgroups is
+ * denied (user_namespaces(7)). */
+static void child_setup_user_namespace(const SpawnParams *p, int report_fd) {
+        char map[48];
+        int r = child_write_file("/proc/self/setgroups", "deny", 4);
+        if (r >= 0)
+                r = child_write_file("/proc/self/uid_map", map, format_id_map(map, p->outer_uid));
+        if (r >= 0)
+                r = child_write_file("/proc/self/gid_map", map, format_id_map(map, p->outer_gid));
+        if (r < 0)
+                child_fail(report_fd, SPAWN_STAGE_USER_NAMESPACE, -r);
+}
+
+/* The PID namespace's init. It is PID 1 there: the kernel only delivers
+ * signals to it for which it has a handler, and when it exits everything
+ * else in the namespace is SIGKILLed. It forwards stop signals to the
+ * command, reaps orphans, and reports the command's exit through the pipe
+ * (its own exit status could not carry a signal), then exits. */
+static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, const sigset_t *all) {
+        SpawnFailure f;
+        ssize_t n;
+
+        /* The command's end of exec_fd closes on exec; a record means it failed. */
+        do
+                n = read(exec_fd, &f, sizeof(f));
+        while (n < 0 && errno == EINTR);
+        (void) close(exec_fd);
+        if (n == (ssize_t) sizeof(f)) {
+                child_report(report_fd, f.stage, f.error);
+                (void) waitpid(main_pid, NULL, 0);
+                _exit(127);
+        }
+        child_report(report_fd, SPAWN_REPORT_EXECED, 0);
+
+        for (;;) {
+                siginfo_t si;
+                int sig = sigwaitinfo(all, &si);
+                if (sig < 0)
+                        continue;
+                if (sig != SIGCHLD) {
+                        (void) kill(main_pid, sig);
+                        continue;
+                }
+                for (;;) {
+                        int status;
+                        pid_t pid = waitpid(-1, &status, WNOHANG);
+                        if (pid <= 0)
+                                break;
+                        if (pid == main_pid) {
+                                child_report(report_fd, SPAWN_REPORT_EXIT_STATUS, status);
+                                _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                        }
+                }
+        }
+}
+
+/* Becomes init of the new PID namespace and returns in the command's
+ * process, with *report_fd switched to the pipe that init relays. */
+static void child_become_pid1(const SpawnParams *p, int *report_fd) {
+        int exec_pipe[2];
+
+        if (p->user_namespace)
+                child_setup_user_namespace(p, *report_fd);
+
+        /* A /proc of our own namespace, without leaking the mount to the
+         * host: every mount private, so that nothing mounted in here
+         * propagates out. In a chroot "/" is no mount point (EINVAL); then at
+         * least the /proc mount that the new one stacks on is made private,
+         * which is what decides where the new one propagates. */
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 &&
+            (errno != EINVAL || mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
+                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+
+        if (pipe2(exec_pipe, O_CLOEXEC) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
+
+        /* Every signal stays blocked in init, taken with sigwaitinfo(). */
+        sigset_t all;
+        sigfillset(&all);
+        if (sigprocmask(SIG_SETMASK, &all, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_SIGNALS, errno);
+
+        struct clone_args args = { .exit_signal = SIGCHLD };
+        pid_t pid = sys_clone3(&args, sizeof(args));
+        if (pid < 0 && errno == ENOSYS)
+                pid = sys_clone_fork(SIGCHLD, NULL);
+        if (pid < 0)
+                child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
+        if (pid > 0) {
+                (void) close(exec_pipe[1]);
+                pid1_run(pid, *report_fd, exec_pipe[0], &all);
+        }
+
+        /* The command: failures go to init, which relays them. */
+        (void) close(exec_pipe[0]);
+        (void) close(*report_fd);
+        *report_fd = exec_pipe[1];
+        sigset_t none;
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+                child_fail(*report_fd, SPAWN_STAGE_SIGNALS, errno);
+}
+
+static int child_apply_capabilities(const SpawnParams *p) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+
+        if (sys_capget(&h, d) < 0)
+                return -errno;
+        for (int i = 0; i < 2; i++) {
+                uint32_t amb = (uint32_t) (p->ambient >> (32 * i));
+                d[i].permitted |= 0; /* keep: KEEPCAPS preserved them across setuid */
+                d[i].inheritable |= amb;
+                d[i].effective |= amb & d[i].permitted;
+        }
+        if (sys_capset(&h, d) < 0)
+                return -errno;
+        return 0;
+}
+
+void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_fd, pid_t parent, bool legacy) {
+        /* clone() has no CLONE_INTO_CGROUP: join the service's cgroup before
+         * anything else happens in the child. */
+        if (legacy && p->cgroup_fd >= 0) {
+                int fd = openat(p->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1)
+                        child_fail(report_fd, SPAWN_STAGE_CGROUP, errno);
+                (void) close(fd);
+        }
+
+        /* First of all drop every fd but 0-2 and the report pipe: until then
+         * the child holds copies of svd's other pidfds, which would keep
+         * those services alive past svd in autokill mode. stdout/stderr go
+         * to 1 and 2 before that (dup2 clears O_CLOEXEC there); both numbers
+         * are free to overwrite, and the report pipe, >= 3, is untouched. */
+        if (p->stdout_fd >= 3 && dup2(p->stdout_fd, STDOUT_FILENO) < 0)
+                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+        if (p->stderr_fd >= 3 && dup2(p->stderr_fd, STDERR_FILENO) < 0)
+                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+        if (report_fd != 3) {
+                if (dup3(report_fd, 3, O_CLOEXEC) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+                report_fd = 3;
+        }
+        if (sys_close_range(4, ~0U, 0) < 0)
+                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+
+        /* CLONE_CLEAR_SIGHAND reset the handlers; ignored signals stay
+         * ignored across exec, so reset those too (all of them after
+         * clone()), and unblock everything svd blocked for its signalfds. */
+        for (int sig = 1; sig < NSIG; sig++) {
+                if (sig == SIGKILL || sig == SIGSTOP || (!legacy && !sigismember(ignored, sig)))
+                        continue;
+                struct sigaction sa = { .sa_handler = SIG_DFL };
+                if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
+                        child_fail(report_fd, SPAWN_STAGE_SIGNALS, errno);
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+                child_fail(report_fd, SPAWN_STAGE_SIGNALS, errno);
+
+        if (setsid() < 0)
+                child_fail(report_fd, SPAWN_STAGE_SETSID, errno);
+
+        if (p->mode == SPAWN_MODE_FALLBACK) {
+                /* FIXME: drop when 7.1 is the oldest kernel we support.
+                 * Without autokill the leash is the parent-death signal. The
+                 * kernel clears it on a credential change, so unless init
+                 * (which keeps its credentials) holds it, it is set after the
+                 * last change below; and svd may already have died, so check
+                 * that svd is still the parent. */
+                if (p->private_pids) {
+                        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                                child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
+                        /* getppid() is 0 in the new namespace; the report
+                         * pipe tells instead: no reader means svd is gone. */
+                        struct pollfd pfd = { .fd = report_fd, .events = POLLOUT };
+                        if (poll(&pfd, 1, 0) < 0 || (pfd.revents & POLLERR))
+                                child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
+                }
+        }
+
+        if (p->private_pids)
+                child_become_pid1(p, &report_fd);
+
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (null < 0)
+                child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+        if (null != STDIN_FILENO) {
+                if (dup2(null, STDIN_FILENO) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                (void) close(null);
+        } else if (fcntl(STDIN_FILENO, F_SETFD, 0) < 0)
+                child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+
+        for (size_t i = 0; i < p->n_rlimits; i++)
+                if (setrlimit(p->rlimits[i].resource, &p->rlimits[i].limit) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_RLIMITS, errno);
+        if (p->umask >= 0)
+                (void) umask((mode_t) p->umask);
+
+        if (p->working_directory && chdir(p->working_directory) < 0 &&
+            !(p->working_directory_missing_ok && errno == ENOENT))
+                child_fail(report_fd, SPAWN_STAGE_CHDIR, errno);
+
+        if (p->change_credentials) {
+                if (setgroups(p->n_groups, p->groups) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_SETGROUPS, errno);
+                if (setresgid(p->gid, p->gid, p->gid) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_SETGID, errno);
+        }
+
+        /* The bounding set needs CAP_SETPCAP, so it goes before setuid. */
+        for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
+                if ((p->bounding_drop & (UINT64_C(1) << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_BOUNDING_SET, errno);
+
+        if (p->change_credentials) {
+                /* Ambient capabilities must survive the switch away from uid 0. */
+                if (p->ambient && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_KEEPCAPS, errno);
+                if (setresuid(p->uid, p->uid, p->uid) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_SETUID, errno);
+        }
+
+        if (p->ambient) {
+                int r = child_apply_capabilities(p);
+                if (r < 0)
+                        child_fail(report_fd, SPAWN_STAGE_CAPABILITIES, -r);
+                for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
+                        if ((p->ambient & (UINT64_C(1) << cap)) &&
+                            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+                                child_fail(report_fd, SPAWN_STAGE_AMBIENT, errno);
+        }
+
+        if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                child_fail(report_fd, SPAWN_STAGE_NO_NEW_PRIVS, errno);
+
+        if (p->mode == SPAWN_MODE_FALLBACK && !p->private_pids) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
+                if (getppid() != parent)
+                        child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
+        }
+
+        execve(p->path, p->argv, p->envp);
+        child_fail(report_fd, SPAWN_STAGE_EXEC, errno);
+}
+
+int spawn_child_vfork(void *arg) {
+        const SpawnVforkChild *c = arg;
+        /* First, before anything touches the shared table: a table of our own. */
+        if (sys_close_range(c->keep, ~0U, CLOSE_RANGE_UNSHARE) < 0)
+                child_fail(c->report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+        spawn_child_run(c->p, c->ignored, c->report_fd, c->parent, /* legacy= */ false);
+}
