@@ -22,12 +22,12 @@
 # package is present.
 set -eu
 
-pkgs="build-essential cmake pkg-config libsystemd-dev libinih-dev libcap-ng-dev check libjansson-dev python3"
+pkgs="build-essential cmake pkg-config libsystemd-dev libinih-dev libcap-ng-dev check libjansson-dev python3 scdoc"
 print=0
 for arg in "$@"; do
         case $arg in
         --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils rsync" ;;
-        --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq" ;;
+        --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq debootstrap lintian" ;;
         --bench) pkgs="$pkgs runit s6 supervisor gnuplot-nox git" ;;
         --print) print=1 ;;
         *) echo "install-deps: unknown option '$arg' (--lab, --test, --bench, --print)" >&2; exit 2 ;;

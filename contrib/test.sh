@@ -4,7 +4,9 @@
 # missing (contrib/install-deps.sh --lab --test), then
 #
 #   build       plain build: unit, integration, fuzz-regression, selftests
-#               and bench (prints numbers) tests in parallel; svd under
+#               and bench (prints numbers) tests in parallel; the .deb built,
+#               installed, run and purged in a fresh bookworm root (label
+#               packaging, tests/packaging/deb-chroot.sh); svd under
 #               valgrind through the e2e tests; the kernel lab (label vm),
 #               one VM at a time: Debian's 7.x kernel and our 6.12 with and
 #               without the series (built once, then cached)
@@ -44,14 +46,15 @@ ctest_in() {
 }
 
 build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-ctest_in build -j"$jobs" -LE 'vm|valgrind'
+ctest_in build -j"$jobs" -LE 'vm|valgrind|packaging'
+ctest_in build -L packaging
 ctest_in build -L valgrind
 [ "$SVD_LAB" = 0 ] || ctest_in build -L vm -V
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DSVD_SANITIZE=ON
-ctest_in build-asan -j"$jobs" -LE 'vm|valgrind|bench'
+ctest_in build-asan -j"$jobs" -LE 'vm|valgrind|bench|packaging'
 [ "$SVD_LAB" = 0 ] || ctest_in build-asan -R '^vm-debian$' -V
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
