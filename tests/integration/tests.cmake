@@ -29,3 +29,6 @@ svd_integration_test(exhaust-flood)
 svd_integration_test(exhaust-reload)
 # Re-exec with the pidfds carried across execve().
 svd_integration_test(e2e-reexec)
+# 21 re-execs of 50 services take ~2.5 min on an idle 2-core machine and
+# several times that while the machine is busy.
+set_tests_properties(e2e-reexec PROPERTIES TIMEOUT 900)
