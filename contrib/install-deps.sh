@@ -14,7 +14,7 @@ set -eu
 pkgs="build-essential cmake pkg-config libsystemd-dev libinih-dev libcap-ng-dev check libjansson-dev"
 for arg in "$@"; do
         case $arg in
-        --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils" ;;
+        --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils libcap-dev" ;;
         --test) pkgs="$pkgs clang libclang-rt-dev valgrind" ;;
         --bench) pkgs="$pkgs runit s6 supervisor gnuplot-nox" ;;
         *) echo "install-deps: unknown option '$arg' (--lab, --test, --bench)" >&2; exit 2 ;;
