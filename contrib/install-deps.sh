@@ -26,7 +26,7 @@ pkgs="build-essential cmake pkg-config libsystemd-dev libcap-ng-dev check libjan
 print=0
 for arg in "$@"; do
         case $arg in
-        --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils rsync" ;;
+        --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils rsync libcap-dev" ;;
         --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq debootstrap lintian" ;;
         --bench) pkgs="$pkgs runit s6 supervisor gnuplot-nox git" ;;
         --print) print=1 ;;

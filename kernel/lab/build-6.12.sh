@@ -11,7 +11,7 @@
 #   --selftest   instead of a kernel: build the series' own selftest,
 #                tools/testing/selftests/pidfd/pidfd_autoreap_test, against
 #                the patched tree's UAPI headers and print its path (no
-#                kernel build: extract, patch, headers_install, ~20 s)
+#                kernel build: extract, patch, `make headers`, ~20 s)
 #   --force      rebuild even if a cached bzImage exists
 #   --keep-tree  keep the source and build tree of this build in the cache
 #                (default: removed when the script ends, whether the build
@@ -165,10 +165,12 @@ fi
 
 if [ "$selftest" = 1 ]; then
         note "building pidfd_autoreap_test (log: $log)"
-        make -C "$srcdir" headers_install INSTALL_HDR_PATH="$tree/hdr" >>"$log" 2>&1 ||
-                die "make headers_install failed (see $log)"
+        # `make headers` leaves them in usr/include; headers_install would
+        # copy them elsewhere with rsync, which the lab does not need.
+        make -C "$srcdir" headers >>"$log" 2>&1 ||
+                die "make headers failed (see $log)"
         mkdir -p "$tree/kst"
-        make -C "$srcdir/tools/testing/selftests/pidfd" KHDR_INCLUDES="-isystem $tree/hdr/include" \
+        make -C "$srcdir/tools/testing/selftests/pidfd" KHDR_INCLUDES="-isystem $srcdir/usr/include" \
                 OUTPUT="$tree/kst" "$tree/kst/pidfd_autoreap_test" >>"$log" 2>&1 ||
                 die "building pidfd_autoreap_test failed (see $log)"
         cp "$tree/kst/pidfd_autoreap_test" "$image.tmp" && mv "$image.tmp" "$image" ||

@@ -4,7 +4,7 @@
 # get-kernel.sh: print the path of a Debian cloud kernel (vmlinuz) that has
 # CLONE_AUTOREAP, CLONE_NNP and CLONE_PIDFD_AUTOKILL (Linux >= 7.1).
 #
-# Usage: get-kernel.sh [--offline] [--refresh] [--package NAME]
+# Usage: get-kernel.sh [--offline] [--refresh] [--package NAME] [--source]
 #
 # --package pins one linux-binary-<ver>-cloud-amd64 instead of the newest
 # (e.g. to compare sid's 7.2 with trixie-backports' 7.3); it too must be
@@ -27,8 +27,15 @@
 # the newest cached one is used with a note on stderr. --offline never
 # touches the network and uses the newest cached kernel.
 #
-# stdout: the absolute path of vmlinuz, nothing else. Exit 1 with one line on
-# stderr when no kernel >= 7.1 can be had.
+# --source prints, instead of the kernel, the path of the source tarball of
+# that same kernel version: linux-source-<major>.<minor> (the .deb is
+# downloaded once through the same private apt, its linux-source-*.tar.xz
+# kept under sources/<package>_<version>/). kernel/lab/build-kselftests.sh
+# builds mainline's selftests from it.
+#
+# stdout: the absolute path of vmlinuz (or of the tarball with --source),
+# nothing else. Exit 1 with one line on stderr when no kernel >= 7.1 can be
+# had.
 
 set -euo pipefail
 
@@ -41,6 +48,7 @@ refresh_sec=${SVD_LAB_REFRESH_SEC:-86400}
 offline=0
 force_refresh=0
 want_pkg=""
+want_source=0
 
 die() { echo "get-kernel: $*" >&2; exit 1; }
 note() { echo "get-kernel: $*" >&2; }
@@ -50,6 +58,7 @@ while [ $# -gt 0 ]; do
         --offline) offline=1 ;;
         --refresh) force_refresh=1 ;;
         --package) [ $# -ge 2 ] || die "--package needs a name"; want_pkg=$2; shift ;;
+        --source) want_source=1 ;;
         -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
         *) die "unknown argument '$1'" ;;
         esac
@@ -60,6 +69,26 @@ apt_dir=$cache/apt
 kernels_dir=$cache/kernels
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/pkgcache" "$kernels_dir" ||
         die "cannot create cache directory '$cache'"
+
+# --source: the kernel first (a run of this script without --source, which
+# takes the lock itself), then the source package of its version.
+if [ "$want_source" = 1 ]; then
+        args=()
+        [ "$offline" = 0 ] || args+=(--offline)
+        [ "$force_refresh" = 0 ] || args+=(--refresh)
+        [ -z "$want_pkg" ] || args+=(--package "$want_pkg")
+        k=$("$0" "${args[@]}") || exit 1
+        kdir=$(dirname "$k")
+        src_ver=$(cat "$kdir/version")
+        src_pkg=linux-source-$(sed -n 's/^\([0-9]\{1,\}\.[0-9]\{1,\}\).*/\1/p' "$kdir/kernel.release")
+        [ "$src_pkg" != linux-source- ] || die "cannot tell the version of '$kdir/kernel.release'"
+        src_dir=$cache/sources/${src_pkg}_$src_ver
+        if [ -f "$src_dir/$src_pkg.tar.xz" ]; then
+                echo "$src_dir/$src_pkg.tar.xz"
+                exit 0
+        fi
+        [ "$offline" = 0 ] || die "--offline given, and $src_pkg $src_ver is not cached"
+fi
 
 # One run at a time per cache: ctest may start several.
 exec 9>"$cache/.lock"
@@ -162,6 +191,25 @@ apt_opts=(
         -o "Acquire::Retries=0"
         -o "Acquire::http::Timeout=20"
 )
+
+if [ "$want_source" = 1 ]; then
+        note "downloading $src_pkg $src_ver"
+        work=$(mktemp -d "$cache/.src.XXXXXX")
+        trap 'rm -rf "$work"' EXIT
+        (cd "$work" && apt-get "${apt_opts[@]}" -q download "$src_pkg=$src_ver" >"$work/download.log" 2>&1) ||
+                die "apt-get download $src_pkg=$src_ver failed: $(tail -n 1 "$work/download.log")"
+        deb=$(echo "$work"/*.deb)
+        [ -f "$deb" ] || die "apt-get download left no .deb for $src_pkg"
+        mkdir "$work/x"
+        dpkg-deb -x "$deb" "$work/x"
+        [ -f "$work/x/usr/src/$src_pkg.tar.xz" ] || die "no usr/src/$src_pkg.tar.xz in $src_pkg $src_ver"
+        mkdir -p "$work/s" "$cache/sources"
+        mv "$work/x/usr/src/$src_pkg.tar.xz" "$work/s/"
+        rm -rf "$src_dir"
+        mv "$work/s" "$src_dir"
+        echo "$src_dir/$src_pkg.tar.xz"
+        exit 0
+fi
 
 stamp=$apt_dir/lists/.updated
 need_update=$force_refresh

@@ -4,9 +4,10 @@
 # suite.sh: boot one of the lab's kernels and run svd's lab suite in it
 # (tests/lib/vm-suite.sh: the flag selftests, our 6.12 series' own
 # in-tree selftest pidfd_autoreap_test (build-6.12.sh --selftest; on every
-# kernel, so Debian's mainline kernel checks the series' tests too), every
-# end-to-end test, the crash test with 100 services). This is what ctest's
-# `vm` label runs.
+# kernel, so Debian's mainline kernel checks the series' tests too),
+# mainline's own pidfd and clone3 selftests against this kernel's known
+# failures (build-kselftests.sh, kselftests.sh), every end-to-end test, the
+# crash test with 100 services). This is what ctest's `vm` label runs.
 #
 # Usage: suite.sh --kernel debian|6.12|6.12-unpatched --build DIR [--timeout SEC]
 #
@@ -81,6 +82,26 @@ if [ "$required" = 1 ] || dpkg-query -W -f='${Status}' linux-source-6.12 2>/dev/
         env_args+=(--env SVD_LAB_KST=1)
 else
         env_args+=(--env "SVD_LAB_KST=linux-source-6.12 is not installed")
+fi
+
+# Mainline's own pidfd and clone3 selftests, built static from Debian's
+# linux-source of the lab's 7.x kernel (build-kselftests.sh; once per
+# source version and patch set), compared case by case with this kernel's
+# known failures (kselftests-known.tsv) by kselftests.sh in the guest.
+# SVD_LAB_MAINLINE_KST=0 leaves them out (contrib/test.sh does for the
+# sanitizer build's second run on Debian's kernel).
+if [ "${SVD_LAB_MAINLINE_KST:-1}" = 0 ]; then
+        env_args+=(--env "SVD_LAB_MAINLINE_KST=left out (SVD_LAB_MAINLINE_KST=0)")
+elif kst_dir=$("$here/build-kselftests.sh"); then
+        add_args+=(--add "$kst_dir:/svd/kst" --add "$here/kselftests.sh"
+                --add "$here/kselftests-known.tsv:/svd/lab/kselftests-known.tsv")
+        env_args+=(--env SVD_LAB_MAINLINE_KST=1 --env "SVD_LAB_KERNEL=$which")
+        [ -z "${SVD_LAB_KST_REPEAT:-}" ] || env_args+=(--env "SVD_LAB_KST_REPEAT=$SVD_LAB_KST_REPEAT")
+elif [ "$required" = 1 ]; then
+        echo "suite: FAIL: build-kselftests.sh failed" >&2
+        exit 1
+else
+        env_args+=(--env "SVD_LAB_MAINLINE_KST=build-kselftests.sh failed (no linux-source of the lab's kernel?)")
 fi
 
 # ASan/UBSan builds: the guest's svd sees the same options as the host's.

@@ -11,6 +11,9 @@
 # must all skip), the same rule for the 6.12 series' in-tree selftest
 # pidfd_autoreap_test when kernel/lab/suite.sh put it in the image
 # (SVD_LAB_KST=1; otherwise SVD_LAB_KST says why not and it is a SKIP),
+# mainline's pidfd and clone3 selftests compared with the kernel's known
+# failures (kernel/lab/kselftests.sh; SVD_LAB_MAINLINE_KST=1 and
+# SVD_LAB_KERNEL, else a SKIP),
 # every end-to-end test of tests/integration with
 # SVD_EXPECT_MODE=MODE, then crash.sh once more with 100 services
 # (CRASH_SERVICES), whose "# crash-kill:" line is the measured time from
@@ -57,7 +60,7 @@ fi
 # kselftest harness output ends with
 #   # Totals: pass:N fail:N xfail:N xpass:N skip:N error:N
 if [ "${SVD_LAB_KST:-}" = 1 ]; then
-        echo "vm-suite: === pidfd_autoreap_test (kernel/patches/6.12 0007)"
+        echo "vm-suite: === pidfd_autoreap_test (the selftest of kernel/patches/6.12)"
         out=$(pidfd_autoreap_test 2>&1)
         rc=$?
         echo "$out"
@@ -80,6 +83,16 @@ if [ "${SVD_LAB_KST:-}" = 1 ]; then
         result pidfd_autoreap_test "$rc"
 else
         echo "vm-suite: SKIP pidfd_autoreap_test (${SVD_LAB_KST:-not in the image})"
+fi
+
+# Mainline's pidfd and clone3 selftests, case by case against this
+# kernel's known failures (kernel/lab/kselftests.sh).
+if [ "${SVD_LAB_MAINLINE_KST:-}" = 1 ]; then
+        echo "vm-suite: === mainline's pidfd and clone3 selftests"
+        kselftests.sh "${SVD_LAB_KERNEL:?}" /svd/kst /svd/lab/kselftests-known.tsv
+        result kselftests $?
+else
+        echo "vm-suite: SKIP kselftests (${SVD_LAB_MAINLINE_KST:-not in the image})"
 fi
 
 run_test() { # NAME [VAR=VALUE...]
