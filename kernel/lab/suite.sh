@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # suite.sh: boot one of the lab's kernels and run svd's lab suite in it
-# (tests/lib/vm-suite.sh: the flag selftests, our 6.12 series' own
+# (vm-suite.sh: the flag selftests, our 6.12 series' own
 # in-tree selftest pidfd_autoreap_test (build-6.12.sh --selftest; on every
 # kernel, so Debian's mainline kernel checks the series' tests too),
 # mainline's own pidfd and clone3 selftests against this kernel's known
@@ -111,8 +111,9 @@ done
 
 t0=$(date +%s)
 set +e
+add_args+=(--add "$here/vm-suite.sh:/svd/lab/vm-suite.sh")
 "$here/run.sh" "${skip_args[@]}" "${kernel_args[@]}" "${env_args[@]}" "${add_args[@]}" --build "$build" --timeout "$timeout" \
-        -- sh /svd/tests/lib/vm-suite.sh "$mode"
+        -- sh /svd/lab/vm-suite.sh "$mode"
 rc=$?
 set -e
 echo "suite: $which: exit $rc after $(( $(date +%s) - t0 )) s"
