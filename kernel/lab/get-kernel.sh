@@ -190,6 +190,11 @@ apt_opts=(
         -o "Acquire::Languages=none"
         -o "Acquire::Retries=0"
         -o "Acquire::http::Timeout=20"
+        # sid's Release files are valid for a week only; a mirror that serves
+        # a snapshot older than that (as this project's machines get) makes
+        # apt refuse them as expired on a machine without a cached kernel.
+        # The signatures are still checked; only the freshness window is not.
+        -o "Acquire::Check-Valid-Until=false"
 )
 
 if [ "$want_source" = 1 ]; then
