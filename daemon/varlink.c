@@ -96,8 +96,7 @@ struct VarlinkConnection {
         sd_event_source *io_source;
         sd_event_source *defer_source; /* resumes processing after a deferred reply */
         VarlinkBuffer input;
-        char *output;
-        size_t output_size, output_start;
+        VarlinkBuffer output; /* replies not yet sent */
         bool read_eof;
         bool dead; /* a reply could not be queued: close at the next chance */
         VarlinkCall *current; /* the call being answered */
@@ -142,7 +141,7 @@ static bool server_log_allowed(VarlinkServer *s) {
 /* Brings the connection's share of its peer's and the server's totals up to
  * date with what it holds now. */
 static void connection_account(VarlinkConnection *c) {
-        size_t now = c->input.allocated + c->output_size;
+        size_t now = c->input.allocated + c->output.allocated;
         if (now == c->buffered)
                 return;
         c->peer->buffered = c->peer->buffered - c->buffered + now;
@@ -198,18 +197,18 @@ static int connection_queue(VarlinkConnection *c, json_t *msg) {
         int r = varlink_message_format(msg, &text, &len);
         if (r < 0)
                 return r;
-        if (c->output_size - c->output_start + len > VARLINK_OUTPUT_MAX)
+        if (varlink_buffer_pending(&c->output) + len > VARLINK_OUTPUT_MAX)
                 return -ENOBUFS;
-        if (c->output_start > 0 && c->output_start == c->output_size)
-                c->output_start = c->output_size = 0;
-        if (!connection_may_hold(c, c->input.allocated + c->output_size + len))
+        /* The budget is checked against what the queue may come to hold
+         * (growth doubles the allocation). */
+        size_t out = c->output.allocated;
+        if (c->output.end + len > out)
+                out = 2 * (varlink_buffer_pending(&c->output) + len);
+        if (!connection_may_hold(c, c->input.allocated + out))
                 return -ENOBUFS;
-        char *p = realloc(c->output, c->output_size + len);
-        if (!p)
-                return -ENOMEM;
-        memcpy(p + c->output_size, text, len);
-        c->output = p;
-        c->output_size += len;
+        r = varlink_buffer_append(&c->output, text, len);
+        if (r < 0)
+                return r;
         connection_account(c);
         return 0;
 }
@@ -291,7 +290,7 @@ size_t varlink_call_output_queued(const VarlinkCall *c) {
         assert(c);
         if (!c->connection)
                 return 0;
-        return c->connection->output_size - c->connection->output_start;
+        return varlink_buffer_pending(&c->connection->output);
 }
 
 int varlink_call_error(VarlinkCall *c, const char *error, json_t *parameters) {
@@ -571,7 +570,7 @@ static int connection_handle_message(VarlinkConnection *c, const char *text, siz
 /* Processes buffered calls while nothing is pending and output is not piling up. */
 static int connection_process(VarlinkConnection *c) {
         for (;;) {
-                if (c->current || c->output_size - c->output_start >= VARLINK_OUTPUT_HIGH)
+                if (c->current || varlink_buffer_pending(&c->output) >= VARLINK_OUTPUT_HIGH)
                         return 0;
                 const char *text;
                 size_t len;
@@ -587,23 +586,14 @@ static int connection_process(VarlinkConnection *c) {
 }
 
 static int connection_flush(VarlinkConnection *c) {
-        while (c->output_start < c->output_size) {
-                ssize_t n = send(c->fd, c->output + c->output_start, c->output_size - c->output_start,
-                                 MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno == EAGAIN)
-                                return 0;
-                        return -errno;
-                }
-                c->output_start += (size_t) n;
+        ssize_t n = varlink_buffer_write(&c->output, c->fd);
+        if (n < 0)
+                return (int) n;
+        if (varlink_buffer_pending(&c->output) == 0 && c->output.allocated > 0) {
+                /* Drained: an idle connection holds no buffer. */
+                varlink_buffer_done(&c->output);
+                connection_account(c);
         }
-        /* Drained: an idle connection holds no buffer. */
-        free(c->output);
-        c->output = NULL;
-        c->output_start = c->output_size = 0;
-        connection_account(c);
         return 0;
 }
 
@@ -620,15 +610,15 @@ static void connection_stop_reading(VarlinkConnection *c) {
 }
 
 static bool connection_finished(VarlinkConnection *c) {
-        return c->read_eof && !c->current && c->output_start == c->output_size;
+        return c->read_eof && !c->current && varlink_buffer_pending(&c->output) == 0;
 }
 
 /* Sets the events to wait for: input only when a call could be taken. */
 static void connection_update(VarlinkConnection *c) {
         uint32_t events = 0;
-        if (!c->read_eof && !c->current && c->output_size - c->output_start < VARLINK_OUTPUT_HIGH)
+        if (!c->read_eof && !c->current && varlink_buffer_pending(&c->output) < VARLINK_OUTPUT_HIGH)
                 events |= EPOLLIN;
-        if (c->output_start < c->output_size)
+        if (varlink_buffer_pending(&c->output) > 0)
                 events |= EPOLLOUT;
         (void) sd_event_source_set_io_events(c->io_source, events);
 }
@@ -642,7 +632,7 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
                 return;
         }
 
-        if (c->output_start < c->output_size) {
+        if (varlink_buffer_pending(&c->output) > 0) {
                 r = connection_flush(c);
                 if (r < 0) {
                         log_debug_errno(r, "varlink: write to uid " UID_FMT " failed, closing: %m", c->uid);
@@ -652,7 +642,7 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
         }
 
         if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->read_eof) {
-                if (!c->current && c->output_size - c->output_start < VARLINK_OUTPUT_HIGH) {
+                if (!c->current && varlink_buffer_pending(&c->output) < VARLINK_OUTPUT_HIGH) {
                         ssize_t n = varlink_buffer_read(&c->input, c->fd);
                         connection_account(c);
                         if (n == 0)
@@ -695,7 +685,7 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
                 varlink_buffer_done(&c->input);
                 connection_account(c);
         }
-        if (c->output_start < c->output_size) {
+        if (varlink_buffer_pending(&c->output) > 0) {
                 r = connection_flush(c);
                 if (r < 0) {
                         connection_free(c);
@@ -706,7 +696,7 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
                 connection_free(c);
                 return;
         }
-        if (c->read_eof && !c->current && c->output_start == c->output_size) {
+        if (c->read_eof && !c->current && varlink_buffer_pending(&c->output) == 0) {
                 /* Unterminated bytes before EOF: a truncated call. */
                 connection_free(c);
                 return;
@@ -775,9 +765,7 @@ static void connection_free(VarlinkConnection *c) {
         c->defer_source = sd_event_source_disable_unref(c->defer_source);
         safe_close(c->fd);
         varlink_buffer_done(&c->input);
-        free(c->output);
-        c->output = NULL;
-        c->output_size = c->output_start = 0;
+        varlink_buffer_done(&c->output);
         if (c->peer) {
                 connection_account(c);
                 if (--c->peer->n_connections == 0)
@@ -825,6 +813,7 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
                                   .peer = peer, .privileged = privileged };
         peer->n_connections++;
         varlink_buffer_init(&c->input, VARLINK_MESSAGE_MAX);
+        varlink_buffer_init(&c->output, VARLINK_OUTPUT_MAX);
         c->next = s->connections;
         if (s->connections)
                 s->connections->prev = c;
@@ -986,7 +975,7 @@ int varlink_call_connection_fd(const VarlinkCall *c) {
                 return -ENOTCONN;
         /* Nothing may be lost in the hand-over: no reply still queued, no
          * further call read already. */
-        if (conn->output_start < conn->output_size || conn->input.start < conn->input.end)
+        if (varlink_buffer_pending(&conn->output) > 0 || conn->input.start < conn->input.end)
                 return -EBUSY;
         return conn->fd;
 }

@@ -4,8 +4,10 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "macros.h"
@@ -28,20 +30,32 @@ size_t varlink_buffer_pending(const VarlinkBuffer *b) {
         return b->end - b->start;
 }
 
-/* Makes room for at least n more bytes, compacting first. The buffer never
- * needs more than max + one read chunk. */
+/* Makes room for at least n more bytes after end. Consumed bytes before
+ * start are reclaimed only when that moves no more than it frees, or when
+ * the buffer has to grow anyway; growth doubles. Either way each byte is
+ * copied a bounded number of times, however the appends and the consumer
+ * interleave: the output of a connection whose reader lags by a megabyte
+ * is not moved or reallocated whole for every reply appended. */
 static int buffer_reserve(VarlinkBuffer *b, size_t n) {
-        if (b->start > 0) {
-                memmove(b->data, b->data + b->start, b->end - b->start);
-                b->end -= b->start;
-                b->start = 0;
-        }
         if (b->allocated - b->end >= n)
                 return 0;
+        size_t pending = b->end - b->start;
+        if (b->start > 0 && (b->start >= pending || b->allocated - pending < n)) {
+                memmove(b->data, b->data + b->start, pending);
+                b->end = pending;
+                b->start = 0;
+                if (b->allocated - b->end >= n)
+                        return 0;
+        }
         size_t want = b->end + n;
+        if (want < n)
+                return -ENOMEM;
         size_t a = b->allocated ? b->allocated : 4096;
-        while (a < want)
+        while (a < want) {
+                if (a > SIZE_MAX / 2)
+                        return -ENOMEM;
                 a *= 2;
+        }
         char *p = realloc(b->data, a);
         if (!p)
                 return -ENOMEM;
@@ -84,6 +98,28 @@ int varlink_buffer_append(VarlinkBuffer *b, const void *data, size_t n) {
         memcpy(b->data + b->end, data, n);
         b->end += n;
         return 0;
+}
+
+ssize_t varlink_buffer_write(VarlinkBuffer *b, int fd) {
+        assert(b);
+        assert(fd >= 0);
+
+        size_t total = 0;
+        while (b->start < b->end) {
+                ssize_t n = send(fd, b->data + b->start, b->end - b->start, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN)
+                                break;
+                        return -errno;
+                }
+                b->start += (size_t) n;
+                total += (size_t) n;
+        }
+        if (b->start == b->end)
+                b->start = b->end = 0;
+        return (ssize_t) total;
 }
 
 int varlink_buffer_next(VarlinkBuffer *b, const char **ret, size_t *ret_len) {

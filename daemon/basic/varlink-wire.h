@@ -36,7 +36,13 @@ void varlink_buffer_done(VarlinkBuffer *b);
  * limit, or another -errno. */
 ssize_t varlink_buffer_read(VarlinkBuffer *b, int fd);
 
-/* Appends bytes (for tests and fuzzers that feed data without a socket). */
+/* Sends the pending bytes to a non-blocking stream socket without raising
+ * SIGPIPE, as far as the socket takes them. Returns the bytes sent (0 when
+ * the socket is full), or -errno (-EPIPE: the peer is gone). Nothing is
+ * handed out by varlink_buffer_next() from a buffer used this way. */
+ssize_t varlink_buffer_write(VarlinkBuffer *b, int fd);
+
+/* Appends bytes: queued output, or input fed without a socket (tests, fuzzers). */
 int varlink_buffer_append(VarlinkBuffer *b, const void *data, size_t n);
 
 /* Hands out the next complete message (NUL-terminated, without the NUL in
