@@ -254,8 +254,11 @@ while [ "$round" -le "$REEXECS" ]; do
         n0=$(reexec_count)
         if [ $((round % 4)) -eq 0 ]; then
                 kill -HUP "$SVD_PID"
-                wait_until 30 sh -c "[ \$(grep -c 'Re-executed from state' '$SVD_LOG') -gt $n0 ]" ||
+                if ! wait_until 30 sh -c "[ \$(grep -c 'Re-executed from state' '$SVD_LOG') -gt $n0 ]"; then
                         PROBLEMS="$PROBLEMS round$round:SIGHUP-no-reexec"
+                        diag "round $round: svd's log since the SIGHUP:" "$(grep -n 'Received SIGHUP' "$SVD_LOG" | tail -n 1)" \
+                                "$(tail -n 8 "$SVD_LOG")"
+                fi
                 wait_until 10 _svd_ready_or_dead
         else
                 run svctl daemon-reexec
