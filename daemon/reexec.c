@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
@@ -119,6 +120,20 @@ static int reexec_check_binary(const char *binary, unsigned *ret_version, char *
         return 0;
 }
 
+static int write_all(int fd, const char *p, size_t n) {
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
 static json_t *manager_serialize(Manager *m, ReexecFds *fds, int reply_fd) {
         json_t *services = json_array();
         json_t *o = json_pack("{s:i,s:s,s:o,s:o,s:b,s:{s:I,s:I},s:o,s:o}", "version", (int) svd_state_version, "svd",
@@ -152,7 +167,7 @@ int manager_reexec(Manager *m, int reply_fd, char **ret_error) {
         _cleanup_(json_decrefp) json_t *state = NULL;
         _cleanup_close_ int memfd = -EBADF;
         _cleanup_free_ char **argv = NULL;
-        _cleanup_free_ char *arg = NULL;
+        _cleanup_free_ char *arg = NULL, *text = NULL;
         ReexecFds fds = {};
         unsigned version = 0;
         int r;
@@ -189,8 +204,20 @@ int manager_reexec(Manager *m, int reply_fd, char **ret_error) {
                 r = -errno;
                 goto fail;
         }
-        if (json_dumpfd(state, memfd, JSON_COMPACT) < 0 || lseek(memfd, 0, SEEK_SET) < 0) {
-                r = errno > 0 ? -errno : -EIO;
+        /* Serialized whole, then written: json_dumpfd() makes a write(2) of
+         * every token. */
+        text = json_dumps(state, JSON_COMPACT);
+        if (!text) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = write_all(memfd, text, strlen(text));
+        if (r < 0)
+                goto fail;
+        free(text);
+        text = NULL;
+        if (lseek(memfd, 0, SEEK_SET) < 0) {
+                r = -errno;
                 goto fail;
         }
         if (!reexec_fd_to_json(&fds, memfd)) { /* only to clear its close-on-exec below */
@@ -237,9 +264,21 @@ fail:
 
 /* ---- the new svd: restore ---- */
 
+/* The state is read whole from its memfd: json_loadfd() would read(2) it
+ * one byte at a time (it cannot know where the JSON ends), a syscall per
+ * byte of every service's log ring. */
 static int read_state(int fd, json_t **ret) {
         json_error_t err;
-        json_t *state = json_loadfd(fd, 0, &err);
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(errno, "Failed to stat the re-exec state: %m");
+        if (st.st_size <= 0)
+                return log_error_errno(EINVAL, "The re-exec state is empty.");
+        void *p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED)
+                return log_error_errno(errno, "Failed to map the re-exec state: %m");
+        json_t *state = json_loadb(p, (size_t) st.st_size, 0, &err);
+        (void) munmap(p, (size_t) st.st_size);
         if (!state)
                 return log_error_errno(EINVAL, "Failed to parse the re-exec state: %s (line %d, column %d).",
                                        err.text, err.line, err.column);
