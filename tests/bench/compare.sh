@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # svd against runit (runsvdir), s6 (s6-svscan) and supervisord, side by side
-# in one run, plus a floor (benchtool floor: clone3()+execve() of the same
-# processes, nothing else). Not a ctest test: it installs packages
+# in one run, plus two floors (benchtool floor: clone3()+execve() of the same
+# processes, nothing else; "floor" with CLONE_VM | CLONE_VFORK as svd spawns,
+# "fork floor" with a copy of the address space per child). Not a ctest test: it installs packages
 # (contrib/install-deps.sh --bench), builds, and runs for minutes.
 #
 #   tests/bench/compare.sh              # N = 10 100 1000, 3 runs (~15 min)
@@ -342,9 +343,11 @@ t_begin=$(date +%s)
 run=1
 while [ "$run" -le "$RUNS" ]; do
         for n in $NS; do
-                log "run $run/$RUNS, N=$n: floor"
-                _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC")
+                log "run $run/$RUNS, N=$n: floors (vfork, fork)"
+                _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" vfork)
                 rec "$run" "$n" floor start_ms "$(field ms "$_l")"
+                _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" fork)
+                rec "$run" "$n" forkfloor start_ms "$(field ms "$_l")"
                 for k in $SUPS; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"
