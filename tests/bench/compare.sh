@@ -33,7 +33,10 @@
 #   BENCH_IDLE_SEC     idle window (default 15; quick 3)
 #   BENCH_TIMEOUT_MS   bound of every single wait (default 120000)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
+#   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
+#                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL)
 #   BENCH_NO_INSTALL=1 do not run install-deps.sh; SVD_BUILD build dir (build)
+#   BENCH_NO_BUILD=1   use the build directory as it is (the lab's guest)
 #   BENCH_ALLOW_SYSTEM_INSTANCES=1  run although a system runsvdir, s6-svscan
 #                      or supervisord is up (it is never touched, but adds noise)
 #
@@ -61,8 +64,10 @@ if [ -z "${BENCH_REAPED:-}" ]; then
         if [ "${BENCH_NO_INSTALL:-0}" != 1 ]; then
                 "$SRC/contrib/install-deps.sh" --bench
         fi
-        cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-        cmake --build "$BUILD" -j"$(nproc)" --target svd svctl bench-svc benchtool >/dev/null
+        if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+                cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+                cmake --build "$BUILD" -j"$(nproc)" --target svd svctl bench-svc benchtool >/dev/null
+        fi
         set +e
         if [ "${BENCH_ALLOW_SYSTEM_INSTANCES:-0}" != 1 ]; then
                 others=$("$BT" foreign runsvdir runsv s6-svscan s6-supervise supervisord)
@@ -98,11 +103,11 @@ for tool in "$BT" "$SVC" "$SVD" "$SVCTL"; do
 done
 for s in $SUPS; do
         case $s in
-        svd) ;;
+        svd | svd-fallback) ;;
         runit) command -v runsvdir >/dev/null || die "runsvdir not found (apt install runit)" ;;
         s6) command -v s6-svscan >/dev/null || die "s6-svscan not found (apt install s6)" ;;
         supervisord) command -v supervisord >/dev/null || die "supervisord not found (apt install supervisor)" ;;
-        *) die "unknown supervisor '$s' (svd runit s6 supervisord)" ;;
+        *) die "unknown supervisor '$s' (svd svd-fallback runit s6 supervisord)" ;;
         esac
 done
 
@@ -147,7 +152,7 @@ prepare() {
         local _k _d _n _top _i _s
         _k=$1 _d=$2 _n=$3
         case $_k in
-        svd)
+        svd | svd-fallback)
                 mkdir -p "$_d/units"
                 awk -v n="$_n" -v d="$_d" -v svc="$SVC" 'BEGIN {
                         for (i = 0; i < n; i++) {
@@ -191,6 +196,7 @@ prepare() {
 launch_cmd() {
         case $1 in
         svd) printf '%s\n' "$SVD" -u "$2/units" -s "$2/svd.sock" ;;
+        svd-fallback) printf '%s\n' "$SVD" --mode=fallback -u "$2/units" -s "$2/svd.sock" ;;
         runit) printf '%s\n' runsvdir "$2/service" ;;
         s6) printf '%s\n' s6-svscan -c "$S6_MAX" "$2/scan" ;; # -c: 500 services by default
         supervisord) printf '%s\n' supervisord -n -c "$2/supervisord.conf" ;;
@@ -200,7 +206,7 @@ launch_cmd() {
 # status_cmd KIND DIR: one status query of bench-0000 (set -- style, one word a line)
 status_cmd() {
         case $1 in
-        svd) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
+        svd | svd-fallback) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
         runit) printf '%s\n' sv status "$2/service/bench-0000" ;;
         s6) printf '%s\n' s6-svstat "$2/scan/bench-0000" ;;
         supervisord) printf '%s\n' supervisorctl -c "$2/supervisord.conf" status bench-0000 ;;
@@ -233,7 +239,7 @@ start_all() {
 # stop_sup KIND DIR: stops SUP_PID the supervisor's own way; STOP_LINE
 stop_sup() {
         case $1 in
-        svd | supervisord) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 15) ;;
+        svd | svd-fallback | supervisord) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 15) ;;
         runit) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 1) ;; # SIGHUP: runsvdir TERMs every runsv, exits
         s6) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" -- s6-svscanctl -t "$2/scan") ;;
         esac
@@ -247,7 +253,7 @@ stop_sup() {
 
 restart_gap_ms() {
         case $1 in
-        svd) echo 0 ;;
+        svd | svd-fallback) echo 0 ;;
         *) echo 1100 ;; # runsv: a run under 1 s is restarted 1 s late; supervisord: startsecs=1
         esac
 }
@@ -316,7 +322,7 @@ session() {
         _l=$("$BT" crash "$SUP_PID" "$SVC" 1000)
         wait "$SUP_PID"
         rec "$_run" "$_n" "$_k" crash_alive "$(field alive "$_l")"
-        [ "$_k" = svd ] && rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")"
+        case $_k in svd*) rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")" ;; esac
         _to=$(awk -v s="$START_MS" 'BEGIN { t = 3 * s; if (t < 3000) t = 3000; printf "%d", t }')
         start_all "$_k" "$D" "$_n" "$_to"
         rec "$_run" "$_n" "$_k" relaunch_new "$GOT"
