@@ -32,6 +32,8 @@
 #   BENCH_SLOW_CONTROLS  for supervisorctl, ~1.5 s each at 1000 (default 20; quick 5)
 #   BENCH_IDLE_SEC     idle window (default 15; quick 3)
 #   BENCH_TIMEOUT_MS   bound of every single wait (default 120000)
+#   BENCH_CRASH_WINDOW_MS  how long services are watched after kill -9 of
+#                      the supervisor (default 1000)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
 #   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
 #                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL)
@@ -93,6 +95,7 @@ else
 fi
 SUPS=${BENCH_SUPERVISORS:-"svd runit s6 supervisord"}
 TO=${BENCH_TIMEOUT_MS:-120000}
+CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-1000}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
 NMIN=$(printf '%s\n' $NS | sort -n | head -n 1)
 NMAX=$(printf '%s\n' $NS | sort -n | tail -n 1)
@@ -319,7 +322,8 @@ session() {
         prepare "$_k" "$D" "$_n"
         start_all "$_k" "$D" "$_n" "$TO"
         [ "$GOT" = "$_n" ] || log "run $_run: $_k (crash launch) started only $GOT of $_n"
-        _l=$("$BT" crash "$SUP_PID" "$SVC" 1000)
+        _l=$("$BT" crash "$SUP_PID" "$SVC" "$CRASH_WINDOW_MS")
+        rec "$_run" "$_n" "$_k" crash_window_ms "$CRASH_WINDOW_MS"
         wait "$SUP_PID"
         rec "$_run" "$_n" "$_k" crash_alive "$(field alive "$_l")"
         case $_k in svd*) rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")" ;; esac

@@ -11,8 +11,9 @@
 #
 # Defaults: Debian's 7.x kernel, N = 1000, 5 runs, the results in
 # build/bench-results/lab-KERNEL-DATE/ (results.md, raw.tsv, console.log).
-# BENCH_N, BENCH_RUNS, BENCH_RESTARTS, BENCH_CONTROLS and BENCH_IDLE_SEC are
-# passed on to compare.sh. Not part of ctest (it runs for tens of minutes).
+# BENCH_N, BENCH_RUNS, BENCH_RESTARTS, BENCH_CONTROLS, BENCH_IDLE_SEC and
+# BENCH_CRASH_WINDOW_MS (default 60000 here: under TCG, 1000 processes take
+# seconds to die) are passed on to compare.sh. Not part of ctest (it runs for tens of minutes).
 set -euo pipefail
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -42,7 +43,8 @@ env_args=(--env BENCH_NO_INSTALL=1 --env BENCH_NO_BUILD=1 --env SVD_BUILD=/svd/b
         --env BENCH_ALLOW_SYSTEM_INSTANCES=1 --env "BENCH_SUPERVISORS=svd svd-fallback"
         --env "BENCH_N=${BENCH_N:-1000}" --env "BENCH_RUNS=${BENCH_RUNS:-5}"
         --env "BENCH_RESTARTS=${BENCH_RESTARTS:-20}" --env "BENCH_CONTROLS=${BENCH_CONTROLS:-50}"
-        --env "BENCH_IDLE_SEC=${BENCH_IDLE_SEC:-3}" --env BENCH_OUT=/tmp/bench-out)
+        --env "BENCH_IDLE_SEC=${BENCH_IDLE_SEC:-3}" --env BENCH_OUT=/tmp/bench-out
+        --env "BENCH_CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-60000}")
 # The guest prints the raw figures between markers; the report is made here.
 "$src/kernel/lab/run.sh" "${kernel_args[@]}" --build "$build" --timeout 5400 "${env_args[@]}" \
         --add "$src/tests/bench:/svd/tests/bench" \

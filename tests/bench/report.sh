@@ -104,7 +104,8 @@ END {
         L["restart_med"] = "restart after SIGKILL, median ms"
         L["restart_p99"] = "restart after SIGKILL, p99 ms"
         L["stop_ms"] = "stop-all, ms"
-        L["crash_alive"] = "services alive 1 s after kill -9"
+        cw = median(nmax SUBSEP "svd" SUBSEP "crash_window_ms")
+        L["crash_alive"] = "services alive " (cw == "" || cw == 1000 ? "1 s" : cw " ms") " after kill -9"
         L["crash_last_ms"] = "last service dead after kill -9, ms"
         L["relaunch_count"] = "services running after relaunch"
         L["idle_per_min"] = "idle wake-ups per minute"
