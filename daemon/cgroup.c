@@ -224,16 +224,20 @@ int cgroup_service_remove(CgroupRoot *r, const char *name) {
 }
 
 int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd) {
+        bool fresh = true;
         if (!r->available)
                 return -EOPNOTSUPP;
         if (mkdirat(r->services_fd, name, 0755) < 0) {
                 if (errno != EEXIST)
                         return -errno;
                 /* Busy: still in use, so use it as it is. */
-                if (cgroup_service_remove(r, name) >= 0 && mkdirat(r->services_fd, name, 0755) < 0)
+                if (cgroup_service_remove(r, name) < 0)
+                        fresh = false;
+                else if (mkdirat(r->services_fd, name, 0755) < 0)
                         return -errno;
         }
-        return cgroup_service_open_existing(r, name, ret_fd);
+        int k = cgroup_service_open_existing(r, name, ret_fd);
+        return k < 0 ? k : fresh;
 }
 
 int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec) {
@@ -263,13 +267,18 @@ int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_
         return cgroup_service_remove(r, name);
 }
 
-int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t tasks_max, uint64_t cpu_weight,
-                        unsigned *ret_skipped) {
+int cgroup_apply_limits(CgroupRoot *r, int cg_fd, bool fresh, uint64_t memory_max, uint64_t tasks_max,
+                        uint64_t cpu_weight, unsigned *ret_skipped) {
         char buf[32];
         unsigned skipped = 0;
         int ret = 0, k;
 
-        if (memory_max != UINT64_MAX || r->memory) {
+        /* A cgroup made just now holds the kernel's defaults (memory.max and
+         * pids.max "max", cpu.weight 100): writing them again would cost an
+         * open, a write and a close each, three per start of every service. */
+        if (fresh && cpu_weight == 100)
+                cpu_weight = 0;
+        if (memory_max != UINT64_MAX || (r->memory && !fresh)) {
                 if (!r->memory)
                         skipped++;
                 else {
@@ -282,7 +291,7 @@ int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t 
                                 ret = k;
                 }
         }
-        if (tasks_max != UINT64_MAX || r->pids) {
+        if (tasks_max != UINT64_MAX || (r->pids && !fresh)) {
                 if (!r->pids)
                         skipped++;
                 else {
@@ -295,7 +304,7 @@ int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t 
                                 ret = k;
                 }
         }
-        if (cpu_weight != 0 || r->cpu) {
+        if (cpu_weight != 0 || (r->cpu && !fresh)) {
                 if (!r->cpu)
                         skipped++;
                 else {

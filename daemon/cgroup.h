@@ -45,7 +45,9 @@ int cgroup_root_remove(CgroupRoot *r);
  * (O_CLOEXEC), for CLONE_INTO_CGROUP and the calls below. A cgroup left from
  * before is removed and made anew when it is empty: a cgroup that once got
  * cgroup.kill SIGKILLs processes cloned into it later (seen on 6.18), and a
- * fresh one carries no stale limits either. */
+ * fresh one carries no stale limits either. Returns 1 for a cgroup made
+ * anew (the kernel's default limits), 0 for one still busy and used as it
+ * is, or -errno. */
 int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd);
 
 /* Removes a service's (empty) cgroup; -EBUSY while processes remain. */
@@ -58,11 +60,13 @@ int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_
 /* Opens an existing service cgroup; -ENOENT when there is none. */
 int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd);
 
-/* Writes memory.max, pids.max and cpu.weight (UINT64_MAX / 0: leave as is).
+/* Writes memory.max, pids.max and cpu.weight (UINT64_MAX / 0: no limit,
+ * weight 100), writing nothing when the cgroup is fresh (as
+ * cgroup_service_open() returned it) and every value is the default.
  * Returns 0 or the first error; limits whose controller is missing are
  * skipped and counted in *ret_skipped. */
-int cgroup_apply_limits(CgroupRoot *r, int cg_fd, uint64_t memory_max, uint64_t tasks_max, uint64_t cpu_weight,
-                        unsigned *ret_skipped);
+int cgroup_apply_limits(CgroupRoot *r, int cg_fd, bool fresh, uint64_t memory_max, uint64_t tasks_max,
+                        uint64_t cpu_weight, unsigned *ret_skipped);
 
 /* Whether any process is left in the cgroup (cgroup.events "populated"). */
 int cgroup_is_populated(int cg_fd);

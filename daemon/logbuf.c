@@ -28,7 +28,9 @@ static void logbuf_drop_oldest(LogBuffer *b) {
 
         assert(l);
         b->head = l->next;
-        if (!b->head)
+        if (b->head)
+                b->head->prev = NULL;
+        else
                 b->tail = NULL;
         b->n_lines--;
         b->n_bytes -= sizeof(LogLine) + l->len;
@@ -63,6 +65,7 @@ int logbuf_append(LogBuffer *b, LogStream stream, uint64_t usec, unsigned flags,
         while (b->head && (b->n_lines + 1 > b->max_lines || b->n_bytes + sizeof(LogLine) + len > b->max_bytes))
                 logbuf_drop_oldest(b);
 
+        l->prev = b->tail;
         if (b->tail)
                 b->tail->next = l;
         else
@@ -75,11 +78,15 @@ int logbuf_append(LogBuffer *b, LogStream stream, uint64_t usec, unsigned flags,
         return 0;
 }
 
+/* Walks back from the newest line: a status query asking for the last few
+ * lines of a full ring touches those lines, not the whole ring. */
 const LogLine *logbuf_last(const LogBuffer *b, size_t n) {
         assert(b);
-        const LogLine *l = b->head;
-        for (size_t skip = b->n_lines > n ? b->n_lines - n : 0; skip > 0; skip--)
-                l = l->next;
+        if (n == 0 || !b->tail)
+                return NULL;
+        const LogLine *l = b->tail;
+        for (size_t k = 1; k < n && l->prev; k++)
+                l = l->prev;
         return l;
 }
 

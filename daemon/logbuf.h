@@ -46,7 +46,7 @@ typedef enum LogLineFlags {
 } LogLineFlags;
 
 typedef struct LogLine {
-        struct LogLine *next;
+        struct LogLine *next, *prev; /* newer, older */
         uint64_t seqnum; /* per ring, from 1 */
         uint64_t usec;   /* CLOCK_REALTIME when svd read it */
         LogStream stream;
@@ -73,7 +73,9 @@ void logbuf_done(LogBuffer *b);
 int logbuf_append(LogBuffer *b, LogStream stream, uint64_t usec, unsigned flags, const char *text, size_t len,
                   const LogLine **ret);
 
-/* The first of the last n lines (the oldest when n >= n_lines); walk on with ->next. */
+/* The first of the last n lines (the oldest when n >= n_lines; NULL when
+ * n is 0 or the ring is empty), found from the newest line; walk on with
+ * ->next. */
 const LogLine *logbuf_last(const LogBuffer *b, size_t n);
 
 typedef void (*LogLineFn)(const char *text, size_t len, unsigned flags, void *userdata);

@@ -135,14 +135,16 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
         }
 
         if (c->cgroup->available) {
+                bool fresh = false;
                 if (s->cgroup_fd < 0) {
                         r = cgroup_service_open(c->cgroup, s->name, &s->cgroup_fd);
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to create cgroup, running without: %m", s->name);
+                        fresh = r > 0;
                 }
                 if (s->cgroup_fd >= 0) {
                         unsigned skipped = 0;
-                        r = cgroup_apply_limits(c->cgroup, s->cgroup_fd, u->memory_max, u->tasks_max,
+                        r = cgroup_apply_limits(c->cgroup, s->cgroup_fd, fresh, u->memory_max, u->tasks_max,
                                                 u->cpu_weight, &skipped);
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to set cgroup limits, ignoring: %m", s->name);

@@ -10,9 +10,12 @@
  *        bind SOCK, write "ready" to the file/fifo READY, then take datagrams
  *        from bench-svc until COUNT distinct pids reported: got=K ms=X
  *        (X: last report minus STAMPFILE's time, else minus ready)
- *   benchtool floor SOCK COUNT TIMEOUT_MS SVC
+ *   benchtool floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]
  *        clone3()+execve() COUNT copies of SVC and time them the same way,
- *        then SIGKILL and reap them: got=K ms=X
+ *        then SIGKILL and reap them: got=K ms=X. vfork (the default) is the
+ *        primitive svd ships: clone3() with CLONE_VM | CLONE_VFORK on a
+ *        stack of the child's own, so nothing of the parent is copied; fork
+ *        is clone3() without them (a copy of the page tables per child)
  *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
  *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
  *        (after a quiet second, at most 5 s, then a window of MS)
@@ -56,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -64,6 +68,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
+
+#include "missing-syscall.h"
 
 extern char **environ;
 
@@ -412,14 +418,36 @@ static int cmd_collect(int argc, char **argv) {
         return got == count ? 0 : 1;
 }
 
+struct floor_exec {
+        char **args, **env;
+};
+
+/* The vfork child: runs on its own stack in the parent's memory until
+ * execve() (or _exit) lets the parent go on. */
+static int floor_child(void *userdata) {
+        struct floor_exec *e = userdata;
+
+        execve(e->args[0], e->args, e->env);
+        return 127;
+}
+
 static int cmd_floor(int argc, char **argv) {
         long count, got;
         int64_t t0, last;
         int fd, *pidfds;
         char *env[2], *args[2];
+        bool vfork_style = true;
+        size_t stack_size = 64 * 1024;
+        void *stack = NULL;
 
-        if (argc != 5)
-                die("usage: floor SOCK COUNT TIMEOUT_MS SVC");
+        if (argc != 5 && argc != 6)
+                die("usage: floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]");
+        if (argc == 6) {
+                if (strcmp(argv[5], "fork") == 0)
+                        vfork_style = false;
+                else if (strcmp(argv[5], "vfork") != 0)
+                        die("floor: %s: neither vfork nor fork", argv[5]);
+        }
         count = num(argv[2]);
         fd = bind_sock(argv[1]);
         if (asprintf(&env[0], "BENCH_SOCK=%s", argv[1]) < 0)
@@ -430,6 +458,14 @@ static int cmd_floor(int argc, char **argv) {
         pidfds = calloc((size_t) count, sizeof *pidfds);
         if (!pidfds)
                 die("out of memory");
+        /* One stack serves every child: CLONE_VFORK holds the parent until
+         * the child has execve()d, so no two children ever share it. */
+        if (vfork_style) {
+                stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                if (stack == MAP_FAILED)
+                        die("mmap: %s", strerror(errno));
+        }
+        struct floor_exec e = { .args = args, .env = env };
         t0 = now_ns();
         for (long i = 0; i < count; i++) {
                 struct clone_args ca = {
@@ -437,13 +473,28 @@ static int cmd_floor(int argc, char **argv) {
                         .pidfd = (uint64_t) (uintptr_t) &pidfds[i],
                         .exit_signal = SIGCHLD,
                 };
-                long pid = syscall(SYS_clone3, &ca, sizeof ca);
+                long pid;
 
-                if (pid < 0)
-                        die("clone3");
-                if (pid == 0) {
-                        execve(args[0], args, env);
-                        _exit(127);
+                if (vfork_style) {
+                        ca.flags |= CLONE_VM | CLONE_VFORK;
+                        ca.stack = (uint64_t) (uintptr_t) stack;
+                        ca.stack_size = stack_size;
+#ifdef HAVE_SYS_CLONE3_RUN
+                        pid = sys_clone3_run(&ca, floor_child, &e);
+#else
+                        (void) floor_child;
+                        pid = -ENOSYS;
+#endif
+                        if (pid < 0)
+                                die("clone3: %s", strerror((int) -pid));
+                } else {
+                        pid = syscall(SYS_clone3, &ca, sizeof ca);
+                        if (pid < 0)
+                                die("clone3: %s", strerror(errno));
+                        if (pid == 0) {
+                                execve(args[0], args, env);
+                                _exit(127);
+                        }
                 }
         }
         got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
@@ -455,6 +506,8 @@ static int cmd_floor(int argc, char **argv) {
                 (void) waitid(P_PIDFD, (id_t) pidfds[i], &si, WEXITED);
                 close(pidfds[i]);
         }
+        if (stack)
+                munmap(stack, stack_size);
         unlink(argv[1]);
         return got == count ? 0 : 1;
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # svd against runit (runsvdir), s6 (s6-svscan) and supervisord, side by side
-# in one run, plus a floor (benchtool floor: clone3()+execve() of the same
-# processes, nothing else). Not a ctest test: it installs packages
+# in one run, plus two floors (benchtool floor: clone3()+execve() of the same
+# processes, nothing else; "floor" with CLONE_VM | CLONE_VFORK as svd spawns,
+# "fork floor" with a copy of the address space per child). Not a ctest test: it installs packages
 # (contrib/install-deps.sh --bench), builds, and runs for minutes.
 #
 #   tests/bench/compare.sh              # N = 10 100 1000, 3 runs (~15 min)
@@ -31,8 +32,13 @@
 #   BENCH_SLOW_CONTROLS  for supervisorctl, ~1.5 s each at 1000 (default 20; quick 5)
 #   BENCH_IDLE_SEC     idle window (default 15; quick 3)
 #   BENCH_TIMEOUT_MS   bound of every single wait (default 120000)
+#   BENCH_CRASH_WINDOW_MS  how long services are watched after kill -9 of
+#                      the supervisor (default 1000)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
+#   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
+#                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL)
 #   BENCH_NO_INSTALL=1 do not run install-deps.sh; SVD_BUILD build dir (build)
+#   BENCH_NO_BUILD=1   use the build directory as it is (the lab's guest)
 #   BENCH_ALLOW_SYSTEM_INSTANCES=1  run although a system runsvdir, s6-svscan
 #                      or supervisord is up (it is never touched, but adds noise)
 #
@@ -60,8 +66,10 @@ if [ -z "${BENCH_REAPED:-}" ]; then
         if [ "${BENCH_NO_INSTALL:-0}" != 1 ]; then
                 "$SRC/contrib/install-deps.sh" --bench
         fi
-        cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-        cmake --build "$BUILD" -j"$(nproc)" --target svd svctl bench-svc benchtool >/dev/null
+        if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+                cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+                cmake --build "$BUILD" -j"$(nproc)" --target svd svctl bench-svc benchtool >/dev/null
+        fi
         set +e
         if [ "${BENCH_ALLOW_SYSTEM_INSTANCES:-0}" != 1 ]; then
                 others=$("$BT" foreign runsvdir runsv s6-svscan s6-supervise supervisord)
@@ -87,6 +95,7 @@ else
 fi
 SUPS=${BENCH_SUPERVISORS:-"svd runit s6 supervisord"}
 TO=${BENCH_TIMEOUT_MS:-120000}
+CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-1000}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
 NMIN=$(printf '%s\n' $NS | sort -n | head -n 1)
 NMAX=$(printf '%s\n' $NS | sort -n | tail -n 1)
@@ -97,11 +106,11 @@ for tool in "$BT" "$SVC" "$SVD" "$SVCTL"; do
 done
 for s in $SUPS; do
         case $s in
-        svd) ;;
+        svd | svd-fallback) ;;
         runit) command -v runsvdir >/dev/null || die "runsvdir not found (apt install runit)" ;;
         s6) command -v s6-svscan >/dev/null || die "s6-svscan not found (apt install s6)" ;;
         supervisord) command -v supervisord >/dev/null || die "supervisord not found (apt install supervisor)" ;;
-        *) die "unknown supervisor '$s' (svd runit s6 supervisord)" ;;
+        *) die "unknown supervisor '$s' (svd svd-fallback runit s6 supervisord)" ;;
         esac
 done
 
@@ -146,7 +155,7 @@ prepare() {
         local _k _d _n _top _i _s
         _k=$1 _d=$2 _n=$3
         case $_k in
-        svd)
+        svd | svd-fallback)
                 mkdir -p "$_d/units"
                 awk -v n="$_n" -v d="$_d" -v svc="$SVC" 'BEGIN {
                         for (i = 0; i < n; i++) {
@@ -190,6 +199,7 @@ prepare() {
 launch_cmd() {
         case $1 in
         svd) printf '%s\n' "$SVD" -u "$2/units" -s "$2/svd.sock" ;;
+        svd-fallback) printf '%s\n' "$SVD" --mode=fallback -u "$2/units" -s "$2/svd.sock" ;;
         runit) printf '%s\n' runsvdir "$2/service" ;;
         s6) printf '%s\n' s6-svscan -c "$S6_MAX" "$2/scan" ;; # -c: 500 services by default
         supervisord) printf '%s\n' supervisord -n -c "$2/supervisord.conf" ;;
@@ -199,7 +209,7 @@ launch_cmd() {
 # status_cmd KIND DIR: one status query of bench-0000 (set -- style, one word a line)
 status_cmd() {
         case $1 in
-        svd) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
+        svd | svd-fallback) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
         runit) printf '%s\n' sv status "$2/service/bench-0000" ;;
         s6) printf '%s\n' s6-svstat "$2/scan/bench-0000" ;;
         supervisord) printf '%s\n' supervisorctl -c "$2/supervisord.conf" status bench-0000 ;;
@@ -232,7 +242,7 @@ start_all() {
 # stop_sup KIND DIR: stops SUP_PID the supervisor's own way; STOP_LINE
 stop_sup() {
         case $1 in
-        svd | supervisord) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 15) ;;
+        svd | svd-fallback | supervisord) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 15) ;;
         runit) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 1) ;; # SIGHUP: runsvdir TERMs every runsv, exits
         s6) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" -- s6-svscanctl -t "$2/scan") ;;
         esac
@@ -246,7 +256,7 @@ stop_sup() {
 
 restart_gap_ms() {
         case $1 in
-        svd) echo 0 ;;
+        svd | svd-fallback) echo 0 ;;
         *) echo 1100 ;; # runsv: a run under 1 s is restarted 1 s late; supervisord: startsecs=1
         esac
 }
@@ -312,10 +322,11 @@ session() {
         prepare "$_k" "$D" "$_n"
         start_all "$_k" "$D" "$_n" "$TO"
         [ "$GOT" = "$_n" ] || log "run $_run: $_k (crash launch) started only $GOT of $_n"
-        _l=$("$BT" crash "$SUP_PID" "$SVC" 1000)
+        _l=$("$BT" crash "$SUP_PID" "$SVC" "$CRASH_WINDOW_MS")
+        rec "$_run" "$_n" "$_k" crash_window_ms "$CRASH_WINDOW_MS"
         wait "$SUP_PID"
         rec "$_run" "$_n" "$_k" crash_alive "$(field alive "$_l")"
-        [ "$_k" = svd ] && rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")"
+        case $_k in svd*) rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")" ;; esac
         _to=$(awk -v s="$START_MS" 'BEGIN { t = 3 * s; if (t < 3000) t = 3000; printf "%d", t }')
         start_all "$_k" "$D" "$_n" "$_to"
         rec "$_run" "$_n" "$_k" relaunch_new "$GOT"
@@ -342,9 +353,11 @@ t_begin=$(date +%s)
 run=1
 while [ "$run" -le "$RUNS" ]; do
         for n in $NS; do
-                log "run $run/$RUNS, N=$n: floor"
-                _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC")
+                log "run $run/$RUNS, N=$n: floors (vfork, fork)"
+                _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" vfork)
                 rec "$run" "$n" floor start_ms "$(field ms "$_l")"
+                _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" fork)
+                rec "$run" "$n" forkfloor start_ms "$(field ms "$_l")"
                 for k in $SUPS; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"

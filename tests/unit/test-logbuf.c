@@ -144,8 +144,17 @@ START_TEST(test_ring_line_bound) {
         ck_assert_str_eq(l->next->text, "line 11");
         ck_assert_ptr_null(l->next->next);
         ck_assert_ptr_null(logbuf_last(&b, 0));
+        ck_assert_ptr_eq(logbuf_last(&b, 5), b.head);
+        ck_assert_ptr_eq(logbuf_last(&b, 1), b.tail);
+        /* older links run back to the head after evictions */
+        size_t back = 1;
+        for (l = b.tail; l->prev; l = l->prev)
+                back++;
+        ck_assert_ptr_eq(l, b.head);
+        ck_assert_uint_eq(back, 5);
         logbuf_done(&b);
         ck_assert_uint_eq(b.n_lines, 0);
+        ck_assert_ptr_null(logbuf_last(&b, 3));
         ck_assert_uint_eq(b.n_bytes, 0);
 }
 END_TEST
