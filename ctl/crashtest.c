@@ -204,6 +204,7 @@ typedef struct Runner {
         char mode[32];
         bool cgroup;
         pid_t workload_pid;
+        pid_t workload_pgid; /* its session and process group (setsid()) */
         int workload_pidfd;
         int workload_out;
         int workload_log;
@@ -589,41 +590,55 @@ static int workload_start(Runner *r, const Round *rd) {
         (void) fcntl(p[0], F_SETFL, O_NONBLOCK);
         r->workload_out = p[0];
         r->workload_pid = pid;
+        r->workload_pgid = pid;
         r->workload_pidfd = sys_pidfd_open(pid, 0);
         r->workload_line_len = 0;
         r->marker_seen = false;
         return 0;
 }
 
-/* SIGTERM to the workload, SIGKILL after 5 s; its output is read meanwhile. */
+/* Signals the workload's process group. The workload is a shell command
+ * line (sh -c), whose shell may run the real workload as a child: the
+ * group, which the runner made with setsid() and which cannot be reused
+ * while a member lives, holds them all; a pidfd names one process only. */
+static void workload_signal(Runner *r, int sig) {
+        if (r->workload_pgid > 0)
+                (void) kill(-r->workload_pgid, sig);
+}
+
+/* SIGTERM to the workload's group; SIGKILL to what is left of it once the
+ * leader has gone or after 5 s; its output is read meanwhile. */
 static void workload_stop(Runner *r) {
-        if (r->workload_pid == 0) {
-                workload_drain(r);
-                r->workload_out = safe_close(r->workload_out);
-                return;
+        if (r->workload_pid != 0) {
+                workload_signal(r, SIGTERM);
+                uint64_t deadline = mono_usec() + WORKLOAD_STOP_TIMEOUT_USEC;
+                while (r->workload_pid != 0) {
+                        struct pollfd p[2] = { { .fd = r->workload_pidfd, .events = POLLIN },
+                                               { .fd = r->workload_out, .events = POLLIN } };
+                        uint64_t now = mono_usec();
+                        if (now >= deadline)
+                                break;
+                        (void) poll(p, r->workload_out >= 0 ? 2 : 1, (int) ((deadline - now) / 1000) + 1);
+                        workload_drain(r);
+                        if (p[0].revents & POLLIN) {
+                                siginfo_t si;
+                                (void) waitid(P_PIDFD, (id_t) r->workload_pidfd, &si, WEXITED);
+                                r->workload_pid = 0;
+                                r->workload_pidfd = safe_close(r->workload_pidfd);
+                        }
+                }
         }
-        (void) sys_pidfd_send_signal(r->workload_pidfd, SIGTERM, NULL, 0);
-        uint64_t deadline = mono_usec() + WORKLOAD_STOP_TIMEOUT_USEC;
-        bool killed = false;
-        while (r->workload_pid != 0) {
-                struct pollfd p[2] = { { .fd = r->workload_pidfd, .events = POLLIN },
-                                       { .fd = r->workload_out, .events = POLLIN } };
-                uint64_t now = mono_usec();
-                if (now >= deadline && !killed) {
-                        (void) sys_pidfd_send_signal(r->workload_pidfd, SIGKILL, NULL, 0);
-                        killed = true;
-                }
-                (void) poll(p, r->workload_out >= 0 ? 2 : 1, killed ? 1000 : (int) ((deadline - now) / 1000) + 1);
-                workload_drain(r);
-                if (p[0].revents & POLLIN) {
-                        siginfo_t si;
-                        (void) waitid(P_PIDFD, (id_t) r->workload_pidfd, &si, WEXITED);
-                        r->workload_pid = 0;
-                        r->workload_pidfd = safe_close(r->workload_pidfd);
-                }
+        workload_signal(r, SIGKILL);
+        r->workload_pgid = 0;
+        if (r->workload_pid != 0) {
+                siginfo_t si;
+                (void) waitid(P_PIDFD, (id_t) r->workload_pidfd, &si, WEXITED);
+                r->workload_pid = 0;
+                r->workload_pidfd = safe_close(r->workload_pidfd);
         }
         workload_drain(r);
         r->workload_out = safe_close(r->workload_out);
+        runner_reap(r); /* its other members were re-parented to the runner */
 }
 
 /* ---- commands: probe and check ---- */
@@ -1008,7 +1023,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 _cleanup_free_ ProcRoot *roots = NULL;
                 size_t n_roots;
                 round_snapshot_roots(r, rd, &roots, &n_roots);
-                q = proc_tracker_collect(&t, roots, n_roots, r->self, r->workload_pid,
+                q = proc_tracker_collect(&t, roots, n_roots, r->self, r->workload_pgid,
                                          /* include_escaped= */ fault_is_svd(s.fault));
                 if (q < 0)
                         return fail("Failed to read the process trees: %s", strerror(-q));
