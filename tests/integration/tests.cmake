@@ -35,3 +35,5 @@ set_tests_properties(e2e-reexec PROPERTIES TIMEOUT 900)
 # svd-crashtest end to end: a recovery bug caught by the check, a survivor
 # reported, a log trigger that fires at its line.
 svd_integration_test(crashtest-runner)
+# The README's worked example: redis-server under svd, every acknowledged write checked after each crash.
+svd_integration_test(crashtest-example)
