@@ -1556,6 +1556,10 @@ int main(int argc, char *argv[]) {
         if (arg_workload)
                 r.workload_log = open(wl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
+        /* Workload and check talk to this svd: svctl and the others find it here. */
+        (void) setenv("SVD_SOCKET", r.socket, 1);
+        (void) setenv("SVD_CRASHTEST_DIR", r.dir, 1);
+
         fprintf(stderr, "svd-crashtest: seed %llu (replay with --seed %llu), directory %s\n",
                 (unsigned long long) arg_seed, (unsigned long long) arg_seed, r.dir);
 

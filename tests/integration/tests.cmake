@@ -37,3 +37,7 @@ set_tests_properties(e2e-reexec PROPERTIES TIMEOUT 900)
 svd_integration_test(crashtest-runner)
 # The README's worked example: redis-server under svd, every acknowledged write checked after each crash.
 svd_integration_test(crashtest-example)
+# svd's crash torture through svd-crashtest: kill -9 of svd during storms of
+# start/stop/restart/daemon-reexec under load; bounded to ~150 s of rounds.
+svd_integration_test(crashtest-torture)
+set_tests_properties(crashtest-torture PROPERTIES TIMEOUT 600)
