@@ -1662,7 +1662,7 @@ finish_setup:
                                       (int) failures, "mode", r.mode, "lastDeathMedianMs", d50, "lastDeathP95Ms",
                                       d95, "recoverMedianMs", r50, "recoverP95Ms", r95, "roundsPerMinute",
                                       minutes > 0 ? done / minutes : 0.0);
-                char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+                char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
                 if (s)
                         printf("%s\n", s);
                 free(s);
