@@ -6,7 +6,9 @@
 # svd, a workload that records every acknowledged SET, kill -9 of svd at
 # random moments, a check that every acknowledged write is there after each
 # recovery) passes 5 rounds of seed 23 and checks a non-zero number of
-# writes. Skips without redis-server (contrib/install-deps.sh --test). TAP.
+# writes. Skips without redis-server (contrib/install-deps.sh --test). Not
+# in tests/integration: the kernel lab runs every test there, and its image
+# has neither contrib/ nor redis-server. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
