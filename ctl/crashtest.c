@@ -1487,6 +1487,30 @@ static int cmp_i64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
+static void strv_list_free(char **v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+static void runner_done(Runner *r) {
+        for (size_t i = 0; i < r->n_services; i++)
+                free(r->services[i].name);
+        free(r->services);
+        free(r->dir);
+        free(r->socket);
+        free(r->notify_path);
+        free(r->svd_log);
+        r->notify_fd = safe_close(r->notify_fd);
+        r->workload_log = safe_close(r->workload_log);
+        strv_list_free(arg_services, arg_n_services);
+        strv_list_free(arg_targets, arg_n_targets);
+        free(arg_at_name);
+        free(arg_at_value);
+        if (IN_SET(arg_at, AT_LOG, AT_MARKER))
+                regfree(&arg_at_regex);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f) {
         (void) remove(path);
         return 0;
@@ -1578,6 +1602,7 @@ int main(int argc, char *argv[]) {
 finish_setup:
         if (q < 0) {
                 runner_stop_svd(&r);
+                runner_done(&r);
                 return 2;
         }
 
@@ -1678,5 +1703,6 @@ finish_setup:
                 (void) nftw(r.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         } else
                 fprintf(stderr, "svd-crashtest: kept %s\n", r.dir);
+        runner_done(&r);
         return failures > 0 || interrupted ? 1 : 0;
 }
