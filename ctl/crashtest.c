@@ -132,6 +132,7 @@ static uint64_t arg_duration_usec;
 static bool arg_stop_on_failure;
 static bool arg_json;
 static bool arg_keep;
+static const char *arg_chart;
 static uint64_t arg_stop_usec = USEC_PER_SEC;
 static uint64_t arg_ready_timeout_usec = 60 * USEC_PER_SEC;
 static uint64_t arg_death_timeout_usec = 5 * USEC_PER_SEC;
@@ -1266,7 +1267,8 @@ static void help(void) {
                "     --ready-timeout SEC   --death-timeout MS   --recover-timeout SEC\n"
                "     --trigger-timeout SEC\n"
                "     --json                The rounds and the summary as JSON on stdout\n"
-               "     --keep                Keep the directory (kept anyway when a round failed)\n");
+               "     --keep                Keep the directory (kept anyway when a round failed)\n"
+               "     --chart FILE.png      Time to recover and to last death per round (gnuplot)\n");
 }
 
 static int parse_argv(int argc, char *argv[]) {
@@ -1292,6 +1294,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_TRIGGER_TIMEOUT,
                 ARG_JSON,
                 ARG_KEEP,
+                ARG_CHART,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -1317,6 +1320,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "trigger-timeout", required_argument, NULL, ARG_TRIGGER_TIMEOUT },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "keep", no_argument, NULL, ARG_KEEP },
+                { "chart", required_argument, NULL, ARG_CHART },
                 {},
         };
         int c, q;
@@ -1426,6 +1430,9 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_KEEP:
                         arg_keep = true;
                         break;
+                case ARG_CHART:
+                        arg_chart = optarg;
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -1514,6 +1521,69 @@ static void runner_done(Runner *r) {
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f) {
         (void) remove(path);
         return 0;
+}
+
+/* The chart: one point per round, from DIR/rounds.dat, drawn by gnuplot
+ * (a script on its stdin). Returns gnuplot's exit status, or -errno. */
+static int chart_write(const Runner *r, json_t *rounds) {
+        char dat[PATH_MAX];
+        snprintf(dat, sizeof(dat), "%s/rounds.dat", r->dir);
+        FILE *f = fopen(dat, "we");
+        if (!f)
+                return -errno;
+        fprintf(f, "# round recover_ms last_death_ms\n");
+        size_t i;
+        json_t *o;
+        json_array_foreach(rounds, i, o) {
+                json_t *rec = json_object_get(o, "recoverUsec"), *death = json_object_get(o, "lastDeathUsec");
+                fprintf(f, "%d ", (int) json_integer_value(json_object_get(o, "round")));
+                if (json_is_integer(rec))
+                        fprintf(f, "%.3f ", (double) json_integer_value(rec) / 1000.0);
+                else
+                        fprintf(f, "NaN ");
+                if (json_is_integer(death))
+                        fprintf(f, "%.3f\n", (double) json_integer_value(death) / 1000.0);
+                else
+                        fprintf(f, "NaN\n");
+        }
+        if (fclose(f) != 0)
+                return -errno;
+
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                close(p[0]);
+                close(p[1]);
+                return -errno;
+        }
+        if (pid == 0) {
+                (void) dup2(p[0], 0);
+                execlp("gnuplot", "gnuplot", (char *) NULL);
+                dprintf(2, "svd-crashtest: exec gnuplot: %m\n");
+                _exit(127);
+        }
+        close(p[0]);
+        FILE *g = fdopen(p[1], "w");
+        if (!g) {
+                close(p[1]);
+        } else {
+                fprintf(g,
+                        "set terminal pngcairo size 1000,420\n"
+                        "set output '%s'\n"
+                        "set title 'svd-crashtest: seed %llu, mode %s'\n"
+                        "set xlabel 'round'\nset ylabel 'ms'\nset grid\nset key top left\n"
+                        "plot '%s' using 1:2 with linespoints title 'time to recover', "
+                        "'%s' using 1:3 with linespoints title 'time to last death'\n",
+                        arg_chart, (unsigned long long) arg_seed, r->mode, dat, dat);
+                fclose(g);
+        }
+        int status;
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -1681,6 +1751,14 @@ finish_setup:
                 "recover median %s p95 %s; %.1f rounds/min\n",
                 done, failures, (unsigned long long) arg_seed, r.mode, sd50, sd95, sr50, sr95,
                 minutes > 0 ? done / minutes : 0.0);
+        if (arg_chart) {
+                int c = chart_write(&r, jrounds);
+                if (c != 0)
+                        fprintf(stderr, "svd-crashtest: Failed to draw '%s' (gnuplot: %d), ignoring\n", arg_chart,
+                                c);
+                else
+                        fprintf(stderr, "svd-crashtest: chart in %s\n", arg_chart);
+        }
         if (arg_json) {
                 json_t *o = json_pack("{s:I,s:o,s:{s:i,s:i,s:s,s:f,s:f,s:f,s:f,s:f}}", "seed", (json_int_t) arg_seed,
                                       "rounds", jrounds, "summary", "rounds", (int) done, "failed",
