@@ -1143,8 +1143,15 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                            (unsigned long long) (arg_recover_timeout_usec / USEC_PER_SEC), rd->missing);
         } else if (q < 0)
                 round_fail(rd, "lost svd while recovering: %s", strerror(-q));
-        else
-                rd->recover_usec = ready_at > t_fault ? (int64_t) (ready_at - t_fault) : 0;
+        else {
+                /* A service fault whose targets all stay down (their Restart=
+                 * does not restart them) has nothing to recover. */
+                bool any = !IN_SET(s.fault, FAULT_SERVICE_KILL, FAULT_SERVICE_KILL_SOME, FAULT_SERVICE_KILL_ALL);
+                for (size_t i = 0; i < r->n_services && !any; i++)
+                        any = r->services[i].killed && r->services[i].expected;
+                if (any)
+                        rd->recover_usec = ready_at > t_fault ? (int64_t) (ready_at - t_fault) : 0;
+        }
         ev = varlink_client_free(ev);
 
         workload_stop(r);
