@@ -750,8 +750,10 @@ static void schedule_targets(Schedule *s, Runner *r) {
         }
 }
 
-/* Waits for the round's moment. Returns 1 when it came, 0 on timeout. */
-static int wait_moment(Runner *r, const Schedule *s, Round *rd) {
+/* The event source of an event moment, in place before the workload starts
+ * (and before the round's clock runs), so that no event is missed: the
+ * subscription's or the log follower's first reply has come back. */
+static int moment_arm(Runner *r, VarlinkClient **ret) {
         _cleanup_(varlink_client_freep) VarlinkClient *ev = NULL;
         int q;
 
@@ -766,9 +768,22 @@ static int wait_moment(Runner *r, const Schedule *s, Round *rd) {
                 _cleanup_json_ json_t *params = json_pack("{s:s,s:i,s:b}", "name", arg_at_name, "lines", 0,
                                                           "follow", true);
                 q = varlink_client_send(ev, "io.svd.Manager.Logs", params, /* more= */ true);
+                _cleanup_json_ json_t *first = NULL;
+                if (q >= 0)
+                        q = varlink_client_read(ev, CALL_TIMEOUT_USEC, &first);
                 if (q < 0)
                         return fail("Failed to follow the log of '%s': %s", arg_at_name, strerror(-q));
+                if (json_object_get(first, "error"))
+                        return fail("Failed to follow the log of '%s': %s", arg_at_name,
+                                    json_string_value(json_object_get(first, "error")));
         }
+        *ret = TAKE_PTR(ev);
+        return 0;
+}
+
+/* Waits for the round's moment. Returns 1 when it came, 0 on timeout. */
+static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
+        int q;
 
         uint64_t start = mono_usec();
         uint64_t deadline = IN_SET(arg_at, AT_RANDOM, AT_DELAY) ? start + s->delay_usec
@@ -817,7 +832,6 @@ static int wait_moment(Runner *r, const Schedule *s, Round *rd) {
                         p[np++] = (struct pollfd){ .fd = r->workload_out, .events = POLLIN };
                 uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
                 (void) poll(p, np, ms > INT_MAX ? INT_MAX : (int) ms);
-                (void) rd;
         }
 }
 
@@ -995,14 +1009,20 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 assert(false);
         }
 
+        _cleanup_(varlink_client_freep) VarlinkClient *moment_ev = NULL;
+        q = moment_arm(r, &moment_ev);
+        if (q < 0)
+                return q;
+
         q = workload_start(r, rd);
         if (q < 0)
                 return q;
 
-        q = wait_moment(r, &s, rd);
+        q = wait_moment(r, &s, moment_ev);
         if (q < 0)
                 return q;
         rd->fired = q > 0;
+        moment_ev = varlink_client_free(moment_ev);
         if (!rd->fired) {
                 round_fail(rd, "the moment never came within %llu s",
                            (unsigned long long) (arg_trigger_timeout_usec / USEC_PER_SEC));

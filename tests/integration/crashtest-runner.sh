@@ -10,7 +10,8 @@
 #   PrivatePIDs=) is reported as a survivor of kill -9 of svd, by pid, in
 #   fallback mode: the survivor count is not zero by construction;
 # - a log trigger fires at the line: the kill lands after "step 3" and
-#   before "step 4" of a service that writes its steps to a file too.
+#   before "step 4" of a service that writes its steps to a file too; a
+#   state trigger fires when a flapping service enters auto-restart.
 # TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -151,5 +152,16 @@ first=$($AWK 'NR == 1 { print $1 }' "$T/steps")
 expect_eq "... the killed instance wrote steps 1-3 only" "1 2 3 " \
         "$($AWK -v p="$first" '$1 == p { printf "%s ", $3 }' "$T/steps")"
 check "... and a new instance started" test "$(cut -d' ' -f1 "$T/steps" | sort -u | wc -l)" -ge 2
+
+# A state trigger: the kill comes when a flapping service has just exited
+# (auto-restart), an event only the event stream sees in time.
+mkdir -p "$T/state.units"
+printf '%s\n' "[Service]" "ExecStart=$SLEEP 10000" "[Install]" "WantedBy=default.target" \
+        >"$T/state.units/anchor.service"
+printf '%s\n' "[Service]" "ExecStart=$SH -c '$SLEEP 0.5; exit 1'" "Restart=always" "RestartSec=200ms" \
+        "StartLimitIntervalSec=0" "[Install]" "WantedBy=default.target" >"$T/state.units/flap.service"
+crashtest state --seed 1 --rounds 2 --services anchor --at state:flap=auto-restart --trigger-timeout 30
+expect_eq "a state trigger fires (flap entered auto-restart), each round" 2 \
+        "$(grep -c '^round [0-9] ok .*at=state:flap=auto-restart' "$T/state.out")"
 
 done_testing
