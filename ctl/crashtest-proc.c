@@ -23,8 +23,8 @@
 
 static uint64_t mono_usec(void) {
         struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+        (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
 int proc_stat_read(pid_t pid, ProcEntry *ret) {
@@ -32,7 +32,7 @@ int proc_stat_read(pid_t pid, ProcEntry *ret) {
 
         assert(ret);
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return errno == ESRCH ? -ENOENT : -errno;
@@ -46,8 +46,8 @@ int proc_stat_read(pid_t pid, ProcEntry *ret) {
         if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
                 return -EBADMSG;
 
-        ProcEntry e = { .pid = pid };
-        size_t cl = (size_t) (close_paren - open_paren - 1);
+        ProcEntry e = {.pid = pid};
+        size_t cl = (size_t)(close_paren - open_paren - 1);
         if (cl >= sizeof(e.comm))
                 cl = sizeof(e.comm) - 1;
         memcpy(e.comm, open_paren + 1, cl);
@@ -59,9 +59,9 @@ int proc_stat_read(pid_t pid, ProcEntry *ret) {
                 if (field == 3)
                         e.state = tok[0];
                 else if (field == 4)
-                        e.ppid = (pid_t) strtol(tok, NULL, 10);
+                        e.ppid = (pid_t)strtol(tok, NULL, 10);
                 else if (field == 6)
-                        e.sid = (pid_t) strtol(tok, NULL, 10);
+                        e.sid = (pid_t)strtol(tok, NULL, 10);
                 else if (field == 22) {
                         e.starttime = strtoull(tok, NULL, 10);
                         *ret = e;
@@ -89,7 +89,7 @@ int proc_snapshot(ProcEntry **ret, size_t *ret_n) {
                 if (*end || pid <= 0 || pid > INT_MAX)
                         continue;
                 ProcEntry e;
-                if (proc_stat_read((pid_t) pid, &e) < 0)
+                if (proc_stat_read((pid_t)pid, &e) < 0)
                         continue; /* gone between readdir and open */
                 if (n >= PROC_SNAPSHOT_MAX) {
                         r = -E2BIG;
@@ -170,7 +170,8 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
         for (size_t i = 0; i < n; i++) {
                 if (v[i].pid == self || v[i].state == 'Z' || v[i].state == 'X')
                         continue;
-                const char *owner = entry_owner(v, n, &v[i], roots, n_roots, self, skip_sid, include_escaped);
+                const char *owner =
+                    entry_owner(v, n, &v[i], roots, n_roots, self, skip_sid, include_escaped);
                 if (!owner)
                         continue;
                 if (t->n >= PROC_TRACK_MAX)
@@ -185,7 +186,8 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
                 /* The pidfd names whichever process has the pid now: the
                  * starttime, read once more, says it is the one we saw. */
                 ProcEntry now;
-                if (proc_stat_read(v[i].pid, &now) < 0 || now.starttime != v[i].starttime || now.state == 'Z') {
+                if (proc_stat_read(v[i].pid, &now) < 0 || now.starttime != v[i].starttime ||
+                    now.state == 'Z') {
                         close(fd);
                         continue;
                 }
@@ -197,14 +199,15 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
                 }
                 t->procs = np;
                 TrackedProc *p = &t->procs[t->n++];
-                *p = (TrackedProc){ .pid = v[i].pid, .starttime = v[i].starttime, .pidfd = fd };
+                *p = (TrackedProc){.pid = v[i].pid, .starttime = v[i].starttime, .pidfd = fd};
                 memcpy(p->comm, v[i].comm, sizeof(p->comm));
                 snprintf(p->owner, sizeof(p->owner), "%s", owner);
         }
         return 0;
 }
 
-size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(void *userdata), void *userdata) {
+size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(void *userdata),
+                              void *userdata) {
         assert(t);
 
         _cleanup_free_ struct pollfd *pfd = calloc(t->n ? t->n : 1, sizeof(*pfd));
@@ -216,7 +219,7 @@ size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(vo
                 size_t m = 0;
                 for (size_t i = 0; i < t->n; i++)
                         if (!t->procs[i].dead) {
-                                pfd[m] = (struct pollfd){ .fd = t->procs[i].pidfd, .events = POLLIN };
+                                pfd[m] = (struct pollfd){.fd = t->procs[i].pidfd, .events = POLLIN};
                                 idx[m++] = i;
                         }
                 if (reap)
@@ -228,7 +231,7 @@ size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(vo
                 if (now >= deadline)
                         return m;
                 uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
-                int k = poll(pfd, m, ms > INT_MAX ? INT_MAX : (int) ms);
+                int k = poll(pfd, m, ms > INT_MAX ? INT_MAX : (int)ms);
                 if (k < 0 && errno != EINTR)
                         return m;
                 now = mono_usec();
@@ -272,7 +275,7 @@ uint64_t proc_tracker_last_death(const ProcTracker *t) {
 void proc_tracker_kill_survivors(ProcTracker *t) {
         for (size_t i = 0; i < t->n; i++)
                 if (!t->procs[i].dead)
-                        (void) sys_pidfd_send_signal(t->procs[i].pidfd, SIGKILL, NULL, 0);
+                        (void)sys_pidfd_send_signal(t->procs[i].pidfd, SIGKILL, NULL, 0);
 }
 
 void proc_tracker_done(ProcTracker *t) {

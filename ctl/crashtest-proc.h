@@ -72,7 +72,8 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
 /* Waits until every tracked process has died or the deadline (CLOCK_MONOTONIC
  * usec) passes; reap() is called after each wake-up so that the runner's own
  * zombies are reaped. Returns how many are still alive. */
-size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(void *userdata), void *userdata);
+size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(void *userdata),
+                              void *userdata);
 
 /* One read each of the dead ones' stat: those still there as zombies (same
  * starttime, state Z). Returns the count; marks them. */

@@ -70,13 +70,13 @@ typedef enum Fault {
 } Fault;
 
 static const char *const fault_table[_FAULT_MAX] = {
-        [FAULT_SVD_KILL] = "svd-kill",
-        [FAULT_SVD_STOP] = "svd-stop",
-        [FAULT_SVD_TERM] = "svd-term",
-        [FAULT_SERVICE_KILL] = "service-kill",
-        [FAULT_SERVICE_KILL_SOME] = "service-kill-some",
-        [FAULT_SERVICE_KILL_ALL] = "service-kill-all",
-        [FAULT_SERVICE_STOP] = "service-stop",
+    [FAULT_SVD_KILL] = "svd-kill",
+    [FAULT_SVD_STOP] = "svd-stop",
+    [FAULT_SVD_TERM] = "svd-term",
+    [FAULT_SERVICE_KILL] = "service-kill",
+    [FAULT_SERVICE_KILL_SOME] = "service-kill-some",
+    [FAULT_SERVICE_KILL_ALL] = "service-kill-all",
+    [FAULT_SERVICE_STOP] = "service-stop",
 };
 
 static const char *fault_to_string(Fault f) {
@@ -86,7 +86,7 @@ static const char *fault_to_string(Fault f) {
 static Fault fault_from_string(const char *s) {
         for (int i = 0; i < _FAULT_MAX; i++)
                 if (streq(fault_table[i], s))
-                        return (Fault) i;
+                        return (Fault)i;
         return _FAULT_INVALID;
 }
 
@@ -141,14 +141,14 @@ static uint64_t arg_trigger_timeout_usec = 60 * USEC_PER_SEC;
 
 static uint64_t mono_usec(void) {
         struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+        (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
 static uint64_t real_usec(void) {
         struct timespec ts;
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+        (void)clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
 _printf_(1, 2) static int fail(const char *fmt, ...) {
@@ -185,7 +185,7 @@ typedef struct Service {
         char *name;
         pid_t pid;
         bool ready;
-        bool killed;     /* by this round's fault: must come back under a new pid */
+        bool killed;           /* by this round's fault: must come back under a new pid */
         bool restarts_on_kill; /* its Restart= brings it back after a SIGKILL */
         pid_t old_pid;
         unsigned starts; /* times it entered a ready state while recovering */
@@ -275,7 +275,7 @@ static int runner_add_service(Runner *r, const char *name) {
         if (!n)
                 return -ENOMEM;
         r->services = n;
-        r->services[r->n_services] = (Service){ .name = strdup(name) };
+        r->services[r->n_services] = (Service){.name = strdup(name)};
         if (!r->services[r->n_services].name)
                 return -ENOMEM;
         r->n_services++;
@@ -291,7 +291,7 @@ static void runner_reap(void *userdata) {
                 if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
                         return;
                 pid_t pid = si.si_pid;
-                (void) waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG);
+                (void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG);
                 if (pid == r->svd_pid) {
                         r->svd_pid = 0;
                         r->svd_pidfd = safe_close(r->svd_pidfd);
@@ -349,16 +349,17 @@ static int runner_start_svd(Runner *r) {
         }
         if (pid == 0) {
                 /* A session of its own: the terminal's Ctrl-C is the runner's to handle. */
-                (void) setsid();
+                (void)setsid();
                 int devnull = open("/dev/null", O_RDONLY);
                 if (devnull >= 0)
-                        (void) dup2(devnull, 0);
-                (void) dup2(logfd, 1);
-                (void) dup2(logfd, 2);
-                (void) setenv("NOTIFY_SOCKET", r->notify_path, 1);
-                const char *argv[] = { arg_svd,  "--units", arg_units, "--socket", r->socket,
-                                       arg_fallback ? "--mode=fallback" : NULL, NULL };
-                execv(arg_svd, (char **) argv);
+                        (void)dup2(devnull, 0);
+                (void)dup2(logfd, 1);
+                (void)dup2(logfd, 2);
+                (void)setenv("NOTIFY_SOCKET", r->notify_path, 1);
+                const char *argv[] = {arg_svd,    "--units", arg_units,
+                                      "--socket", r->socket, arg_fallback ? "--mode=fallback" : NULL,
+                                      NULL};
+                execv(arg_svd, (char **)argv);
                 dprintf(2, "svd-crashtest: exec '%s': %m\n", arg_svd);
                 _exit(127);
         }
@@ -372,13 +373,13 @@ static int runner_start_svd(Runner *r) {
         for (;;) {
                 uint64_t now = mono_usec();
                 if (now >= deadline) {
-                        (void) sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
+                        (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
                         return fail("svd did not report READY=1 within %llu s (log: %s)",
-                                    (unsigned long long) (SVD_READY_TIMEOUT_USEC / USEC_PER_SEC), r->svd_log);
+                                    (unsigned long long)(SVD_READY_TIMEOUT_USEC / USEC_PER_SEC), r->svd_log);
                 }
-                struct pollfd p[2] = { { .fd = r->notify_fd, .events = POLLIN },
-                                       { .fd = r->svd_pidfd, .events = POLLIN } };
-                int k = poll(p, 2, (int) ((deadline - now) / USEC_PER_MSEC) + 1);
+                struct pollfd p[2] = {{.fd = r->notify_fd, .events = POLLIN},
+                                      {.fd = r->svd_pidfd, .events = POLLIN}};
+                int k = poll(p, 2, (int)((deadline - now) / USEC_PER_MSEC) + 1);
                 if (k < 0 && errno != EINTR)
                         return fail("poll: %m");
                 if (k <= 0)
@@ -389,9 +390,11 @@ static int runner_start_svd(Runner *r) {
                                 struct cmsghdr h;
                                 char b[CMSG_SPACE(sizeof(struct ucred))];
                         } cm;
-                        struct iovec iov = { buf, sizeof(buf) - 1 };
-                        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &cm,
-                                             .msg_controllen = sizeof(cm) };
+                        struct iovec iov = {buf, sizeof(buf) - 1};
+                        struct msghdr mh = {.msg_iov = &iov,
+                                            .msg_iovlen = 1,
+                                            .msg_control = &cm,
+                                            .msg_controllen = sizeof(cm)};
                         ssize_t n = recvmsg(r->notify_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
                         if (n < 0)
                                 continue;
@@ -419,12 +422,12 @@ static int runner_start_svd(Runner *r) {
 static void runner_stop_svd(Runner *r) {
         if (r->svd_pid == 0)
                 return;
-        (void) sys_pidfd_send_signal(r->svd_pidfd, SIGTERM, NULL, 0);
-        struct pollfd p = { .fd = r->svd_pidfd, .events = POLLIN };
+        (void)sys_pidfd_send_signal(r->svd_pidfd, SIGTERM, NULL, 0);
+        struct pollfd p = {.fd = r->svd_pidfd, .events = POLLIN};
         if (poll(&p, 1, 60000) <= 0)
-                (void) sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
+                (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
         siginfo_t si;
-        (void) waitid(P_PIDFD, (id_t) r->svd_pidfd, &si, WEXITED);
+        (void)waitid(P_PIDFD, (id_t)r->svd_pidfd, &si, WEXITED);
         r->svd_pid = 0;
         r->svd_pidfd = safe_close(r->svd_pidfd);
 }
@@ -464,12 +467,13 @@ static int runner_list(Runner *r, bool collect_wanted) {
                 if (!svc)
                         continue;
                 json_t *pid = json_object_get(s, "pid");
-                svc->pid = json_is_integer(pid) ? (pid_t) json_integer_value(pid) : 0;
+                svc->pid = json_is_integer(pid) ? (pid_t)json_integer_value(pid) : 0;
                 /* systemd.service(5): a kill by a signal is "unclean signal", which
                  * on-failure, on-abnormal, on-abort and always restart. */
                 const char *restart = json_string_value(json_object_get(s, "restart"));
-                svc->restarts_on_kill = restart && (streq(restart, "on-failure") || streq(restart, "on-abnormal") ||
-                                                    streq(restart, "on-abort") || streq(restart, "always"));
+                svc->restarts_on_kill =
+                    restart && (streq(restart, "on-failure") || streq(restart, "on-abnormal") ||
+                                streq(restart, "on-abort") || streq(restart, "always"));
                 const char *state = json_string_value(json_object_get(s, "state"));
                 svc->ready = state_is_ready(state) && (!svc->killed || svc->pid != svc->old_pid);
         }
@@ -523,16 +527,16 @@ static int subscribe(Runner *r, VarlinkClient **ret) {
 static void environment_set(const Round *rd) {
         char b[64];
         snprintf(b, sizeof(b), "%u", rd->number);
-        (void) setenv("SVD_CRASHTEST_ROUND", b, 1);
-        snprintf(b, sizeof(b), "%llu", (unsigned long long) arg_seed);
-        (void) setenv("SVD_CRASHTEST_SEED", b, 1);
-        (void) setenv("SVD_CRASHTEST_FAULT", strna(fault_to_string(rd->fault)), 1);
-        (void) setenv("SVD_CRASHTEST_TARGETS", rd->targets, 1);
+        (void)setenv("SVD_CRASHTEST_ROUND", b, 1);
+        snprintf(b, sizeof(b), "%llu", (unsigned long long)arg_seed);
+        (void)setenv("SVD_CRASHTEST_SEED", b, 1);
+        (void)setenv("SVD_CRASHTEST_FAULT", strna(fault_to_string(rd->fault)), 1);
+        (void)setenv("SVD_CRASHTEST_TARGETS", rd->targets, 1);
         if (rd->fault_realtime_usec > 0) {
-                snprintf(b, sizeof(b), "%llu", (unsigned long long) rd->fault_realtime_usec);
-                (void) setenv("SVD_CRASHTEST_FAULT_USEC", b, 1);
+                snprintf(b, sizeof(b), "%llu", (unsigned long long)rd->fault_realtime_usec);
+                (void)setenv("SVD_CRASHTEST_FAULT_USEC", b, 1);
         } else
-                (void) unsetenv("SVD_CRASHTEST_FAULT_USEC");
+                (void)unsetenv("SVD_CRASHTEST_FAULT_USEC");
 }
 
 /* Reads what the workload printed: into its log, and line by line against
@@ -551,7 +555,7 @@ static void workload_drain(Runner *r) {
                         return;
                 }
                 if (r->workload_log >= 0)
-                        (void) !write(r->workload_log, buf, (size_t) n);
+                        (void)!write(r->workload_log, buf, (size_t)n);
                 for (ssize_t i = 0; i < n; i++) {
                         if (buf[i] != '\n') {
                                 if (r->workload_line_len < sizeof(r->workload_line) - 1)
@@ -579,16 +583,16 @@ static int workload_start(Runner *r, const Round *rd) {
                 return fail("fork: %m");
         }
         if (pid == 0) {
-                (void) setsid();
-                (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
-                (void) dup2(p[1], 1);
-                (void) dup2(p[1], 2);
+                (void)setsid();
+                (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+                (void)dup2(p[1], 1);
+                (void)dup2(p[1], 2);
                 environment_set(rd);
-                execl("/bin/sh", "sh", "-c", arg_workload, (char *) NULL);
+                execl("/bin/sh", "sh", "-c", arg_workload, (char *)NULL);
                 _exit(127);
         }
         close(p[1]);
-        (void) fcntl(p[0], F_SETFL, O_NONBLOCK);
+        (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
         r->workload_out = p[0];
         r->workload_pid = pid;
         r->workload_pgid = pid;
@@ -604,7 +608,7 @@ static int workload_start(Runner *r, const Round *rd) {
  * while a member lives, holds them all; a pidfd names one process only. */
 static void workload_signal(Runner *r, int sig) {
         if (r->workload_pgid > 0)
-                (void) kill(-r->workload_pgid, sig);
+                (void)kill(-r->workload_pgid, sig);
 }
 
 /* SIGTERM to the workload's group; SIGKILL to what is left of it once the
@@ -614,16 +618,16 @@ static void workload_stop(Runner *r) {
                 workload_signal(r, SIGTERM);
                 uint64_t deadline = mono_usec() + WORKLOAD_STOP_TIMEOUT_USEC;
                 while (r->workload_pid != 0) {
-                        struct pollfd p[2] = { { .fd = r->workload_pidfd, .events = POLLIN },
-                                               { .fd = r->workload_out, .events = POLLIN } };
+                        struct pollfd p[2] = {{.fd = r->workload_pidfd, .events = POLLIN},
+                                              {.fd = r->workload_out, .events = POLLIN}};
                         uint64_t now = mono_usec();
                         if (now >= deadline)
                                 break;
-                        (void) poll(p, r->workload_out >= 0 ? 2 : 1, (int) ((deadline - now) / 1000) + 1);
+                        (void)poll(p, r->workload_out >= 0 ? 2 : 1, (int)((deadline - now) / 1000) + 1);
                         workload_drain(r);
                         if (p[0].revents & POLLIN) {
                                 siginfo_t si;
-                                (void) waitid(P_PIDFD, (id_t) r->workload_pidfd, &si, WEXITED);
+                                (void)waitid(P_PIDFD, (id_t)r->workload_pidfd, &si, WEXITED);
                                 r->workload_pid = 0;
                                 r->workload_pidfd = safe_close(r->workload_pidfd);
                         }
@@ -633,7 +637,7 @@ static void workload_stop(Runner *r) {
         r->workload_pgid = 0;
         if (r->workload_pid != 0) {
                 siginfo_t si;
-                (void) waitid(P_PIDFD, (id_t) r->workload_pidfd, &si, WEXITED);
+                (void)waitid(P_PIDFD, (id_t)r->workload_pidfd, &si, WEXITED);
                 r->workload_pid = 0;
                 r->workload_pidfd = safe_close(r->workload_pidfd);
         }
@@ -649,13 +653,14 @@ static int command_run(const char *cmd, const Round *rd, const char *log_path) {
         if (pid < 0)
                 return -errno;
         if (pid == 0) {
-                int fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open("/dev/null", O_WRONLY);
+                int fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+                                  : open("/dev/null", O_WRONLY);
                 if (fd >= 0) {
-                        (void) dup2(fd, 1);
-                        (void) dup2(fd, 2);
+                        (void)dup2(fd, 1);
+                        (void)dup2(fd, 2);
                 }
                 environment_set(rd);
-                execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
+                execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
                 _exit(127);
         }
         int status;
@@ -676,7 +681,7 @@ static int probe_until_ok(const Round *rd) {
                         return 0;
                 if (mono_usec() >= deadline)
                         return -ETIMEDOUT;
-                (void) poll(NULL, 0, PROBE_INTERVAL_MSEC);
+                (void)poll(NULL, 0, PROBE_INTERVAL_MSEC);
         }
 }
 
@@ -689,13 +694,13 @@ typedef struct Schedule {
 } Schedule;
 
 static Schedule schedule_for(unsigned round) {
-        Schedule s = { .rng = { arg_seed ^ (0xd1b54a32d192ed03ULL * (uint64_t) round) } };
-        (void) rng_next(&s.rng);
+        Schedule s = {.rng = {arg_seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)round)}};
+        (void)rng_next(&s.rng);
         Fault choice[_FAULT_MAX];
         size_t n = 0;
         for (int f = 0; f < _FAULT_MAX; f++)
                 if (arg_fault_set[f])
-                        choice[n++] = (Fault) f;
+                        choice[n++] = (Fault)f;
         s.fault = choice[rng_below(&s.rng, n)];
         if (arg_at == AT_RANDOM)
                 s.delay_usec = arg_at_min_usec + rng_below(&s.rng, arg_at_max_usec - arg_at_min_usec + 1);
@@ -765,8 +770,8 @@ static int moment_arm(Runner *r, VarlinkClient **ret) {
                 q = varlink_client_connect(r->socket, &ev);
                 if (q < 0)
                         return fail("Failed to connect: %s", strerror(-q));
-                _cleanup_json_ json_t *params = json_pack("{s:s,s:i,s:b}", "name", arg_at_name, "lines", 0,
-                                                          "follow", true);
+                _cleanup_json_ json_t *params =
+                    json_pack("{s:s,s:i,s:b}", "name", arg_at_name, "lines", 0, "follow", true);
                 q = varlink_client_send(ev, "io.svd.Manager.Logs", params, /* more= */ true);
                 _cleanup_json_ json_t *first = NULL;
                 if (q >= 0)
@@ -786,8 +791,8 @@ static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
         int q;
 
         uint64_t start = mono_usec();
-        uint64_t deadline = IN_SET(arg_at, AT_RANDOM, AT_DELAY) ? start + s->delay_usec
-                                                                : start + arg_trigger_timeout_usec;
+        uint64_t deadline =
+            IN_SET(arg_at, AT_RANDOM, AT_DELAY) ? start + s->delay_usec : start + arg_trigger_timeout_usec;
         for (;;) {
                 /* Whatever is already buffered first: poll() does not see it. */
                 while (ev) {
@@ -811,7 +816,8 @@ static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
                                 size_t i;
                                 json_t *line;
                                 json_array_foreach(json_object_get(p, "lines"), i, line) {
-                                        const char *msg = json_string_value(json_object_get(line, "message"));
+                                        const char *msg =
+                                            json_string_value(json_object_get(line, "message"));
                                         if (msg && regexec(&arg_at_regex, msg, 0, NULL, 0) == 0)
                                                 return 1;
                                 }
@@ -827,11 +833,11 @@ static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
                 struct pollfd p[2];
                 nfds_t np = 0;
                 if (ev)
-                        p[np++] = (struct pollfd){ .fd = ev->fd, .events = POLLIN };
+                        p[np++] = (struct pollfd){.fd = ev->fd, .events = POLLIN};
                 if (r->workload_out >= 0)
-                        p[np++] = (struct pollfd){ .fd = r->workload_out, .events = POLLIN };
+                        p[np++] = (struct pollfd){.fd = r->workload_out, .events = POLLIN};
                 uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
-                (void) poll(p, np, ms > INT_MAX ? INT_MAX : (int) ms);
+                (void)poll(p, np, ms > INT_MAX ? INT_MAX : (int)ms);
         }
 }
 
@@ -844,11 +850,11 @@ static void round_snapshot_roots(Runner *r, const Round *rd, ProcRoot **ret, siz
                 return;
         }
         if (fault_is_svd(rd->fault) && r->svd_pid > 0)
-                roots[n++] = (ProcRoot){ .pid = r->svd_pid, .owner = "svd" };
+                roots[n++] = (ProcRoot){.pid = r->svd_pid, .owner = "svd"};
         for (size_t i = 0; i < r->n_services; i++) {
                 Service *svc = &r->services[i];
                 if (svc->pid > 0 && (fault_is_svd(rd->fault) || svc->killed))
-                        roots[n++] = (ProcRoot){ .pid = svc->pid, .owner = svc->name };
+                        roots[n++] = (ProcRoot){.pid = svc->pid, .owner = svc->name};
         }
         *ret = roots;
         *ret_n = n;
@@ -889,7 +895,7 @@ static int wait_recovered(Runner *r, VarlinkClient *ev, uint64_t deadline, uint6
                 if (!svc)
                         continue;
                 json_t *pid = json_object_get(e, "pid");
-                pid_t p = json_is_integer(pid) ? (pid_t) json_integer_value(pid) : 0;
+                pid_t p = json_is_integer(pid) ? (pid_t)json_integer_value(pid) : 0;
                 bool ready = state_is_ready(state) && (!svc->killed || p != svc->old_pid);
                 if (ready && !svc->ready) {
                         svc->starts++;
@@ -903,11 +909,11 @@ static int wait_recovered(Runner *r, VarlinkClient *ev, uint64_t deadline, uint6
 static void round_print(const Round *rd, FILE *f) {
         char death[32], rec[32], check[32];
         if (rd->last_death_usec >= 0)
-                snprintf(death, sizeof(death), "%.1fms", (double) rd->last_death_usec / 1000.0);
+                snprintf(death, sizeof(death), "%.1fms", (double)rd->last_death_usec / 1000.0);
         else
                 snprintf(death, sizeof(death), "-");
         if (rd->recover_usec >= 0)
-                snprintf(rec, sizeof(rec), "%.1fms", (double) rd->recover_usec / 1000.0);
+                snprintf(rec, sizeof(rec), "%.1fms", (double)rd->recover_usec / 1000.0);
         else
                 snprintf(rec, sizeof(rec), "-");
         if (rd->check_rc < 0)
@@ -916,8 +922,9 @@ static void round_print(const Round *rd, FILE *f) {
                 snprintf(check, sizeof(check), "ok");
         else
                 snprintf(check, sizeof(check), "FAIL(%d)", rd->check_rc);
-        fprintf(f, "round %u %s fault=%s targets=%s at=%s mode=%s tracked=%zu survivors=%zu zombies=%zu "
-                   "last-death=%s recover=%s check=%s",
+        fprintf(f,
+                "round %u %s fault=%s targets=%s at=%s mode=%s tracked=%zu survivors=%zu zombies=%zu "
+                "last-death=%s recover=%s check=%s",
                 rd->number, rd->failed ? "FAIL" : "ok", fault_to_string(rd->fault),
                 isempty(rd->targets) ? "-" : rd->targets, rd->moment, rd->mode, rd->tracked, rd->survivors,
                 rd->zombies, death, rec, check);
@@ -928,29 +935,29 @@ static void round_print(const Round *rd, FILE *f) {
 }
 
 static json_t *round_json(const Round *rd) {
-        json_t *o = json_pack("{s:i,s:b,s:s,s:s,s:s,s:s,s:b,s:i,s:i,s:i,s:s,s:s}", "round", (int) rd->number,
+        json_t *o = json_pack("{s:i,s:b,s:s,s:s,s:s,s:s,s:b,s:i,s:i,s:i,s:s,s:s}", "round", (int)rd->number,
                               "ok", !rd->failed, "fault", fault_to_string(rd->fault), "targets", rd->targets,
                               "at", rd->moment, "mode", rd->mode, "fired", rd->fired, "tracked",
-                              (int) rd->tracked, "survivors", (int) rd->survivors, "zombies", (int) rd->zombies,
+                              (int)rd->tracked, "survivors", (int)rd->survivors, "zombies", (int)rd->zombies,
                               "survivorNames", rd->survivor_names, "missing", rd->missing);
         if (!o)
                 return NULL;
-        (void) json_object_set_new(o, "faultUsec", json_integer((json_int_t) rd->fault_realtime_usec));
-        (void) json_object_set_new(o, "lastDeathUsec",
-                                   rd->last_death_usec >= 0 ? json_integer(rd->last_death_usec) : json_null());
-        (void) json_object_set_new(o, "recoverUsec",
-                                   rd->recover_usec >= 0 ? json_integer(rd->recover_usec) : json_null());
-        (void) json_object_set_new(o, "check", rd->check_rc >= 0 ? json_integer(rd->check_rc) : json_null());
+        (void)json_object_set_new(o, "faultUsec", json_integer((json_int_t)rd->fault_realtime_usec));
+        (void)json_object_set_new(
+            o, "lastDeathUsec", rd->last_death_usec >= 0 ? json_integer(rd->last_death_usec) : json_null());
+        (void)json_object_set_new(o, "recoverUsec",
+                                  rd->recover_usec >= 0 ? json_integer(rd->recover_usec) : json_null());
+        (void)json_object_set_new(o, "check", rd->check_rc >= 0 ? json_integer(rd->check_rc) : json_null());
         if (rd->check_rc > 0)
-                (void) json_object_set_new(o, "checkLog", json_string(rd->check_log));
+                (void)json_object_set_new(o, "checkLog", json_string(rd->check_log));
         if (rd->failed)
-                (void) json_object_set_new(o, "reason", json_string(rd->reason));
+                (void)json_object_set_new(o, "reason", json_string(rd->reason));
         return o;
 }
 
 static int round_run(Runner *r, unsigned number, Round *rd) {
         int q;
-        *rd = (Round){ .number = number, .last_death_usec = -1, .recover_usec = -1, .check_rc = -1 };
+        *rd = (Round){.number = number, .last_death_usec = -1, .recover_usec = -1, .check_rc = -1};
         Schedule s = schedule_for(number);
         rd->fault = s.fault;
 
@@ -993,8 +1000,9 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
         switch (arg_at) {
         case AT_RANDOM:
         case AT_DELAY:
-                snprintf(rd->moment, sizeof(rd->moment), "%s:%llums", arg_at == AT_RANDOM ? "random" : "delay",
-                         (unsigned long long) (s.delay_usec / USEC_PER_MSEC));
+                snprintf(rd->moment, sizeof(rd->moment), "%s:%llums",
+                         arg_at == AT_RANDOM ? "random" : "delay",
+                         (unsigned long long)(s.delay_usec / USEC_PER_MSEC));
                 break;
         case AT_STATE:
                 snprintf(rd->moment, sizeof(rd->moment), "state:%s=%s", arg_at_name, arg_at_value);
@@ -1025,7 +1033,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
         moment_ev = varlink_client_free(moment_ev);
         if (!rd->fired) {
                 round_fail(rd, "the moment never came within %llu s",
-                           (unsigned long long) (arg_trigger_timeout_usec / USEC_PER_SEC));
+                           (unsigned long long)(arg_trigger_timeout_usec / USEC_PER_SEC));
                 workload_stop(r);
                 return 0;
         }
@@ -1056,10 +1064,10 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
         rd->fault_realtime_usec = real_usec();
         switch (s.fault) {
         case FAULT_SVD_KILL:
-                (void) sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
+                (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
                 break;
         case FAULT_SVD_TERM:
-                (void) sys_pidfd_send_signal(r->svd_pidfd, SIGTERM, NULL, 0);
+                (void)sys_pidfd_send_signal(r->svd_pidfd, SIGTERM, NULL, 0);
                 break;
         case FAULT_SVD_STOP:
         case FAULT_SERVICE_STOP: {
@@ -1074,14 +1082,14 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         round_fail(rd, "no process to stop");
                         break;
                 }
-                (void) sys_pidfd_send_signal(fd, SIGSTOP, NULL, 0);
+                (void)sys_pidfd_send_signal(fd, SIGSTOP, NULL, 0);
                 uint64_t until = mono_usec() + arg_stop_usec;
                 for (uint64_t now; (now = mono_usec()) < until;) {
-                        struct pollfd p = { .fd = r->workload_out, .events = POLLIN };
-                        (void) poll(&p, r->workload_out >= 0 ? 1 : 0, (int) ((until - now) / 1000) + 1);
+                        struct pollfd p = {.fd = r->workload_out, .events = POLLIN};
+                        (void)poll(&p, r->workload_out >= 0 ? 1 : 0, (int)((until - now) / 1000) + 1);
                         workload_drain(r);
                 }
-                (void) sys_pidfd_send_signal(fd, SIGCONT, NULL, 0);
+                (void)sys_pidfd_send_signal(fd, SIGCONT, NULL, 0);
                 for (size_t i = 0; i < r->n_services; i++)
                         r->services[i].killed = false; /* stopped, not killed: same pid afterwards */
                 break;
@@ -1095,7 +1103,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                                 continue;
                         _cleanup_close_ int fd = sys_pidfd_open(svc->pid, 0);
                         if (fd >= 0)
-                                (void) sys_pidfd_send_signal(fd, SIGKILL, NULL, 0);
+                                (void)sys_pidfd_send_signal(fd, SIGKILL, NULL, 0);
                 }
                 break;
         default:
@@ -1109,7 +1117,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         timeout = 90 * USEC_PER_SEC; /* a clean stop waits for TimeoutStopSec= */
                 rd->survivors = proc_tracker_wait_dead(&t, t_fault + timeout, runner_reap, r);
                 uint64_t last = proc_tracker_last_death(&t);
-                rd->last_death_usec = last > t_fault ? (int64_t) (last - t_fault) : 0;
+                rd->last_death_usec = last > t_fault ? (int64_t)(last - t_fault) : 0;
                 /* A zombie has no event to wait on: its parent reaps it when it
                  * will. One read of each per pass, passes until the deadline. */
                 uint64_t zdeadline = mono_usec() + arg_death_timeout_usec;
@@ -1118,13 +1126,14 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         rd->zombies = proc_tracker_count_zombies(&t);
                         if (rd->zombies == 0 || mono_usec() >= zdeadline)
                                 break;
-                        (void) poll(NULL, 0, 10);
+                        (void)poll(NULL, 0, 10);
                 }
                 for (size_t i = 0; i < t.n; i++) {
                         char s2[128];
                         if (!t.procs[i].dead || t.procs[i].zombie) {
-                                snprintf(s2, sizeof(s2), "%s:%d(%s)%s", t.procs[i].owner, (int) t.procs[i].pid,
-                                         t.procs[i].comm, t.procs[i].zombie ? "zombie" : "");
+                                snprintf(s2, sizeof(s2), "%s:%d(%s)%s", t.procs[i].owner,
+                                         (int)t.procs[i].pid, t.procs[i].comm,
+                                         t.procs[i].zombie ? "zombie" : "");
                                 text_append(rd->survivor_names, sizeof(rd->survivor_names), s2);
                         }
                 }
@@ -1134,14 +1143,14 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         round_fail(rd, "%zu zombie(s) left", rd->zombies);
                 /* Reported; now out of the way of the next round. */
                 proc_tracker_kill_survivors(&t);
-                (void) proc_tracker_wait_dead(&t, mono_usec() + arg_death_timeout_usec, runner_reap, r);
+                (void)proc_tracker_wait_dead(&t, mono_usec() + arg_death_timeout_usec, runner_reap, r);
         }
 
         /* Restart svd if the fault took it, and wait until every wanted service is back. */
         if (s.fault == FAULT_SVD_KILL || s.fault == FAULT_SVD_TERM) {
                 if (r->svd_pid != 0) {
                         siginfo_t si;
-                        (void) waitid(P_PIDFD, (id_t) r->svd_pidfd, &si, WEXITED);
+                        (void)waitid(P_PIDFD, (id_t)r->svd_pidfd, &si, WEXITED);
                         r->svd_pid = 0;
                         r->svd_pidfd = safe_close(r->svd_pidfd);
                 }
@@ -1160,17 +1169,18 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         if (!r->services[i].ready && r->services[i].expected)
                                 text_append(rd->missing, sizeof(rd->missing), r->services[i].name);
                 round_fail(rd, "not back within %llu s: %s",
-                           (unsigned long long) (arg_recover_timeout_usec / USEC_PER_SEC), rd->missing);
+                           (unsigned long long)(arg_recover_timeout_usec / USEC_PER_SEC), rd->missing);
         } else if (q < 0)
                 round_fail(rd, "lost svd while recovering: %s", strerror(-q));
         else {
                 /* A service fault whose targets all stay down (their Restart=
                  * does not restart them) has nothing to recover. */
-                bool any = !IN_SET(s.fault, FAULT_SERVICE_KILL, FAULT_SERVICE_KILL_SOME, FAULT_SERVICE_KILL_ALL);
+                bool any =
+                    !IN_SET(s.fault, FAULT_SERVICE_KILL, FAULT_SERVICE_KILL_SOME, FAULT_SERVICE_KILL_ALL);
                 for (size_t i = 0; i < r->n_services && !any; i++)
                         any = r->services[i].killed && r->services[i].expected;
                 if (any)
-                        rd->recover_usec = ready_at > t_fault ? (int64_t) (ready_at - t_fault) : 0;
+                        rd->recover_usec = ready_at > t_fault ? (int64_t)(ready_at - t_fault) : 0;
         }
         ev = varlink_client_free(ev);
 
@@ -1182,7 +1192,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 if (rd->check_rc != 0)
                         round_fail(rd, "the check failed with %d (output: %s)", rd->check_rc, rd->check_log);
                 else
-                        (void) unlink(rd->check_log);
+                        (void)unlink(rd->check_log);
         }
         return 0;
 }
@@ -1204,7 +1214,7 @@ static int parse_msec(const char *s, uint64_t *ret) {
                 return -EINVAL;
         if (v > UINT64_MAX / mul / 2)
                 return -ERANGE;
-        *ret = (uint64_t) v * mul;
+        *ret = (uint64_t)v * mul;
         return 0;
 }
 
@@ -1227,15 +1237,15 @@ static int parse_at(const char *s) {
         const char *colon = strchr(s, ':');
         if (!colon)
                 return fail("--at '%s': expected KIND:VALUE", s);
-        size_t kl = (size_t) (colon - s);
+        size_t kl = (size_t)(colon - s);
         const char *v = colon + 1;
         if (kl == 6 && strneq(s, "random", 6)) {
                 const char *dash = strchr(v, '-');
                 if (!dash)
                         return fail("--at random:MIN-MAX, in ms");
-                _cleanup_free_ char *a = strndup(v, (size_t) (dash - v));
-                if (!a || parse_msec(a, &arg_at_min_usec) < 0 || parse_msec(dash + 1, &arg_at_max_usec) < 0 ||
-                    arg_at_max_usec < arg_at_min_usec)
+                _cleanup_free_ char *a = strndup(v, (size_t)(dash - v));
+                if (!a || parse_msec(a, &arg_at_min_usec) < 0 ||
+                    parse_msec(dash + 1, &arg_at_max_usec) < 0 || arg_at_max_usec < arg_at_min_usec)
                         return fail("--at random:MIN-MAX, in ms: '%s'", v);
                 arg_at = AT_RANDOM;
                 return 0;
@@ -1253,7 +1263,7 @@ static int parse_at(const char *s) {
                 const char *eq = strchr(v, '=');
                 if (!eq)
                         return fail("--at '%s': expected state:NAME=STATE or log:NAME=REGEX", s);
-                arg_at_name = strndup(v, (size_t) (eq - v));
+                arg_at_name = strndup(v, (size_t)(eq - v));
                 arg_at_value = strdup(eq + 1);
                 if (kl == 5 && strneq(s, "state", 5))
                         arg_at = AT_STATE;
@@ -1264,7 +1274,8 @@ static int parse_at(const char *s) {
         }
         if (!arg_at_value)
                 return -ENOMEM;
-        if (IN_SET(arg_at, AT_LOG, AT_MARKER) && regcomp(&arg_at_regex, arg_at_value, REG_EXTENDED | REG_NOSUB))
+        if (IN_SET(arg_at, AT_LOG, AT_MARKER) &&
+            regcomp(&arg_at_regex, arg_at_value, REG_EXTENDED | REG_NOSUB))
                 return fail("Invalid regular expression '%s'", arg_at_value);
         return 0;
 }
@@ -1324,31 +1335,31 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_CHART,
         };
         static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "units", required_argument, NULL, 'u' },
-                { "svd", required_argument, NULL, ARG_SVD },
-                { "dir", required_argument, NULL, ARG_DIR },
-                { "mode", required_argument, NULL, ARG_MODE },
-                { "services", required_argument, NULL, ARG_SERVICES },
-                { "probe", required_argument, NULL, ARG_PROBE },
-                { "workload", required_argument, NULL, ARG_WORKLOAD },
-                { "check", required_argument, NULL, ARG_CHECK },
-                { "fault", required_argument, NULL, ARG_FAULT },
-                { "target", required_argument, NULL, ARG_TARGET },
-                { "at", required_argument, NULL, ARG_AT },
-                { "stop-time", required_argument, NULL, ARG_STOP_TIME },
-                { "seed", required_argument, NULL, ARG_SEED },
-                { "rounds", required_argument, NULL, ARG_ROUNDS },
-                { "duration", required_argument, NULL, ARG_DURATION },
-                { "stop-on-failure", no_argument, NULL, ARG_STOP_ON_FAILURE },
-                { "ready-timeout", required_argument, NULL, ARG_READY_TIMEOUT },
-                { "death-timeout", required_argument, NULL, ARG_DEATH_TIMEOUT },
-                { "recover-timeout", required_argument, NULL, ARG_RECOVER_TIMEOUT },
-                { "trigger-timeout", required_argument, NULL, ARG_TRIGGER_TIMEOUT },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "keep", no_argument, NULL, ARG_KEEP },
-                { "chart", required_argument, NULL, ARG_CHART },
-                {},
+            {"help", no_argument, NULL, 'h'},
+            {"units", required_argument, NULL, 'u'},
+            {"svd", required_argument, NULL, ARG_SVD},
+            {"dir", required_argument, NULL, ARG_DIR},
+            {"mode", required_argument, NULL, ARG_MODE},
+            {"services", required_argument, NULL, ARG_SERVICES},
+            {"probe", required_argument, NULL, ARG_PROBE},
+            {"workload", required_argument, NULL, ARG_WORKLOAD},
+            {"check", required_argument, NULL, ARG_CHECK},
+            {"fault", required_argument, NULL, ARG_FAULT},
+            {"target", required_argument, NULL, ARG_TARGET},
+            {"at", required_argument, NULL, ARG_AT},
+            {"stop-time", required_argument, NULL, ARG_STOP_TIME},
+            {"seed", required_argument, NULL, ARG_SEED},
+            {"rounds", required_argument, NULL, ARG_ROUNDS},
+            {"duration", required_argument, NULL, ARG_DURATION},
+            {"stop-on-failure", no_argument, NULL, ARG_STOP_ON_FAILURE},
+            {"ready-timeout", required_argument, NULL, ARG_READY_TIMEOUT},
+            {"death-timeout", required_argument, NULL, ARG_DEATH_TIMEOUT},
+            {"recover-timeout", required_argument, NULL, ARG_RECOVER_TIMEOUT},
+            {"trigger-timeout", required_argument, NULL, ARG_TRIGGER_TIMEOUT},
+            {"json", no_argument, NULL, ARG_JSON},
+            {"keep", no_argument, NULL, ARG_KEEP},
+            {"chart", required_argument, NULL, ARG_CHART},
+            {},
         };
         int c, q;
         bool any_fault = false;
@@ -1424,7 +1435,7 @@ static int parse_argv(int argc, char *argv[]) {
                         u = strtoull(optarg, &end, 10);
                         if (errno || *end || u == 0 || u > ROUNDS_MAX)
                                 return fail("Invalid --rounds '%s' (1..%u)", optarg, ROUNDS_MAX);
-                        arg_rounds = (unsigned) u;
+                        arg_rounds = (unsigned)u;
                         break;
                 case ARG_DURATION:
                 case ARG_READY_TIMEOUT:
@@ -1490,7 +1501,7 @@ static char *find_svd(void) {
                 char *slash = strrchr(self, '/');
                 if (slash) {
                         *slash = 0;
-                        const char *rel[] = { "/../daemon/svd", "/svd", "/../sbin/svd" };
+                        const char *rel[] = {"/../daemon/svd", "/svd", "/../sbin/svd"};
                         for (size_t i = 0; i < ELEMENTSOF(rel); i++) {
                                 char *p;
                                 if (asprintf(&p, "%s%s", self, rel[i]) < 0)
@@ -1508,16 +1519,16 @@ static double percentile(int64_t *v, size_t n, double p) {
         if (n == 0)
                 return 0;
         /* nearest rank */
-        size_t k = (size_t) (p * (double) n + 0.999999);
+        size_t k = (size_t)(p * (double)n + 0.999999);
         if (k < 1)
                 k = 1;
         if (k > n)
                 k = n;
-        return (double) v[k - 1];
+        return (double)v[k - 1];
 }
 
 static int cmp_i64(const void *a, const void *b) {
-        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+        int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
         return x < y ? -1 : x > y;
 }
 
@@ -1546,7 +1557,7 @@ static void runner_done(Runner *r) {
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f) {
-        (void) remove(path);
+        (void)remove(path);
         return 0;
 }
 
@@ -1562,14 +1573,15 @@ static int chart_write(const Runner *r, json_t *rounds) {
         size_t i;
         json_t *o;
         json_array_foreach(rounds, i, o) {
-                json_t *rec = json_object_get(o, "recoverUsec"), *death = json_object_get(o, "lastDeathUsec");
-                fprintf(f, "%d ", (int) json_integer_value(json_object_get(o, "round")));
+                json_t *rec = json_object_get(o, "recoverUsec"),
+                       *death = json_object_get(o, "lastDeathUsec");
+                fprintf(f, "%d ", (int)json_integer_value(json_object_get(o, "round")));
                 if (json_is_integer(rec))
-                        fprintf(f, "%.3f ", (double) json_integer_value(rec) / 1000.0);
+                        fprintf(f, "%.3f ", (double)json_integer_value(rec) / 1000.0);
                 else
                         fprintf(f, "NaN ");
                 if (json_is_integer(death))
-                        fprintf(f, "%.3f\n", (double) json_integer_value(death) / 1000.0);
+                        fprintf(f, "%.3f\n", (double)json_integer_value(death) / 1000.0);
                 else
                         fprintf(f, "NaN\n");
         }
@@ -1586,8 +1598,8 @@ static int chart_write(const Runner *r, json_t *rounds) {
                 return -errno;
         }
         if (pid == 0) {
-                (void) dup2(p[0], 0);
-                execlp("gnuplot", "gnuplot", (char *) NULL);
+                (void)dup2(p[0], 0);
+                execlp("gnuplot", "gnuplot", (char *)NULL);
                 dprintf(2, "svd-crashtest: exec gnuplot: %m\n");
                 _exit(127);
         }
@@ -1603,7 +1615,7 @@ static int chart_write(const Runner *r, json_t *rounds) {
                         "set xlabel 'round'\nset ylabel 'ms'\nset grid\nset key top left\n"
                         "plot '%s' using 1:2 with linespoints title 'time to recover', "
                         "'%s' using 1:3 with linespoints title 'time to last death'\n",
-                        arg_chart, (unsigned long long) arg_seed, r->mode, dat, dat);
+                        arg_chart, (unsigned long long)arg_seed, r->mode, dat, dat);
                 fclose(g);
         }
         int status;
@@ -1620,8 +1632,11 @@ static void on_signal(int sig) {
 }
 
 int main(int argc, char *argv[]) {
-        Runner r = { .notify_fd = -EBADF, .svd_pidfd = -EBADF, .workload_pidfd = -EBADF, .workload_out = -EBADF,
-                     .workload_log = -EBADF };
+        Runner r = {.notify_fd = -EBADF,
+                    .svd_pidfd = -EBADF,
+                    .workload_pidfd = -EBADF,
+                    .workload_out = -EBADF,
+                    .workload_log = -EBADF};
         int q;
 
         if (parse_argv(argc, argv) < 0)
@@ -1639,10 +1654,10 @@ int main(int argc, char *argv[]) {
                 return fail("PR_SET_CHILD_SUBREAPER: %m"), 2;
         r.self = getpid();
 
-        struct sigaction sa = { .sa_handler = on_signal };
-        (void) sigaction(SIGINT, &sa, NULL);
-        (void) sigaction(SIGTERM, &sa, NULL);
-        (void) signal(SIGPIPE, SIG_IGN);
+        struct sigaction sa = {.sa_handler = on_signal};
+        (void)sigaction(SIGINT, &sa, NULL);
+        (void)sigaction(SIGTERM, &sa, NULL);
+        (void)signal(SIGPIPE, SIG_IGN);
 
         if (arg_dir) {
                 if (mkdir(arg_dir, 0700) < 0 && errno != EEXIST)
@@ -1657,18 +1672,19 @@ int main(int argc, char *argv[]) {
         }
         if (!r.dir)
                 return fail("Failed to create the directory: %m"), 2;
-        if (asprintf(&r.socket, "%s/svd.sock", r.dir) < 0 || asprintf(&r.notify_path, "%s/notify", r.dir) < 0 ||
+        if (asprintf(&r.socket, "%s/svd.sock", r.dir) < 0 ||
+            asprintf(&r.notify_path, "%s/notify", r.dir) < 0 ||
             asprintf(&r.svd_log, "%s/svd.log", r.dir) < 0)
                 return 2;
 
         r.notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        struct sockaddr_un sun = { .sun_family = AF_UNIX };
+        struct sockaddr_un sun = {.sun_family = AF_UNIX};
         if (r.notify_fd < 0 || strlen(r.notify_path) >= sizeof(sun.sun_path))
                 return fail("Failed to create the notify socket in '%s'", r.dir), 2;
         strcpy(sun.sun_path, r.notify_path);
-        (void) unlink(r.notify_path);
+        (void)unlink(r.notify_path);
         int one = 1;
-        if (bind(r.notify_fd, (struct sockaddr *) &sun, sizeof(sun)) < 0 ||
+        if (bind(r.notify_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
             setsockopt(r.notify_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
                 return fail("Failed to bind '%s': %m", r.notify_path), 2;
 
@@ -1678,11 +1694,11 @@ int main(int argc, char *argv[]) {
                 r.workload_log = open(wl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
         /* Workload and check talk to this svd: svctl and the others find it here. */
-        (void) setenv("SVD_SOCKET", r.socket, 1);
-        (void) setenv("SVD_CRASHTEST_DIR", r.dir, 1);
+        (void)setenv("SVD_SOCKET", r.socket, 1);
+        (void)setenv("SVD_CRASHTEST_DIR", r.dir, 1);
 
         fprintf(stderr, "svd-crashtest: seed %llu (replay with --seed %llu), directory %s\n",
-                (unsigned long long) arg_seed, (unsigned long long) arg_seed, r.dir);
+                (unsigned long long)arg_seed, (unsigned long long)arg_seed, r.dir);
 
         /* First start: the wanted services, or those asked for. */
         q = runner_start_svd(&r);
@@ -1743,13 +1759,13 @@ finish_setup:
                 if (tty)
                         fputs("\r\033[K", stderr);
                 round_print(&rd, lines);
-                (void) json_array_append_new(jrounds, round_json(&rd));
+                (void)json_array_append_new(jrounds, round_json(&rd));
                 if (tty) {
                         fprintf(stderr, "[round %u", i);
                         if (arg_rounds)
                                 fprintf(stderr, " of %u", arg_rounds);
                         fprintf(stderr, "] failures %u, last recovery %.1f ms", failures,
-                                rd.recover_usec >= 0 ? (double) rd.recover_usec / 1000.0 : -1.0);
+                                rd.recover_usec >= 0 ? (double)rd.recover_usec / 1000.0 : -1.0);
                         fflush(stderr);
                 }
                 if (q < 0 || (rd.failed && arg_stop_on_failure))
@@ -1760,10 +1776,11 @@ finish_setup:
 
         qsort(deaths, n_deaths, sizeof(int64_t), cmp_i64);
         qsort(recovers, n_recovers, sizeof(int64_t), cmp_i64);
-        double d50 = percentile(deaths, n_deaths, 0.5) / 1000.0, d95 = percentile(deaths, n_deaths, 0.95) / 1000.0;
+        double d50 = percentile(deaths, n_deaths, 0.5) / 1000.0,
+               d95 = percentile(deaths, n_deaths, 0.95) / 1000.0;
         double r50 = percentile(recovers, n_recovers, 0.5) / 1000.0,
                r95 = percentile(recovers, n_recovers, 0.95) / 1000.0;
-        double minutes = (double) (mono_usec() - begin) / 60e6;
+        double minutes = (double)(mono_usec() - begin) / 60e6;
         char sd50[32] = "-", sd95[32] = "-", sr50[32] = "-", sr95[32] = "-";
         if (n_deaths > 0) {
                 snprintf(sd50, sizeof(sd50), "%.1f ms", d50);
@@ -1776,22 +1793,22 @@ finish_setup:
         fprintf(lines,
                 "summary: %u rounds, %u failed, seed %llu, mode %s; last death median %s p95 %s; "
                 "recover median %s p95 %s; %.1f rounds/min\n",
-                done, failures, (unsigned long long) arg_seed, r.mode, sd50, sd95, sr50, sr95,
+                done, failures, (unsigned long long)arg_seed, r.mode, sd50, sd95, sr50, sr95,
                 minutes > 0 ? done / minutes : 0.0);
         if (arg_chart) {
                 int c = chart_write(&r, jrounds);
                 if (c != 0)
-                        fprintf(stderr, "svd-crashtest: Failed to draw '%s' (gnuplot: %d), ignoring\n", arg_chart,
-                                c);
+                        fprintf(stderr, "svd-crashtest: Failed to draw '%s' (gnuplot: %d), ignoring\n",
+                                arg_chart, c);
                 else
                         fprintf(stderr, "svd-crashtest: chart in %s\n", arg_chart);
         }
         if (arg_json) {
-                json_t *o = json_pack("{s:I,s:o,s:{s:i,s:i,s:s,s:f,s:f,s:f,s:f,s:f}}", "seed", (json_int_t) arg_seed,
-                                      "rounds", jrounds, "summary", "rounds", (int) done, "failed",
-                                      (int) failures, "mode", r.mode, "lastDeathMedianMs", d50, "lastDeathP95Ms",
-                                      d95, "recoverMedianMs", r50, "recoverP95Ms", r95, "roundsPerMinute",
-                                      minutes > 0 ? done / minutes : 0.0);
+                json_t *o = json_pack(
+                    "{s:I,s:o,s:{s:i,s:i,s:s,s:f,s:f,s:f,s:f,s:f}}", "seed", (json_int_t)arg_seed, "rounds",
+                    jrounds, "summary", "rounds", (int)done, "failed", (int)failures, "mode", r.mode,
+                    "lastDeathMedianMs", d50, "lastDeathP95Ms", d95, "recoverMedianMs", r50, "recoverP95Ms",
+                    r95, "roundsPerMinute", minutes > 0 ? done / minutes : 0.0);
                 char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
                 if (s)
                         printf("%s\n", s);
@@ -1805,7 +1822,7 @@ finish_setup:
         runner_reap(&r);
         if (r.dir_owned && !arg_keep && failures == 0) {
                 /* Our own fresh directory: svd's socket, state, logs. */
-                (void) nftw(r.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+                (void)nftw(r.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         } else
                 fprintf(stderr, "svd-crashtest: kept %s\n", r.dir);
         runner_done(&r);

@@ -44,7 +44,7 @@ static void die(const char *what) {
 }
 
 static void pause_msec(long ms) {
-        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
 }
@@ -53,14 +53,14 @@ static void notify_ready(void) {
         const char *path = getenv("NOTIFY_SOCKET");
         if (!path)
                 return;
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
         if (strlen(path) >= sizeof(sa.sun_path))
                 return;
         strcpy(sa.sun_path, path);
         int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 die("socket");
-        if (sendto(fd, "READY=1", 7, 0, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+        if (sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
                 die("sendto NOTIFY_SOCKET");
         close(fd);
 }
@@ -73,8 +73,8 @@ static void record_build(char *buf, long n) {
         char head[64], tail[64];
         int hl = snprintf(head, sizeof(head), "count %ld\n", n);
         int tl = snprintf(tail, sizeof(tail), "end %ld\n", n);
-        memcpy(buf, head, (size_t) hl);
-        memcpy(buf + RECORD_PIECES * PIECE_BYTES - tl, tail, (size_t) tl);
+        memcpy(buf, head, (size_t)hl);
+        memcpy(buf + RECORD_PIECES * PIECE_BYTES - tl, tail, (size_t)tl);
         buf[RECORD_PIECES * PIECE_BYTES - tl - 1] = '\n';
 }
 
@@ -102,7 +102,7 @@ static void write_all(int fd, const char *p, size_t l) {
                         die("write");
                 }
                 p += k;
-                l -= (size_t) k;
+                l -= (size_t)k;
         }
 }
 
