@@ -22,7 +22,8 @@
 #
 # The image (mkinitramfs.sh) holds every ELF executable of the build
 # directory under /svd/build/<same relative path> (and on PATH through
-# /svd/bin), their libraries, and tests/integration, tests/lib and units/
+# /svd/bin), their libraries, and tests/integration, tests/lib, tests/bench
+# (for instance: run.sh -- sh /svd/tests/bench/crashtest.sh) and units/
 # under /svd/. The guest environment names them as tests/CMakeLists.txt
 # does: SVD, SVCTL, SVD_SOURCE_DIR=/svd, SVD_TESTS=/svd/tests,
 # SVD_TEST_HELPERS=/svd/build/tests, TIMEOUT_FACTOR (default 4: TCG is slow).
@@ -105,7 +106,7 @@ if [ -d "$build" ]; then
 fi
 [ ${#items[@]} -gt 0 ] || echo "run: no executables in '$build'; the image has busybox only" >&2
 
-for d in tests/integration tests/lib units; do
+for d in tests/integration tests/lib tests/bench units; do
         [ -d "$src/$d" ] && items+=("$src/$d:/svd/$d")
 done
 items+=("${extra_items[@]}")

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* svd-crashtest: process trees from /proc, pidfds, deaths, survivors and zombies. */
+#include "crashtest-proc.h"
+
+#include <assert.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macros.h"
+#include "missing-syscall.h"
+
+/* How deep a parent chain may be before it is taken as a loop of pid reuse. */
+#define PROC_DEPTH_MAX 4096U
+
+static uint64_t mono_usec(void) {
+        struct timespec ts;
+        (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
+}
+
+int proc_stat_read(pid_t pid, ProcEntry *ret) {
+        char path[64], buf[1024];
+
+        assert(ret);
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ESRCH ? -ENOENT : -errno;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return errno == ESRCH ? -ENOENT : -errno;
+        buf[n] = 0;
+
+        /* "pid (comm) S ppid pgrp session ...": comm may hold spaces and ')'. */
+        char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
+        if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
+                return -EBADMSG;
+
+        ProcEntry e = {.pid = pid};
+        size_t cl = (size_t)(close_paren - open_paren - 1);
+        if (cl >= sizeof(e.comm))
+                cl = sizeof(e.comm) - 1;
+        memcpy(e.comm, open_paren + 1, cl);
+
+        /* Fields from 3 (state) on; starttime is field 22. */
+        char *p = close_paren + 2, *save = NULL;
+        unsigned field = 3;
+        for (char *tok = strtok_r(p, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+                if (field == 3)
+                        e.state = tok[0];
+                else if (field == 4)
+                        e.ppid = (pid_t)strtol(tok, NULL, 10);
+                else if (field == 6)
+                        e.sid = (pid_t)strtol(tok, NULL, 10);
+                else if (field == 22) {
+                        e.starttime = strtoull(tok, NULL, 10);
+                        *ret = e;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+int proc_snapshot(ProcEntry **ret, size_t *ret_n) {
+        assert(ret);
+        assert(ret_n);
+
+        DIR *d = opendir("/proc");
+        if (!d)
+                return -errno;
+
+        ProcEntry *v = NULL;
+        size_t n = 0, allocated = 0;
+        int r = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0 || pid > INT_MAX)
+                        continue;
+                ProcEntry e;
+                if (proc_stat_read((pid_t)pid, &e) < 0)
+                        continue; /* gone between readdir and open */
+                if (n >= PROC_SNAPSHOT_MAX) {
+                        r = -E2BIG;
+                        break;
+                }
+                if (n == allocated) {
+                        size_t na = allocated ? allocated * 2 : 512;
+                        ProcEntry *nv = realloc(v, na * sizeof(*v));
+                        if (!nv) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        v = nv;
+                        allocated = na;
+                }
+                v[n++] = e;
+        }
+        closedir(d);
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static const ProcEntry *snapshot_find(const ProcEntry *v, size_t n, pid_t pid) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i].pid == pid)
+                        return &v[i];
+        return NULL;
+}
+
+static const char *root_owner(const ProcRoot *roots, size_t n_roots, pid_t pid) {
+        for (size_t i = 0; i < n_roots; i++)
+                if (roots[i].pid == pid)
+                        return roots[i].owner;
+        return NULL;
+}
+
+/* The owner of e: its nearest root ancestor (or itself), "escaped" for a
+ * stray child of self, NULL for a process that is none of ours. */
+static const char *entry_owner(const ProcEntry *v, size_t n, const ProcEntry *e, const ProcRoot *roots,
+                               size_t n_roots, pid_t self, pid_t skip_sid, bool include_escaped) {
+        const ProcEntry *cur = e;
+        for (unsigned depth = 0; cur && depth < PROC_DEPTH_MAX; depth++) {
+                const char *o = root_owner(roots, n_roots, cur->pid);
+                if (o)
+                        return o;
+                if (cur->ppid == self) {
+                        /* A child of the runner that is no root: an orphan that
+                         * was reparented to the runner (a child subreaper). The
+                         * workload's own are in its session. */
+                        if (include_escaped && cur->pid != self && cur->sid != skip_sid)
+                                return "escaped";
+                        return NULL;
+                }
+                if (cur->ppid <= 1)
+                        return NULL;
+                cur = snapshot_find(v, n, cur->ppid);
+        }
+        return NULL;
+}
+
+int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, pid_t self, pid_t skip_sid,
+                         bool include_escaped) {
+        _cleanup_free_ ProcEntry *v = NULL;
+        size_t n;
+        int r;
+
+        assert(t);
+
+        r = proc_snapshot(&v, &n);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].pid == self || v[i].state == 'Z' || v[i].state == 'X')
+                        continue;
+                const char *owner =
+                    entry_owner(v, n, &v[i], roots, n_roots, self, skip_sid, include_escaped);
+                if (!owner)
+                        continue;
+                if (t->n >= PROC_TRACK_MAX)
+                        return -E2BIG;
+
+                int fd = sys_pidfd_open(v[i].pid, 0);
+                if (fd < 0) {
+                        if (errno == ESRCH)
+                                continue;
+                        return -errno;
+                }
+                /* The pidfd names whichever process has the pid now: the
+                 * starttime, read once more, says it is the one we saw. */
+                ProcEntry now;
+                if (proc_stat_read(v[i].pid, &now) < 0 || now.starttime != v[i].starttime ||
+                    now.state == 'Z') {
+                        close(fd);
+                        continue;
+                }
+
+                TrackedProc *np = realloc(t->procs, (t->n + 1) * sizeof(*np));
+                if (!np) {
+                        close(fd);
+                        return -ENOMEM;
+                }
+                t->procs = np;
+                TrackedProc *p = &t->procs[t->n++];
+                *p = (TrackedProc){.pid = v[i].pid, .starttime = v[i].starttime, .pidfd = fd};
+                memcpy(p->comm, v[i].comm, sizeof(p->comm));
+                snprintf(p->owner, sizeof(p->owner), "%s", owner);
+        }
+        return 0;
+}
+
+size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(void *userdata),
+                              void *userdata) {
+        assert(t);
+
+        _cleanup_free_ struct pollfd *pfd = calloc(t->n ? t->n : 1, sizeof(*pfd));
+        _cleanup_free_ size_t *idx = calloc(t->n ? t->n : 1, sizeof(*idx));
+        if (!pfd || !idx)
+                return t->n; /* cannot wait: every one counts as alive, which fails loudly */
+
+        for (;;) {
+                size_t m = 0;
+                for (size_t i = 0; i < t->n; i++)
+                        if (!t->procs[i].dead) {
+                                pfd[m] = (struct pollfd){.fd = t->procs[i].pidfd, .events = POLLIN};
+                                idx[m++] = i;
+                        }
+                if (reap)
+                        reap(userdata);
+                if (m == 0)
+                        return 0;
+
+                uint64_t now = mono_usec();
+                if (now >= deadline)
+                        return m;
+                uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
+                int k = poll(pfd, m, ms > INT_MAX ? INT_MAX : (int)ms);
+                if (k < 0 && errno != EINTR)
+                        return m;
+                now = mono_usec();
+                for (size_t j = 0; k > 0 && j < m; j++)
+                        if (pfd[j].revents & (POLLIN | POLLHUP | POLLERR)) {
+                                t->procs[idx[j]].dead = true;
+                                t->procs[idx[j]].death_usec = now;
+                        }
+        }
+}
+
+size_t proc_tracker_count_zombies(ProcTracker *t) {
+        size_t z = 0;
+
+        assert(t);
+
+        for (size_t i = 0; i < t->n; i++) {
+                TrackedProc *p = &t->procs[i];
+                p->zombie = false;
+                if (!p->dead)
+                        continue;
+                ProcEntry e;
+                if (proc_stat_read(p->pid, &e) < 0 || e.starttime != p->starttime)
+                        continue;
+                if (e.state == 'Z') {
+                        p->zombie = true;
+                        z++;
+                }
+        }
+        return z;
+}
+
+uint64_t proc_tracker_last_death(const ProcTracker *t) {
+        uint64_t last = 0;
+        for (size_t i = 0; i < t->n; i++)
+                if (t->procs[i].dead && t->procs[i].death_usec > last)
+                        last = t->procs[i].death_usec;
+        return last;
+}
+
+void proc_tracker_kill_survivors(ProcTracker *t) {
+        for (size_t i = 0; i < t->n; i++)
+                if (!t->procs[i].dead)
+                        (void)sys_pidfd_send_signal(t->procs[i].pidfd, SIGKILL, NULL, 0);
+}
+
+void proc_tracker_done(ProcTracker *t) {
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->n; i++)
+                safe_close(t->procs[i].pidfd);
+        free(t->procs);
+        *t = (ProcTracker){};
+}
