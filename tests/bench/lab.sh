@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # lab.sh: the benchmark on a kernel with CLONE_PIDFD_AUTOKILL, in a VM of
-# the kernel lab: compare.sh runs in the guest with svd in autokill mode
+# the kernel lab (whose image has tests/bench): compare.sh runs in the guest with svd in autokill mode
 # beside svd --mode=fallback on the same kernel, the same machine and the
 # same run, so the two modes compare as ratios (QEMU TCG makes every
 # absolute figure slower than on the host).
@@ -47,7 +47,6 @@ env_args=(--env BENCH_NO_INSTALL=1 --env BENCH_NO_BUILD=1 --env SVD_BUILD=/svd/b
         --env "BENCH_CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-60000}")
 # The guest prints the raw figures between markers; the report is made here.
 "$src/kernel/lab/run.sh" "${kernel_args[@]}" --build "$build" --timeout 5400 "${env_args[@]}" \
-        --add "$src/tests/bench:/svd/tests/bench" \
         -- sh -c 'sh /svd/tests/bench/compare.sh >/dev/null; rc=$?;
                   echo "lab-bench: kernel $(uname -r)"; echo "lab-bench: raw begin";
                   cat /tmp/bench-out/raw.tsv; echo "lab-bench: raw end";
