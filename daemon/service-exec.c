@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/env-util.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "service-private.h"
 
 /* The environment a service starts with: a fixed PATH, the user's identity
  * when User= is set (as systemd does), then Environment= on top. */
-static int service_build_environment(Service *s, char ***ret) {
+static int service_build_environment(Service *s, char ***ret, char **ret_error) {
         _cleanup_strv_free_ char **env = NULL;
         char *a;
 
@@ -43,6 +44,23 @@ static int service_build_environment(Service *s, char ***ret) {
                 if (!c || strv_env_replace_consume(&env, c) < 0)
                         return -ENOMEM;
         }
+        /* EnvironmentFile=: read at every start, in order, over Environment= (systemd.exec(5)). A
+         * missing file fails the start unless its name has '-' in front; other errors always do. */
+        for (char **f = s->unit->environment_files; f && *f; f++) {
+                bool missing_ok = (*f)[0] == '-';
+                const char *path = *f + missing_ok;
+                int r = env_file_load(path, &env);
+                if (r == -ENOENT && missing_ok)
+                        continue;
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        if (ret_error && asprintf(ret_error, "Failed to load environment file '%s': %s", path,
+                                                  strerror(-r)) < 0)
+                                *ret_error = NULL;
+                        return r;
+                }
+        }
         if (!env && strv_extend(&env, NULL) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(env);
@@ -57,6 +75,9 @@ void service_exec_done(ServiceExec *e) {
         e->env = strv_free(e->env);
         free(e->path);
         e->path = NULL;
+        e->argv = strv_free(e->argv);
+        free(e->error);
+        e->error = NULL;
 }
 
 int service_exec_prepare(Service *s, ServiceExec *e) {
@@ -69,7 +90,12 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
                 return -ENOTCONN; /* svd has no notify socket: said at start-up */
-        r = service_build_environment(s, &e->env);
+        r = service_build_environment(s, &e->env, &e->error);
+        if (r < 0)
+                return r;
+        r = env_replace_argv(u->exec_start, e->env, &e->argv);
+        if (r == -E2BIG && asprintf(&e->error, "More than %u words after substituting variables", ENV_ARGV_MAX) < 0)
+                e->error = NULL;
         if (r < 0)
                 return r;
 
@@ -93,7 +119,7 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
 
         e->params = (SpawnParams){
                 .path = e->path,
-                .argv = u->exec_start,
+                .argv = e->argv,
                 .envp = e->env,
                 .working_directory = wd,
                 .working_directory_missing_ok = u->working_directory_missing_ok,

@@ -328,10 +328,15 @@ fail:
                 /* The cgroup may be what failed (removed under svd's feet:
                  * CLONE_INTO_CGROUP says ENOENT): the next start opens it anew. */
                 s->cgroup_fd = safe_close(s->cgroup_fd);
-                if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
+                if (exec.error)
+                        msg = strdup(exec.error);
+                else if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
                         msg = NULL;
+                if (exec.error)
+                        log_error("%s: %s", s->name, exec.error);
+                else
+                        log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
                 service_set_last_error(s, msg);
-                log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
                 s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
                 service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
                 return r;

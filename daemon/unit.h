@@ -20,10 +20,9 @@
  * Sections and keys starting with "X-" are ignored silently. Lines outside a
  * section, lines without '=' and malformed section headers are errors.
  *
- * svd expands no specifiers and substitutes no variables: "%%" and, in
- * ExecStart=, "$$" are unescaped as systemd does; other "%x" specifiers and
- * systemd's "$NAME"/"${NAME}" substitutions make the unit fail to load
- * rather than run differently than under systemd.
+ * Specifiers ("%n", "%i", ...; unit-specifier.h) are resolved at load time; an unknown one fails the
+ * unit. In ExecStart= "$NAME", "${NAME}" and "$$" are kept as written: they are substituted from the
+ * command's environment each time it starts (env-util.h), as systemd does.
  *
  * Description=, User=, Group= and WorkingDirectory= are valid UTF-8 (they go
  * out in JSON). ExecStart= words and Environment= values may hold any byte
@@ -42,6 +41,7 @@
 #define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
 #define UNIT_LINE_MAX 65536U           /* bytes in one logical line */
 #define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
+#define UNIT_ENVIRONMENT_FILES_MAX 64U /* EnvironmentFile= paths */
 #define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
 
 typedef enum RestartPolicy {
@@ -118,6 +118,7 @@ typedef struct Unit {
         bool working_directory_home; /* WorkingDirectory=~ (working_directory is then NULL) */
         bool working_directory_missing_ok; /* WorkingDirectory=-/path */
         char **environment; /* NULL-terminated "K=V" list, later assignments of a key win */
+        char **environment_files; /* EnvironmentFile=: absolute paths, "-/path" when missing is fine */
 
         char *user;  /* as written: a name or a number; NULL = svd's own */
         char *group; /* as written; NULL = the user's primary group */
