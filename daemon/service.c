@@ -1184,6 +1184,10 @@ bool service_set_wanted(Service *s, WantedOverride w) {
 }
 
 bool service_wanted_at_startup(Service *s, bool restored) {
+        /* A template runs only as its instances; systemd's WantedBy= of a template needs
+         * DefaultInstance=, which svd does not have. */
+        if (unit_name_is_template(s->name))
+                return false;
         bool want = s->wanted == WANTED_START ||
                     (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
         if (want && restored)
@@ -1213,6 +1217,14 @@ Service *service_find(ServiceContext *c, const char *name) {
         Service key = { .name = (char *) name }, *k = &key;
         Service **s = bsearch(&k, c->services, c->n_services, sizeof(Service *), service_compare);
         return s ? *s : NULL;
+}
+
+Service *service_find_or_instantiate(ServiceContext *c, const char *name) {
+        Service *s = service_find(c, name);
+
+        if (s || !name || !c->callbacks || !c->callbacks->instantiate)
+                return s;
+        return c->callbacks->instantiate(name, c->userdata);
 }
 
 int service_context_add(ServiceContext *c, Service *s) {
