@@ -93,11 +93,35 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
         r = service_build_environment(s, &e->env, &e->error);
         if (r < 0)
                 return r;
-        r = env_replace_argv(u->exec_start, e->env, &e->argv);
-        if (r == -E2BIG && asprintf(&e->error, "More than %u words after substituting variables", ENV_ARGV_MAX) < 0)
-                e->error = NULL;
-        if (r < 0)
-                return r;
+        if (u->exec_start_flags & EXEC_NO_ENV_EXPAND) {
+                e->argv = strv_copy(u->exec_start);
+                if (!e->argv)
+                        return -ENOMEM;
+        } else {
+                r = env_replace_argv(u->exec_start, e->env, &e->argv);
+                if (r == -E2BIG &&
+                    asprintf(&e->error, "More than %u words after substituting variables", ENV_ARGV_MAX) < 0)
+                        e->error = NULL;
+                if (r < 0)
+                        return r;
+        }
+        /* "@": the path stays exec_start[0]; argv[0] is the word after it (substituted too). */
+        if (u->exec_argv0) {
+                char *a0 = NULL;
+                char *one[] = { u->exec_argv0, NULL };
+                _cleanup_strv_free_ char **x = NULL;
+                if (u->exec_start_flags & EXEC_NO_ENV_EXPAND)
+                        a0 = strdup(u->exec_argv0);
+                else if (env_replace_argv(one, e->env, &x) >= 0)
+                        a0 = strdup(x[0] ?: "");
+                if (!a0)
+                        return -ENOMEM;
+                free(e->argv[0]);
+                e->argv[0] = a0;
+        }
+        /* "+" runs with full privileges, "!" without the user and group change (systemd.service(5)). */
+        bool privileged = u->exec_start_flags & EXEC_PRIVILEGED;
+        bool keep_ids = privileged || (u->exec_start_flags & EXEC_NO_SETUID);
 
         /* A name without '/' is looked up here; if it is nowhere, exec of the
          * bare name fails in the child with ENOENT and that is what the user sees. */
@@ -123,15 +147,15 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .envp = e->env,
                 .working_directory = wd,
                 .working_directory_missing_ok = u->working_directory_missing_ok,
-                .change_credentials = s->creds.set,
+                .change_credentials = s->creds.set && !keep_ids,
                 .uid = s->creds.uid,
                 .gid = s->creds.gid,
                 .groups = s->creds.groups,
                 .n_groups = s->creds.n_groups,
-                .no_new_privileges = u->no_new_privileges,
+                .no_new_privileges = u->no_new_privileges && !privileged,
                 .umask = u->umask >= 0 ? u->umask : 0022,
-                .bounding_drop = ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
-                .ambient = u->ambient_capabilities,
+                .bounding_drop = privileged ? 0 : ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
+                .ambient = privileged ? 0 : u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
                 .private_pids = u->private_pids > 0,
                 .user_namespace = u->private_pids > 0 && c->uid != 0,

@@ -519,6 +519,12 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
                 result = result_from_exit(st);
+        /* ExecStart=-...: a failed exit is recorded but counts as success. */
+        if (!s->run.have_spawn_failure && (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE) &&
+            result != SERVICE_SUCCESS && !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING)) {
+                log_info("%s: %s %d, ignored ('-' prefix).", s->name, strna(exit_code_to_string(st->code)), st->status);
+                result = SERVICE_SUCCESS;
+        }
         if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
                 if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),

@@ -260,6 +260,7 @@ Unit *unit_free(Unit *u) {
         free(u->path);
         free(u->description);
         strv_free(u->exec_start);
+        free(u->exec_argv0);
         free(u->working_directory);
         strv_free(u->environment);
         strv_free(u->environment_files);
@@ -678,6 +679,9 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         /* An empty assignment resets the list, as in systemd (useful after an earlier one). */
         if (isempty(p->value)) {
                 *exec_start = strv_free(*exec_start);
+                p->unit->exec_start_flags = 0;
+                free(p->unit->exec_argv0);
+                p->unit->exec_argv0 = NULL;
                 p->exec_start_line = 0;
                 return 0;
         }
@@ -710,10 +714,47 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         cmd = argv[0];
         if (!cmd)
                 return invalid_value(p, -EINVAL, "no command");
-        /* systemd's prefixes ("-", "@", ":", "+", "!", "|") change how the command runs; running the
-         * command without that meaning would be wrong, so they are refused until supported. */
-        if (cmd[0] != '\0' && strchr("-@:+!|", cmd[0]))
-                return invalid_value(p, -EOPNOTSUPP, "the prefix '%c' is not supported", cmd[0]);
+        /* systemd's prefixes, in any order and combination; "|" (a login shell) is not supported. */
+        ExecFlags flags = 0;
+        size_t n_prefix = 0;
+        for (;; n_prefix++) {
+                char c = cmd[n_prefix];
+                ExecFlags f;
+                if (c == '-')
+                        f = EXEC_IGNORE_FAILURE;
+                else if (c == '@')
+                        f = EXEC_ARGV0;
+                else if (c == ':')
+                        f = EXEC_NO_ENV_EXPAND;
+                else if (c == '+')
+                        f = EXEC_PRIVILEGED;
+                else if (c == '!' && cmd[n_prefix + 1] == '!') {
+                        f = EXEC_AMBIENT_FALLBACK;
+                        n_prefix++;
+                } else if (c == '!')
+                        f = EXEC_NO_SETUID;
+                else if (c == '|')
+                        return invalid_value(p, -EOPNOTSUPP, "the prefix '|' is not supported");
+                else
+                        break;
+                if (flags & f)
+                        return invalid_value(p, -EINVAL, "a prefix is repeated");
+                flags |= f;
+        }
+        /* As systemd: "+" excludes "!" and "!!", and those each other. */
+        if (__builtin_popcount(flags & (EXEC_PRIVILEGED | EXEC_NO_SETUID | EXEC_AMBIENT_FALLBACK)) > 1)
+                return invalid_value(p, -EINVAL, "the prefixes '+', '!' and '!!' exclude each other");
+        if (n_prefix > 0)
+                memmove(argv[0], argv[0] + n_prefix, strlen(argv[0] + n_prefix) + 1);
+        cmd = argv[0];
+        _cleanup_free_ char *argv0 = NULL;
+        if (flags & EXEC_ARGV0) {
+                /* "@/bin/x name args": path /bin/x, argv name args. */
+                if (!argv[1])
+                        return invalid_value(p, -EINVAL, "'@' needs argv[0] after the command");
+                argv0 = argv[1];
+                memmove(argv + 1, argv + 2, strv_length(argv + 2) * sizeof(char *) + sizeof(char *));
+        }
         if (cmd[0] == '\0' || streq(cmd, ".") || streq(cmd, ".."))
                 return invalid_value(p, -EINVAL,
                                      "the command must be an absolute path or a plain file name");
@@ -725,7 +766,11 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         if (strlen(cmd) >= PATH_MAX)
                 return invalid_value(p, -ENAMETOOLONG, "the command path is too long");
 
+        strv_free(*exec_start);
         *exec_start = TAKE_PTR(argv);
+        p->unit->exec_start_flags = flags;
+        free(p->unit->exec_argv0);
+        p->unit->exec_argv0 = TAKE_PTR(argv0);
         p->exec_start_line = p->line;
         return 0;
 }

@@ -108,12 +108,27 @@ typedef enum LogOutput {
 
 const char *log_output_to_string(LogOutput o);
 
+/* ExecStart= prefixes (systemd.service(5), "Command lines"), any combination in front of the path. */
+typedef enum ExecFlags {
+        EXEC_IGNORE_FAILURE = 1U << 0, /* "-": a failed exit counts as success */
+        EXEC_ARGV0 = 1U << 1,          /* "@": the second word is argv[0] (Unit.exec_argv0) */
+        EXEC_NO_ENV_EXPAND = 1U << 2,  /* ":": no variable substitution */
+        EXEC_PRIVILEGED = 1U << 3,     /* "+": no User=/Group=/SupplementaryGroups=, capability or
+                                        * NoNewPrivileges= restriction */
+        EXEC_NO_SETUID = 1U << 4,      /* "!": no User=/Group=/SupplementaryGroups= */
+        EXEC_AMBIENT_FALLBACK = 1U << 5, /* "!!": as "!" only where ambient capabilities are missing,
+                                          * which every kernel svd runs on has: no effect */
+} ExecFlags;
+
 typedef struct Unit {
         char *name;        /* "web" for web.service */
         char *path;        /* file it was loaded from */
         char *description; /* may be NULL */
 
-        char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written */
+        char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written (prefixes
+                            * removed); variables not yet substituted */
+        ExecFlags exec_start_flags;
+        char *exec_argv0;  /* with "@": argv[0] for the command, exec_start[0] being the path */
         char *working_directory; /* absolute path; NULL: "/" (or the home directory, see below) */
         bool working_directory_home; /* WorkingDirectory=~ (working_directory is then NULL) */
         bool working_directory_missing_ok; /* WorkingDirectory=-/path */

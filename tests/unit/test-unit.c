@@ -511,9 +511,12 @@ START_TEST(test_bad_exec_start) {
                 { "./true", -EINVAL, "the command must be an absolute path or a plain file name" },
                 { "\"\"", -EINVAL, "the command must be an absolute path or a plain file name" },
                 { "..", -EINVAL, "the command must be an absolute path or a plain file name" },
-                { "-/bin/true", -EOPNOTSUPP, "the prefix '-' is not supported" },
-                { "@/bin/true argv0", -EOPNOTSUPP, "the prefix '@' is not supported" },
-                { "+/bin/true", -EOPNOTSUPP, "the prefix '+' is not supported" },
+                { "|/bin/true", -EOPNOTSUPP, "the prefix '|' is not supported" },
+                { "--/bin/true", -EINVAL, "a prefix is repeated" },
+                { "+!/bin/true", -EINVAL, "the prefixes '+', '!' and '!!' exclude each other" },
+                { "!!!/bin/true", -EINVAL, "the prefixes '+', '!' and '!!' exclude each other" },
+                { "@/bin/true", -EINVAL, "'@' needs argv[0] after the command" },
+                { "-", -EINVAL, "the command must be an absolute path or a plain file name" },
                 { "/bin/echo \"unterminated", -EINVAL, "unbalanced quotes or invalid escape sequence" },
                 { "/bin/echo \\q", -EINVAL, "unbalanced quotes or invalid escape sequence" },
                 { "/bin/true ; /bin/false", -EOPNOTSUPP,
@@ -588,6 +591,46 @@ START_TEST(test_specifiers_and_variables) {
         assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%v.target\n", -EINVAL,
                             PATH
                             ":4: Invalid value '%v.target' for WantedBy=: specifier '%v' is not supported");
+}
+END_TEST
+
+START_TEST(test_exec_prefixes) {
+        static const struct {
+                const char *value;
+                unsigned flags;
+                const char *argv0, *arg1;
+        } cases[] = {
+                { "-/bin/true x", EXEC_IGNORE_FAILURE, NULL, "x" },
+                { "@/bin/true name x", EXEC_ARGV0, "name", "x" },
+                { "-@/bin/true name x", EXEC_IGNORE_FAILURE | EXEC_ARGV0, "name", "x" },
+                { "@-/bin/true name x", EXEC_IGNORE_FAILURE | EXEC_ARGV0, "name", "x" },
+                { ":/bin/true $X", EXEC_NO_ENV_EXPAND, NULL, "$X" },
+                { "+/bin/true x", EXEC_PRIVILEGED, NULL, "x" },
+                { "!/bin/true x", EXEC_NO_SETUID, NULL, "x" },
+                { "!!/bin/true x", EXEC_AMBIENT_FALLBACK, NULL, "x" },
+                { "-!!/bin/true x", EXEC_IGNORE_FAILURE | EXEC_AMBIENT_FALLBACK, NULL, "x" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char text[256];
+
+                snprintf(text, sizeof text, "[Service]\nExecStart=%s\n", cases[i].value);
+                _cleanup_(unit_freep) Unit *u = load_ok(text, NULL);
+                ck_assert_str_eq(u->exec_start[0], "/bin/true");
+                ck_assert_str_eq(u->exec_start[1], cases[i].arg1);
+                ck_assert_ptr_null(u->exec_start[2]);
+                ck_assert_uint_eq(u->exec_start_flags, cases[i].flags);
+                if (cases[i].argv0)
+                        ck_assert_str_eq(u->exec_argv0, cases[i].argv0);
+                else
+                        ck_assert_ptr_null(u->exec_argv0);
+        }
+
+        /* An empty assignment resets the prefixes too. */
+        _cleanup_(unit_freep) Unit *u = load_ok("[Service]\nExecStart=-@/bin/a b\nExecStart=\nExecStart=/bin/c\n",
+                                                NULL);
+        ck_assert_uint_eq(u->exec_start_flags, 0);
+        ck_assert_ptr_null(u->exec_argv0);
 }
 END_TEST
 
@@ -1306,6 +1349,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_bad_exec_start);
         tcase_add_test(tc, test_specifiers_and_variables);
         tcase_add_test(tc, test_environment_file_key);
+        tcase_add_test(tc, test_exec_prefixes);
         tcase_add_test(tc, test_user_group_names);
         tcase_add_test(tc, test_wanted_by);
         tcase_add_test(tc, test_service_types);
