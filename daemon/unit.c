@@ -1092,8 +1092,11 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
 /* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH.
  * The path of file: and append: goes to the field at k->aux_offset. */
 static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_only[] = { "tty", "kmsg", "journal+console", "kmsg+console", "syslog",
-                                                    "syslog+console", "socket", "truncate:", "fd:" };
+        static const char *const systemd_only[] = { "tty", "socket", "truncate:", "fd:" };
+        /* systemd's journal, kernel log and syslog destinations, and those with a copy on the
+         * console: svd has one log per service, so they all go there. */
+        static const char *const as_log[] = { "journal+console", "kmsg", "kmsg+console", "syslog",
+                                              "syslog+console", NULL };
         char **path = (char **) ((uint8_t *) p->unit + k->aux_offset);
         _cleanup_free_ char *s = NULL;
         const char *v = p->value;
@@ -1103,7 +1106,11 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 o = *(const LogOutput *) ((const uint8_t *) &unit_defaults + k->offset);
         else if (streq(v, "log") || streq(v, "journal"))
                 o = LOG_OUTPUT_LOG;
-        else if (streq(v, "null"))
+        else if (strv_contains((char **) as_log, v)) {
+                parser_warn(p, "%s=%s: svd has no console, kernel log or syslog output; the service's log "
+                               "(svctl logs) gets it.", k->name, v);
+                o = LOG_OUTPUT_LOG;
+        } else if (streq(v, "null"))
                 o = LOG_OUTPUT_NULL;
         else if (streq(v, "inherit"))
                 o = LOG_OUTPUT_INHERIT;

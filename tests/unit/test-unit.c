@@ -634,6 +634,26 @@ START_TEST(test_exec_prefixes) {
 }
 END_TEST
 
+START_TEST(test_log_output_mapped) {
+        static const char *const mapped[] = { "journal+console", "kmsg", "kmsg+console", "syslog", "syslog+console" };
+
+        for (size_t i = 0; i < ELEMENTSOF(mapped); i++) {
+                char text[256];
+                _cleanup_strv_free_ char **warnings = NULL;
+
+                snprintf(text, sizeof text, "[Service]\nExecStart=/x\nStandardOutput=%s\nStandardError=%s\n",
+                         mapped[i], mapped[i]);
+                _cleanup_(unit_freep) Unit *u = load_ok(text, &warnings);
+                ck_assert_int_eq(u->std_output, LOG_OUTPUT_LOG);
+                ck_assert_int_eq(u->std_error, LOG_OUTPUT_LOG);
+                ck_assert_uint_eq(strv_length(warnings), 2);
+                ck_assert_ptr_nonnull(strstr(warnings[0], "the service's log (svctl logs) gets it"));
+        }
+        assert_fails_prefix("[Service]\nExecStart=/x\nStandardOutput=tty\n", -EOPNOTSUPP,
+                            PATH ":3: Invalid value 'tty' for StandardOutput=: not supported");
+}
+END_TEST
+
 START_TEST(test_environment_file_key) {
         _cleanup_(unit_freep) Unit *u = NULL;
 
@@ -1349,6 +1369,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_bad_exec_start);
         tcase_add_test(tc, test_specifiers_and_variables);
         tcase_add_test(tc, test_environment_file_key);
+        tcase_add_test(tc, test_log_output_mapped);
         tcase_add_test(tc, test_exec_prefixes);
         tcase_add_test(tc, test_user_group_names);
         tcase_add_test(tc, test_wanted_by);
