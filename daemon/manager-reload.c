@@ -66,6 +66,85 @@ static void on_unit_warning(const char *message, void *userdata) {
         log_warning("%s", message);
 }
 
+/* The unit `name` ("web@8080") from template t's definition: the same bytes, parsed for the
+ * instance's name (specifiers). A definition that fails for this instance is its load error. */
+static int instance_load(Service *t, const char *name, Unit **ret, char **ret_error, uint64_t *ret_hash) {
+        Unit *u = NULL;
+        char *error = NULL;
+        int r;
+
+        r = unit_load_string(t->unit->source, t->unit->source_len, t->unit->path, name, on_unit_warning, NULL,
+                             &u, &error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && !error && asprintf(&error, "%s: %s", t->unit->path, strerror(-r)) < 0)
+                return -ENOMEM;
+        *ret = u;
+        *ret_error = error;
+        *ret_hash = unit_hash(u, error);
+        return 0;
+}
+
+/* The template of instance `name` in the table, loaded and not removed, or NULL. While a reload
+ * goes through the table (unsorted, seen[] telling which of the first n_old units still have a
+ * file), seen is given. */
+static Service *template_of(Manager *m, const char *name, const bool *seen, size_t n_old) {
+        _cleanup_free_ char *tn = NULL;
+        Service *t = NULL;
+
+        if (unit_name_template_of(name, &tn) < 0)
+                return NULL;
+        unit_name_strip_suffix(tn);
+        if (!seen)
+                t = service_find(&m->ctx, tn);
+        else
+                for (size_t i = 0; i < m->ctx.n_services && !t; i++)
+                        if (streq(m->ctx.services[i]->name, tn) && (i >= n_old || seen[i]))
+                                t = m->ctx.services[i];
+        return t && t->unit && !t->removed ? t : NULL;
+}
+
+Service *manager_instantiate(Manager *m, const char *name) {
+        _cleanup_free_ char *n = NULL, *error = NULL;
+        Unit *u = NULL;
+        Service *s = NULL, *t;
+        uint64_t hash;
+        int r;
+
+        assert(m);
+
+        n = strdup(name);
+        if (!n)
+                return NULL;
+        unit_name_strip_suffix(n);
+        if (!unit_name_is_valid(n) || m->ctx.n_services >= MANAGER_UNITS_MAX)
+                return NULL;
+        t = template_of(m, n, /* seen= */ NULL, 0);
+        if (!t)
+                return NULL;
+        r = instance_load(t, n, &u, &error, &hash);
+        if (r < 0)
+                return NULL;
+        r = service_new(&m->ctx, n, t->unit_path, u, error, &s);
+        if (r < 0)
+                return NULL;
+        s->unit_hash = hash;
+        r = service_context_add(&m->ctx, s);
+        if (r < 0) {
+                service_free(s);
+                return NULL;
+        }
+        service_context_sort(&m->ctx);
+        if (!s->unit)
+                log_error("Failed to load unit '%s': %s", s->name, strna(s->load_error));
+        else
+                log_info("%s: instance of '%s' created.", s->name, t->name);
+        r = deps_resolve(&m->ctx);
+        if (r < 0)
+                log_error_errno(r, "Failed to resolve dependencies: %m");
+        return s;
+}
+
 /* Reads the directory without touching the table. */
 static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
         _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
@@ -238,6 +317,33 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                 Service *s = m->ctx.services[k - 1];
                 if (seen[k - 1] || s->removed)
                         continue;
+                /* An instance lives as long as its template: it takes the template's new definition. */
+                Service *t = template_of(m, s->name, seen, n_old);
+                if (t) {
+                        Unit *u = NULL;
+                        _cleanup_free_ char *error = NULL;
+                        uint64_t hash;
+                        if (instance_load(t, s->name, &u, &error, &hash) < 0) {
+                                r = -ENOMEM;
+                                continue;
+                        }
+                        if (hash == s->unit_hash) {
+                                unit_free(u);
+                                continue;
+                        }
+                        if (strv_extend(&changed, s->name) < 0)
+                                r = -ENOMEM;
+                        if (service_may_change(s)) {
+                                if (service_set_unit(s, t->unit_path, u, error, hash) < 0)
+                                        r = -ENOMEM;
+                                log_info("%s: template changed, reloaded.", s->name);
+                        } else {
+                                (void) service_set_next_unit(s, u, error, hash);
+                                log_info("%s: template changed; the running process keeps running, the new "
+                                         "definition applies once it has stopped.", s->name);
+                        }
+                        continue;
+                }
                 if (strv_extend(&removed, s->name) < 0)
                         r = -ENOMEM;
                 if (service_may_change(s))

@@ -131,7 +131,12 @@ static void on_service_unit_changed(Service *s, void *userdata) {
         manager_schedule_gc(m);
 }
 
+static Service *on_service_instantiate(const char *name, void *userdata) {
+        return manager_instantiate(userdata, name);
+}
+
 static const ServiceCallbacks manager_service_callbacks = {
+        .instantiate = on_service_instantiate,
         .state_changed = on_service_state_changed,
         .settled = on_service_settled,
         .unit_changed = on_service_unit_changed,

@@ -110,6 +110,10 @@ void manager_check_shutdown(Manager *m);
  * empty table, without writing the wanted file. */
 int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***ret_removed);
 int manager_load_units(Manager *m);
+/* Creates the instance `name` ("web@8080") of the loaded template "web@" (web@.service) in the
+ * table and returns it; NULL when there is no such template. The instance lives as long as its
+ * template: a reload gives it the template's new definition, and drops it with the template. */
+Service *manager_instantiate(Manager *m, const char *name);
 /* Drops removed units that have settled (from a defer source). */
 void manager_schedule_gc(Manager *m);
 /* Before an operator's start: a settled service takes a pending reloaded definition now. */

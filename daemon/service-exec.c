@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/env-util.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "service-private.h"
 
 /* The environment a service starts with: a fixed PATH, the user's identity
  * when User= is set (as systemd does), then Environment= on top. */
-static int service_build_environment(Service *s, char ***ret) {
+static int service_build_environment(Service *s, char ***ret, char **ret_error) {
         _cleanup_strv_free_ char **env = NULL;
         char *a;
 
@@ -43,6 +44,23 @@ static int service_build_environment(Service *s, char ***ret) {
                 if (!c || strv_env_replace_consume(&env, c) < 0)
                         return -ENOMEM;
         }
+        /* EnvironmentFile=: read at every start, in order, over Environment= (systemd.exec(5)). A
+         * missing file fails the start unless its name has '-' in front; other errors always do. */
+        for (char **f = s->unit->environment_files; f && *f; f++) {
+                bool missing_ok = (*f)[0] == '-';
+                const char *path = *f + missing_ok;
+                int r = env_file_load(path, &env);
+                if (r == -ENOENT && missing_ok)
+                        continue;
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        if (ret_error && asprintf(ret_error, "Failed to load environment file '%s': %s", path,
+                                                  strerror(-r)) < 0)
+                                *ret_error = NULL;
+                        return r;
+                }
+        }
         if (!env && strv_extend(&env, NULL) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(env);
@@ -57,6 +75,9 @@ void service_exec_done(ServiceExec *e) {
         e->env = strv_free(e->env);
         free(e->path);
         e->path = NULL;
+        e->argv = strv_free(e->argv);
+        free(e->error);
+        e->error = NULL;
 }
 
 int service_exec_prepare(Service *s, ServiceExec *e) {
@@ -69,9 +90,38 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
                 return -ENOTCONN; /* svd has no notify socket: said at start-up */
-        r = service_build_environment(s, &e->env);
+        r = service_build_environment(s, &e->env, &e->error);
         if (r < 0)
                 return r;
+        if (u->exec_start_flags & EXEC_NO_ENV_EXPAND) {
+                e->argv = strv_copy(u->exec_start);
+                if (!e->argv)
+                        return -ENOMEM;
+        } else {
+                r = env_replace_argv(u->exec_start, e->env, &e->argv);
+                if (r == -E2BIG &&
+                    asprintf(&e->error, "More than %u words after substituting variables", ENV_ARGV_MAX) < 0)
+                        e->error = NULL;
+                if (r < 0)
+                        return r;
+        }
+        /* "@": the path stays exec_start[0]; argv[0] is the word after it (substituted too). */
+        if (u->exec_argv0) {
+                char *a0 = NULL;
+                char *one[] = { u->exec_argv0, NULL };
+                _cleanup_strv_free_ char **x = NULL;
+                if (u->exec_start_flags & EXEC_NO_ENV_EXPAND)
+                        a0 = strdup(u->exec_argv0);
+                else if (env_replace_argv(one, e->env, &x) >= 0)
+                        a0 = strdup(x[0] ?: "");
+                if (!a0)
+                        return -ENOMEM;
+                free(e->argv[0]);
+                e->argv[0] = a0;
+        }
+        /* "+" runs with full privileges, "!" without the user and group change (systemd.service(5)). */
+        bool privileged = u->exec_start_flags & EXEC_PRIVILEGED;
+        bool keep_ids = privileged || (u->exec_start_flags & EXEC_NO_SETUID);
 
         /* A name without '/' is looked up here; if it is nowhere, exec of the
          * bare name fails in the child with ENOENT and that is what the user sees. */
@@ -93,19 +143,19 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
 
         e->params = (SpawnParams){
                 .path = e->path,
-                .argv = u->exec_start,
+                .argv = e->argv,
                 .envp = e->env,
                 .working_directory = wd,
                 .working_directory_missing_ok = u->working_directory_missing_ok,
-                .change_credentials = s->creds.set,
+                .change_credentials = s->creds.set && !keep_ids,
                 .uid = s->creds.uid,
                 .gid = s->creds.gid,
                 .groups = s->creds.groups,
                 .n_groups = s->creds.n_groups,
-                .no_new_privileges = u->no_new_privileges,
+                .no_new_privileges = u->no_new_privileges && !privileged,
                 .umask = u->umask >= 0 ? u->umask : 0022,
-                .bounding_drop = ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
-                .ambient = u->ambient_capabilities,
+                .bounding_drop = privileged ? 0 : ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
+                .ambient = privileged ? 0 : u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
                 .private_pids = u->private_pids > 0,
                 .user_namespace = u->private_pids > 0 && c->uid != 0,

@@ -17,6 +17,8 @@ typedef struct ServiceExec {
         SpawnParams params; /* stdout_fd/stderr_fd are the log's (service_log_prepare) */
         char **env;
         char *path;
+        char **argv;  /* the command line with the variables of env substituted */
+        char *error;  /* why preparing failed, when it was not memory (for the log and status) */
 } ServiceExec;
 
 /* Fills e for the next spawn of s: environment, executable, credentials,

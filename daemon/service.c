@@ -328,10 +328,15 @@ fail:
                 /* The cgroup may be what failed (removed under svd's feet:
                  * CLONE_INTO_CGROUP says ENOENT): the next start opens it anew. */
                 s->cgroup_fd = safe_close(s->cgroup_fd);
-                if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
+                if (exec.error)
+                        msg = strdup(exec.error);
+                else if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
                         msg = NULL;
+                if (exec.error)
+                        log_error("%s: %s", s->name, exec.error);
+                else
+                        log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
                 service_set_last_error(s, msg);
-                log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
                 s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
                 service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
                 return r;
@@ -514,6 +519,12 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
                 result = result_from_exit(st);
+        /* ExecStart=-...: a failed exit is recorded but counts as success. */
+        if (!s->run.have_spawn_failure && (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE) &&
+            result != SERVICE_SUCCESS && !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING)) {
+                log_info("%s: %s %d, ignored ('-' prefix).", s->name, strna(exit_code_to_string(st->code)), st->status);
+                result = SERVICE_SUCCESS;
+        }
         if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
                 if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),
@@ -1179,6 +1190,10 @@ bool service_set_wanted(Service *s, WantedOverride w) {
 }
 
 bool service_wanted_at_startup(Service *s, bool restored) {
+        /* A template runs only as its instances; systemd's WantedBy= of a template needs
+         * DefaultInstance=, which svd does not have. */
+        if (unit_name_is_template(s->name))
+                return false;
         bool want = s->wanted == WANTED_START ||
                     (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
         if (want && restored)
@@ -1208,6 +1223,14 @@ Service *service_find(ServiceContext *c, const char *name) {
         Service key = { .name = (char *) name }, *k = &key;
         Service **s = bsearch(&k, c->services, c->n_services, sizeof(Service *), service_compare);
         return s ? *s : NULL;
+}
+
+Service *service_find_or_instantiate(ServiceContext *c, const char *name) {
+        Service *s = service_find(c, name);
+
+        if (s || !name || !c->callbacks || !c->callbacks->instantiate)
+                return s;
+        return c->callbacks->instantiate(name, c->userdata);
 }
 
 int service_context_add(ServiceContext *c, Service *s) {

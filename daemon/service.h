@@ -126,6 +126,9 @@ typedef struct ServiceCallbacks {
         void (*settled)(Service *s, void *userdata);
         /* s took a pending reloaded definition: dependencies need resolving again. */
         void (*unit_changed)(Service *s, void *userdata);
+        /* name ("web@8080") is no unit yet: the instance of its template, added to the table, or NULL
+         * when there is no such template. */
+        Service *(*instantiate)(const char *name, void *userdata);
 } ServiceCallbacks;
 
 /* What all services share: the loop, what the kernel and svd's start-up
@@ -154,6 +157,9 @@ typedef struct ServiceContext {
  * frees the service at index i. */
 #define SERVICE_CONTEXT_MAX 65536U
 Service *service_find(ServiceContext *c, const char *name);
+/* The same, and an instance of a template ("web@8080" of web@.service) is created when it is not
+ * in the table yet (the instantiate callback). */
+Service *service_find_or_instantiate(ServiceContext *c, const char *name);
 int service_context_add(ServiceContext *c, Service *s);
 void service_context_sort(ServiceContext *c);
 void service_context_remove(ServiceContext *c, size_t i);

@@ -23,6 +23,7 @@
 #include "basic/unit-name.h"
 #include "basic/utf8.h"
 #include "logfile.h"
+#include "unit-specifier.h"
 
 /*
  * unit.c reads unit files: the reader (unit_parse_text()) turns the bytes into logical lines as
@@ -259,8 +260,10 @@ Unit *unit_free(Unit *u) {
         free(u->path);
         free(u->description);
         strv_free(u->exec_start);
+        free(u->exec_argv0);
         free(u->working_directory);
         strv_free(u->environment);
+        strv_free(u->environment_files);
         free(u->user);
         free(u->group);
         strv_free(u->supplementary_groups);
@@ -273,38 +276,16 @@ Unit *unit_free(Unit *u) {
         return NULL;
 }
 
-/*
- * Specifiers. svd expands none, but a unit written for systemd writes "%%" for a literal '%' and
- * may use "%n", "%h" and so on, which systemd would replace. Passing either on unchanged would
- * make the same file do something different under svd, so "%%" becomes '%' and any other
- * specifier is refused. systemd expands specifiers after unquoting, word by word, for ExecStart=,
- * Environment= and WantedBy=, and on the whole value for the other string keys.
- */
-static int unescape_specifiers(const char *s, char **ret, char *ret_bad) {
-        char *t, *q;
-
-        t = q = malloc(strlen(s) + 1);
-        if (!t)
-                return -ENOMEM;
-        for (; *s; s++) {
-                if (*s != '%') {
-                        *q++ = *s;
-                        continue;
-                }
-                if (s[1] != '%') {
-                        *ret_bad = s[1];
-                        free(t);
-                        return -EINVAL;
-                }
-                *q++ = '%';
-                s++;
-        }
-        *q = '\0';
-        *ret = t;
-        return 0;
+/* Specifiers (unit-specifier.h) are resolved at load time, as systemd does: after unquoting, word by
+ * word, for ExecStart=, Environment= and the list keys, and on the whole value for the other string
+ * keys. */
+static int unescape_specifiers_for(UnitParser *p, const char *s, char **ret, char *ret_bad) {
+        return unit_specifier_expand(s, p->unit->name, ret, ret_bad);
 }
 
-static int invalid_specifier(UnitParser *p, char bad) {
+static int invalid_specifier(UnitParser *p, int r, char bad) {
+        if (r == -ENXIO)
+                return invalid_value(p, -EINVAL, "specifier '%%%c' has no value for svd's user", bad);
         if (bad == '\0')
                 return invalid_value(p, -EINVAL, "a lone '%%' at the end; write '%%%%' for a literal '%%'");
         if ((unsigned char) bad < 0x20 || (unsigned char) bad >= 0x7F)
@@ -320,11 +301,11 @@ static int parse_string_value(UnitParser *p, char **ret) {
         char bad;
         int r;
 
-        r = unescape_specifiers(p->value, &s, &bad);
+        r = unescape_specifiers_for(p, p->value, &s, &bad);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return invalid_specifier(p, bad);
+                return invalid_specifier(p, r, bad);
         if (!utf8_is_valid(s))
                 return invalid_value(p, -EINVAL, "not valid UTF-8");
         *ret = TAKE_PTR(s);
@@ -339,47 +320,13 @@ static int unescape_words(UnitParser *p, char **words) {
 
                 if (!strchr(*w, '%'))
                         continue;
-                r = unescape_specifiers(*w, &s, &bad);
+                r = unescape_specifiers_for(p, *w, &s, &bad);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        return invalid_specifier(p, bad);
+                        return invalid_specifier(p, r, bad);
                 free(*w);
                 *w = s;
-        }
-        return 0;
-}
-
-/*
- * Variables in ExecStart=. When systemd starts the command it replaces a word of its own that starts
- * with '$' ("$OPTS", split at whitespace), "${NAME}" anywhere in a word, and "$$" with '$'
- * (replace_env_argv() in env-util.c). svd does not substitute yet; running "${HOME}" literally where
- * systemd would put in the value is a silent difference, so "$$" becomes '$' and the substitution
- * forms are refused. A '$' anywhere else ("sh -c 'echo $HOME'", "$(date)" inside a word) is left
- * alone by systemd as well and passes unchanged.
- */
-static int unescape_dollars(UnitParser *p, char **words) {
-        static const char reason[] = "substituting variables ('$NAME', '${NAME}') is not supported yet; "
-                                     "write '$$' for a literal '$'";
-
-        for (char **w = words; *w; w++) {
-                char *s = *w, *q;
-
-                if (!strchr(s, '$'))
-                        continue;
-                if (s[0] == '$' && s[1] != '{' && s[1] != '$')
-                        return invalid_value(p, -EOPNOTSUPP, "%s", reason);
-
-                for (q = s; *s; s++) {
-                        if (s[0] == '$' && s[1] == '$') {
-                                *q++ = '$';
-                                s++;
-                        } else if (s[0] == '$' && s[1] == '{' && strchr(s + 2, '}'))
-                                return invalid_value(p, -EOPNOTSUPP, "%s", reason);
-                        else
-                                *q++ = *s;
-                }
-                *q = '\0';
         }
         return 0;
 }
@@ -669,11 +616,11 @@ static int next_word(UnitParser *p, const char **v, char **ret) {
                 return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
         if (r == 0)
                 return 0;
-        r = unescape_specifiers(word, ret, &bad);
+        r = unescape_specifiers_for(p, word, ret, &bad);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return invalid_specifier(p, bad);
+                return invalid_specifier(p, r, bad);
         return 1;
 }
 
@@ -732,6 +679,9 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         /* An empty assignment resets the list, as in systemd (useful after an earlier one). */
         if (isempty(p->value)) {
                 *exec_start = strv_free(*exec_start);
+                p->unit->exec_start_flags = 0;
+                free(p->unit->exec_argv0);
+                p->unit->exec_argv0 = NULL;
                 p->exec_start_line = 0;
                 return 0;
         }
@@ -758,17 +708,53 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         r = unescape_words(p, argv);
         if (r < 0)
                 return r;
-        r = unescape_dollars(p, argv);
-        if (r < 0)
-                return r;
+        /* "$NAME", "${NAME}" and "$$" stay as written: they are substituted each time the command
+         * runs, with its environment (EnvironmentFile= is read then), as systemd does. */
 
         cmd = argv[0];
         if (!cmd)
                 return invalid_value(p, -EINVAL, "no command");
-        /* systemd's prefixes ("-", "@", ":", "+", "!", "|") change how the command runs; running the
-         * command without that meaning would be wrong, so they are refused until supported. */
-        if (cmd[0] != '\0' && strchr("-@:+!|", cmd[0]))
-                return invalid_value(p, -EOPNOTSUPP, "the prefix '%c' is not supported", cmd[0]);
+        /* systemd's prefixes, in any order and combination; "|" (a login shell) is not supported. */
+        ExecFlags flags = 0;
+        size_t n_prefix = 0;
+        for (;; n_prefix++) {
+                char c = cmd[n_prefix];
+                ExecFlags f;
+                if (c == '-')
+                        f = EXEC_IGNORE_FAILURE;
+                else if (c == '@')
+                        f = EXEC_ARGV0;
+                else if (c == ':')
+                        f = EXEC_NO_ENV_EXPAND;
+                else if (c == '+')
+                        f = EXEC_PRIVILEGED;
+                else if (c == '!' && cmd[n_prefix + 1] == '!') {
+                        f = EXEC_AMBIENT_FALLBACK;
+                        n_prefix++;
+                } else if (c == '!')
+                        f = EXEC_NO_SETUID;
+                else if (c == '|')
+                        return invalid_value(p, -EOPNOTSUPP, "the prefix '|' is not supported");
+                else
+                        break;
+                if (flags & f)
+                        return invalid_value(p, -EINVAL, "a prefix is repeated");
+                flags |= f;
+        }
+        /* As systemd: "+" excludes "!" and "!!", and those each other. */
+        if (__builtin_popcount(flags & (EXEC_PRIVILEGED | EXEC_NO_SETUID | EXEC_AMBIENT_FALLBACK)) > 1)
+                return invalid_value(p, -EINVAL, "the prefixes '+', '!' and '!!' exclude each other");
+        if (n_prefix > 0)
+                memmove(argv[0], argv[0] + n_prefix, strlen(argv[0] + n_prefix) + 1);
+        cmd = argv[0];
+        _cleanup_free_ char *argv0 = NULL;
+        if (flags & EXEC_ARGV0) {
+                /* "@/bin/x name args": path /bin/x, argv name args. */
+                if (!argv[1])
+                        return invalid_value(p, -EINVAL, "'@' needs argv[0] after the command");
+                argv0 = argv[1];
+                memmove(argv + 1, argv + 2, strv_length(argv + 2) * sizeof(char *) + sizeof(char *));
+        }
         if (cmd[0] == '\0' || streq(cmd, ".") || streq(cmd, ".."))
                 return invalid_value(p, -EINVAL,
                                      "the command must be an absolute path or a plain file name");
@@ -780,7 +766,11 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         if (strlen(cmd) >= PATH_MAX)
                 return invalid_value(p, -ENAMETOOLONG, "the command path is too long");
 
+        strv_free(*exec_start);
         *exec_start = TAKE_PTR(argv);
+        p->unit->exec_start_flags = flags;
+        free(p->unit->exec_argv0);
+        p->unit->exec_argv0 = TAKE_PTR(argv0);
         p->exec_start_line = p->line;
         return 0;
 }
@@ -851,6 +841,36 @@ static int parse_environment(UnitParser *p, const UnitKey *k, void *field) {
                         return r;
         }
         return 0;
+}
+
+/* EnvironmentFile=: absolute paths, '-' in front for "missing is fine", several per line and
+ * accumulating; an empty assignment resets the list. The files are read when a command starts. */
+static int parse_environment_file(UnitParser *p, const UnitKey *k, void *field) {
+        char ***files = field;
+        const char *v = p->value;
+        int r;
+
+        if (isempty(v)) {
+                *files = strv_free(*files);
+                return 0;
+        }
+        for (;;) {
+                _cleanup_free_ char *f = NULL;
+
+                r = next_word(p, &v, &f);
+                if (r <= 0)
+                        return r;
+                const char *path = f[0] == '-' ? f + 1 : f;
+                if (path[0] != '/' || !utf8_is_valid(path))
+                        return invalid_value(p, -EINVAL, "expected absolute paths, '-' in front for optional ones");
+                if (strlen(path) >= PATH_MAX)
+                        return invalid_value(p, -ENAMETOOLONG, "the path is too long");
+                if (strv_length(*files) >= UNIT_ENVIRONMENT_FILES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u files", UNIT_ENVIRONMENT_FILES_MAX);
+                r = strv_consume(files, TAKE_PTR(f));
+                if (r < 0)
+                        return r;
+        }
 }
 
 /* systemd's valid_user_group_name() in its relaxed mode, or a number. */
@@ -954,11 +974,11 @@ static int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                 if (++p->n_wanted_by > UNIT_WANTED_BY_MAX)
                         return invalid_value(p, -E2BIG, "more than %u targets in this file",
                                              UNIT_WANTED_BY_MAX);
-                r = unescape_specifiers(word, &target, &bad);
+                r = unescape_specifiers_for(p, word, &target, &bad);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        return invalid_specifier(p, bad);
+                        return invalid_specifier(p, r, bad);
 
                 if (strv_contains((char **) default_targets, target))
                         *wanted_by_default = true;
@@ -1072,8 +1092,11 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
 /* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH.
  * The path of file: and append: goes to the field at k->aux_offset. */
 static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_only[] = { "tty", "kmsg", "journal+console", "kmsg+console", "syslog",
-                                                    "syslog+console", "socket", "truncate:", "fd:" };
+        static const char *const systemd_only[] = { "tty", "socket", "truncate:", "fd:" };
+        /* systemd's journal, kernel log and syslog destinations, and those with a copy on the
+         * console: svd has one log per service, so they all go there. */
+        static const char *const as_log[] = { "journal+console", "kmsg", "kmsg+console", "syslog",
+                                              "syslog+console", NULL };
         char **path = (char **) ((uint8_t *) p->unit + k->aux_offset);
         _cleanup_free_ char *s = NULL;
         const char *v = p->value;
@@ -1083,18 +1106,22 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 o = *(const LogOutput *) ((const uint8_t *) &unit_defaults + k->offset);
         else if (streq(v, "log") || streq(v, "journal"))
                 o = LOG_OUTPUT_LOG;
-        else if (streq(v, "null"))
+        else if (strv_contains((char **) as_log, v)) {
+                parser_warn(p, "%s=%s: svd has no console, kernel log or syslog output; the service's log "
+                               "(svctl logs) gets it.", k->name, v);
+                o = LOG_OUTPUT_LOG;
+        } else if (streq(v, "null"))
                 o = LOG_OUTPUT_NULL;
         else if (streq(v, "inherit"))
                 o = LOG_OUTPUT_INHERIT;
         else if (strneq(v, "file:", 5) || strneq(v, "append:", 7)) {
                 bool append = v[0] == 'a';
                 char bad;
-                int r = unescape_specifiers(v + (append ? 7 : 5), &s, &bad);
+                int r = unescape_specifiers_for(p, v + (append ? 7 : 5), &s, &bad);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        return invalid_specifier(p, bad);
+                        return invalid_specifier(p, r, bad);
                 if (s[0] != '/' || !utf8_is_valid(s))
                         return invalid_value(p, -EINVAL, "expected an absolute path after '%s'",
                                              append ? "append:" : "file:");
@@ -1147,7 +1174,6 @@ static const UnitKey unit_keys[] = {
           .flags = KEY_SEC_0_IS_INFINITY,
           .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
         { "Service", "NoNewPrivileges", parse_bool_key, UNIT_FIELD(no_new_privileges) },
-        KEY_NOT_YET("Service", "EnvironmentFile"),
         { "Service", "UMask", parse_umask, UNIT_FIELD(umask) },
         { "Service", "LimitNPROC", parse_limit, UNIT_FIELD(limit_nproc) },
         { "Service", "LimitCORE", parse_limit, UNIT_FIELD(limit_core) },
@@ -1191,6 +1217,10 @@ static const UnitKey unit_keys[] = {
           .flags = KEY_SEC_0_IS_INFINITY,
           .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
         { .section = "Service", .name = "TimeoutSec", .parse = parse_timeout_sec },
+
+
+        /* Keys for units as packages ship them (environment files, specifiers, templates). */
+        { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
 
         { "Install", "WantedBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
         KEY_NOT_YET("Install", "RequiredBy"),

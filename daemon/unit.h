@@ -20,10 +20,9 @@
  * Sections and keys starting with "X-" are ignored silently. Lines outside a
  * section, lines without '=' and malformed section headers are errors.
  *
- * svd expands no specifiers and substitutes no variables: "%%" and, in
- * ExecStart=, "$$" are unescaped as systemd does; other "%x" specifiers and
- * systemd's "$NAME"/"${NAME}" substitutions make the unit fail to load
- * rather than run differently than under systemd.
+ * Specifiers ("%n", "%i", ...; unit-specifier.h) are resolved at load time; an unknown one fails the
+ * unit. In ExecStart= "$NAME", "${NAME}" and "$$" are kept as written: they are substituted from the
+ * command's environment each time it starts (env-util.h), as systemd does.
  *
  * Description=, User=, Group= and WorkingDirectory= are valid UTF-8 (they go
  * out in JSON). ExecStart= words and Environment= values may hold any byte
@@ -42,6 +41,7 @@
 #define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
 #define UNIT_LINE_MAX 65536U           /* bytes in one logical line */
 #define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
+#define UNIT_ENVIRONMENT_FILES_MAX 64U /* EnvironmentFile= paths */
 #define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
 
 typedef enum RestartPolicy {
@@ -108,16 +108,32 @@ typedef enum LogOutput {
 
 const char *log_output_to_string(LogOutput o);
 
+/* ExecStart= prefixes (systemd.service(5), "Command lines"), any combination in front of the path. */
+typedef enum ExecFlags {
+        EXEC_IGNORE_FAILURE = 1U << 0, /* "-": a failed exit counts as success */
+        EXEC_ARGV0 = 1U << 1,          /* "@": the second word is argv[0] (Unit.exec_argv0) */
+        EXEC_NO_ENV_EXPAND = 1U << 2,  /* ":": no variable substitution */
+        EXEC_PRIVILEGED = 1U << 3,     /* "+": no User=/Group=/SupplementaryGroups=, capability or
+                                        * NoNewPrivileges= restriction */
+        EXEC_NO_SETUID = 1U << 4,      /* "!": no User=/Group=/SupplementaryGroups= */
+        EXEC_AMBIENT_FALLBACK = 1U << 5, /* "!!": as "!" only where ambient capabilities are missing,
+                                          * which every kernel svd runs on has: no effect */
+} ExecFlags;
+
 typedef struct Unit {
         char *name;        /* "web" for web.service */
         char *path;        /* file it was loaded from */
         char *description; /* may be NULL */
 
-        char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written */
+        char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written (prefixes
+                            * removed); variables not yet substituted */
+        ExecFlags exec_start_flags;
+        char *exec_argv0;  /* with "@": argv[0] for the command, exec_start[0] being the path */
         char *working_directory; /* absolute path; NULL: "/" (or the home directory, see below) */
         bool working_directory_home; /* WorkingDirectory=~ (working_directory is then NULL) */
         bool working_directory_missing_ok; /* WorkingDirectory=-/path */
         char **environment; /* NULL-terminated "K=V" list, later assignments of a key win */
+        char **environment_files; /* EnvironmentFile=: absolute paths, "-/path" when missing is fine */
 
         char *user;  /* as written: a name or a number; NULL = svd's own */
         char *group; /* as written; NULL = the user's primary group */

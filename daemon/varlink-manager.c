@@ -238,6 +238,28 @@ static Service *lookup_service(VarlinkManager *vm, VarlinkCall *call, json_t *pa
         return s;
 }
 
+/* For Start and Restart: the service, or an instance of its template created now ("web@8080" of
+ * web@.service); a template itself is refused, as systemd refuses to start one. */
+static Service *lookup_startable(VarlinkManager *vm, VarlinkCall *call, json_t *parameters) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return NULL;
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        Service *s = manager_get_service(vm->manager, name) ?: manager_instantiate(vm->manager, name);
+        if (!s) {
+                (void) varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+                return NULL;
+        }
+        if (unit_name_is_template(s->name)) {
+                (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message",
+                                                    "a template is started as an instance, NAME@INSTANCE"));
+                return NULL;
+        }
+        return s;
+}
+
 /* Lines of the log tail Status gives at most (svctl status asks for 10). */
 #define STATUS_LOG_LINES_MAX 1000
 
@@ -277,7 +299,7 @@ static bool refuse_removed(Service *s, VarlinkCall *call) {
 
 static int method_start(VarlinkCall *call, json_t *parameters, void *userdata) {
         VarlinkManager *vm = userdata;
-        Service *s = lookup_service(vm, call, parameters);
+        Service *s = lookup_startable(vm, call, parameters);
         if (!s || refuse_removed(s, call))
                 return 0;
         manager_apply_pending(vm->manager, s);
@@ -296,7 +318,7 @@ static int method_stop(VarlinkCall *call, json_t *parameters, void *userdata) {
 
 static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata) {
         VarlinkManager *vm = userdata;
-        Service *s = lookup_service(vm, call, parameters);
+        Service *s = lookup_startable(vm, call, parameters);
         if (!s || refuse_removed(s, call))
                 return 0;
         manager_apply_pending(vm->manager, s);

@@ -53,7 +53,8 @@ int wanted_file_load(ServiceContext *c, const char *socket_path) {
                 WantedOverride w = wanted_override_from_string(line);
                 if (w < 0 || w == WANTED_DEFAULT)
                         continue;
-                Service *s = service_find(c, sp + 1);
+                /* An instance started by hand is created again from its template. */
+                Service *s = w == WANTED_START ? service_find_or_instantiate(c, sp + 1) : service_find(c, sp + 1);
                 if (s)
                         (void) service_set_wanted(s, w);
         }

@@ -2,6 +2,10 @@
 /* Unit names: validity and the ".service" suffix. */
 #include "unit-name.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "macros.h"
 
 static bool unit_name_char_is_valid(char c) {
@@ -54,5 +58,28 @@ int unit_name_from_filename(const char *filename, char **ret) {
         if (!unit_name_is_valid(unit_name_strip_suffix(name)))
                 return -EINVAL;
         *ret = TAKE_PTR(name);
+        return 0;
+}
+
+bool unit_name_is_template(const char *name) {
+        const char *at = name ? strchr(name, '@') : NULL;
+
+        return at && at > name && at[1] == '\0';
+}
+
+int unit_name_template_of(const char *name, char **ret) {
+        const char *at;
+        char *t;
+
+        assert(name);
+        assert(ret);
+
+        at = strchr(name, '@');
+        if (!at || at == name || at[1] == '\0' || streq(at + 1, UNIT_NAME_SUFFIX))
+                return -EINVAL;
+        t = strndup(name, (size_t) (at - name) + 1);
+        if (!t)
+                return -ENOMEM;
+        *ret = t;
         return 0;
 }

@@ -25,3 +25,9 @@ char *unit_name_strip_suffix(char *name);
 /* "web.service" -> "web"; -EINVAL for names that are not a valid
  * NAME.service (empty, too long, '/' or control characters, leading '.'). */
 int unit_name_from_filename(const char *filename, char **ret);
+
+/* Templates (systemd.unit(5)): the file NAME@.service is the template "NAME@" of the instances
+ * "NAME@INSTANCE". unit_name_is_template(): name ends in its first '@'. unit_name_template_of():
+ * "web@8080" (or "web@8080.service") -> "web@"; -EINVAL when name is no instance. */
+bool unit_name_is_template(const char *name);
+int unit_name_template_of(const char *name, char **ret);

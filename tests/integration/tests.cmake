@@ -17,6 +17,9 @@ svd_integration_test(e2e-logs)
 svd_integration_test(e2e-events)
 svd_integration_test(e2e-reload)
 svd_integration_test(e2e-restore)
+# Units as packages ship them: environment files, variables, specifiers, templates.
+svd_integration_test(e2e-envfile)
+svd_integration_test(e2e-exec-prefix)
 # The vfork spawn path that plain builds ship, under load (the sanitizer build skips it).
 svd_integration_test(spawn-vfork)
 # Hostile clients and resource exhaustion: svd stays bounded and serves the others

@@ -189,10 +189,31 @@ START_TEST(test_socket_path) {
 }
 END_TEST
 
+START_TEST(test_unit_name_template) {
+        char *t = NULL;
+
+        ck_assert(unit_name_is_template("web@"));
+        ck_assert(!unit_name_is_template("web@8080"));
+        ck_assert(!unit_name_is_template("web"));
+        ck_assert(!unit_name_is_template("@"));
+        ck_assert_int_eq(unit_name_template_of("web@8080", &t), 0);
+        ck_assert_str_eq(t, "web@");
+        free(t);
+        ck_assert_int_eq(unit_name_template_of("web@a@b.service", &t), 0);
+        ck_assert_str_eq(t, "web@");
+        free(t);
+        ck_assert_int_eq(unit_name_template_of("web@", &t), -EINVAL);
+        ck_assert_int_eq(unit_name_template_of("web@.service", &t), -EINVAL);
+        ck_assert_int_eq(unit_name_template_of("web", &t), -EINVAL);
+        ck_assert_int_eq(unit_name_template_of("@x", &t), -EINVAL);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("basic");
         TCase *tc = tcase_create("basic");
         tcase_add_test(tc, test_utf8_valid);
+        tcase_add_test(tc, test_unit_name_template);
         tcase_add_test(tc, test_utf8_escape_invalid);
         tcase_add_test(tc, test_time);
         tcase_add_test(tc, test_list);

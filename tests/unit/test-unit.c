@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/macros.h"
 #include "basic/strv.h"
@@ -510,9 +511,12 @@ START_TEST(test_bad_exec_start) {
                 { "./true", -EINVAL, "the command must be an absolute path or a plain file name" },
                 { "\"\"", -EINVAL, "the command must be an absolute path or a plain file name" },
                 { "..", -EINVAL, "the command must be an absolute path or a plain file name" },
-                { "-/bin/true", -EOPNOTSUPP, "the prefix '-' is not supported" },
-                { "@/bin/true argv0", -EOPNOTSUPP, "the prefix '@' is not supported" },
-                { "+/bin/true", -EOPNOTSUPP, "the prefix '+' is not supported" },
+                { "|/bin/true", -EOPNOTSUPP, "the prefix '|' is not supported" },
+                { "--/bin/true", -EINVAL, "a prefix is repeated" },
+                { "+!/bin/true", -EINVAL, "the prefixes '+', '!' and '!!' exclude each other" },
+                { "!!!/bin/true", -EINVAL, "the prefixes '+', '!' and '!!' exclude each other" },
+                { "@/bin/true", -EINVAL, "'@' needs argv[0] after the command" },
+                { "-", -EINVAL, "the command must be an absolute path or a plain file name" },
                 { "/bin/echo \"unterminated", -EINVAL, "unbalanced quotes or invalid escape sequence" },
                 { "/bin/echo \\q", -EINVAL, "unbalanced quotes or invalid escape sequence" },
                 { "/bin/true ; /bin/false", -EOPNOTSUPP,
@@ -534,49 +538,140 @@ END_TEST
 START_TEST(test_specifiers_and_variables) {
         _cleanup_(unit_freep) Unit *u = NULL;
 
-        /* "%%" is systemd's escape for '%', "$$" for '$' in ExecStart=. Other '$' pass unchanged. */
+        /* "%%" is systemd's escape for '%'. Variables in ExecStart= ("$$", "$NAME", "${NAME}") stay as
+         * written: they are substituted when the command runs (env-util.h). */
         u = load_ok("[Unit]\nDescription=100%%\n[Service]\n"
-                    "ExecStart=/bin/sh -c 'date +%%T; echo $$ $HOME $(id -u)' $$x\n"
+                    "ExecStart=/bin/sh -c 'date +%%T; echo $$ $HOME $(id -u)' $$x $OPTS ${A}b\n"
                     "Environment=\"FMT=%%s\" PRICE=$5\nWorkingDirectory=/srv/100%%\n",
                     NULL);
         ck_assert_str_eq(u->description, "100%");
-        ck_assert_str_eq(u->exec_start[2], "date +%T; echo $ $HOME $(id -u)");
-        ck_assert_str_eq(u->exec_start[3], "$x");
+        ck_assert_str_eq(u->exec_start[2], "date +%T; echo $$ $HOME $(id -u)");
+        ck_assert_str_eq(u->exec_start[3], "$$x");
+        ck_assert_str_eq(u->exec_start[4], "$OPTS");
+        ck_assert_str_eq(u->exec_start[5], "${A}b");
         ck_assert_str_eq(u->environment[0], "FMT=%s");
         ck_assert_str_eq(u->environment[1], "PRICE=$5");
         ck_assert_str_eq(u->working_directory, "/srv/100%");
         u = unit_free(u);
 
+        /* Specifiers of the unit's name, resolved at load time. */
+        {
+                _cleanup_free_ char *error = NULL;
+                static const char text[] = "[Unit]\nDescription=%n %N %p %i %I %f %j\n[Service]\n"
+                                           "ExecStart=/bin/echo %i x%Iy\nEnvironment=U=%U\n";
+                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "getty-x@tty\\x2d1-a", NULL, NULL,
+                                                  &u, &error),
+                                 0);
+                ck_assert_str_eq(u->description,
+                                 "getty-x@tty\\x2d1-a.service getty-x@tty\\x2d1-a getty-x tty\\x2d1-a tty-1/a "
+                                 "/tty-1/a x");
+                ck_assert_str_eq(u->exec_start[1], "tty\\x2d1-a");
+                ck_assert_str_eq(u->exec_start[2], "xtty-1/ay");
+                char want[64];
+                snprintf(want, sizeof want, "U=%u", (unsigned) getuid());
+                ck_assert_str_eq(u->environment[0], want);
+                u = unit_free(u);
+        }
+        /* A name without instance: %i is empty, %p the whole name. */
+        u = load_ok("[Unit]\nDescription=[%i] %p %n\n[Service]\nExecStart=/x\n", NULL);
+        ck_assert_str_eq(u->description, "[] " NAME " " NAME ".service");
+        u = unit_free(u);
+
         assert_fails_with(
-                "[Service]\nExecStart=/bin/echo %n\n", -EINVAL,
-                PATH ":2: Invalid value '/bin/echo %n' for ExecStart=: specifier '%n' is not supported; "
+                "[Service]\nExecStart=/bin/echo %q\n", -EINVAL,
+                PATH ":2: Invalid value '/bin/echo %q' for ExecStart=: specifier '%q' is not supported; "
                      "write '%%' for a literal '%'");
         assert_fails_with("[Unit]\nDescription=50%\n", -EINVAL,
                           PATH
                           ":2: Invalid value '50%' for Description=: a lone '%' at the end; write '%%' for "
                           "a literal '%'");
-        assert_fails_prefix("[Service]\nExecStart=/x\nEnvironment=A=%h\n", -EINVAL,
+        assert_fails_prefix("[Service]\nExecStart=/x\nEnvironment=A=%y\n", -EINVAL,
                             PATH
-                            ":3: Invalid value 'A=%h' for Environment=: specifier '%h' is not supported");
-        assert_fails_prefix("[Service]\nExecStart=/x\nUser=%u\n", -EINVAL,
-                            PATH ":3: Invalid value '%u' for User=: specifier '%u' is not supported");
-        assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%N.target\n", -EINVAL,
+                            ":3: Invalid value 'A=%y' for Environment=: specifier '%y' is not supported");
+        assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%v.target\n", -EINVAL,
                             PATH
-                            ":4: Invalid value '%N.target' for WantedBy=: specifier '%N' is not supported");
+                            ":4: Invalid value '%v.target' for WantedBy=: specifier '%v' is not supported");
+}
+END_TEST
 
-        /* systemd would substitute these from the environment; svd refuses rather than differ. */
-        static const char *const substitutions[] = { "/bin/echo $HOME", "/bin/echo ${HOME}",
-                                                     "/bin/echo a${X}b", "/bin/echo $", "$CMD" };
-        for (size_t i = 0; i < ELEMENTSOF(substitutions); i++) {
-                char text[256], want[512];
+START_TEST(test_exec_prefixes) {
+        static const struct {
+                const char *value;
+                unsigned flags;
+                const char *argv0, *arg1;
+        } cases[] = {
+                { "-/bin/true x", EXEC_IGNORE_FAILURE, NULL, "x" },
+                { "@/bin/true name x", EXEC_ARGV0, "name", "x" },
+                { "-@/bin/true name x", EXEC_IGNORE_FAILURE | EXEC_ARGV0, "name", "x" },
+                { "@-/bin/true name x", EXEC_IGNORE_FAILURE | EXEC_ARGV0, "name", "x" },
+                { ":/bin/true $X", EXEC_NO_ENV_EXPAND, NULL, "$X" },
+                { "+/bin/true x", EXEC_PRIVILEGED, NULL, "x" },
+                { "!/bin/true x", EXEC_NO_SETUID, NULL, "x" },
+                { "!!/bin/true x", EXEC_AMBIENT_FALLBACK, NULL, "x" },
+                { "-!!/bin/true x", EXEC_IGNORE_FAILURE | EXEC_AMBIENT_FALLBACK, NULL, "x" },
+        };
 
-                snprintf(text, sizeof(text), "[Service]\nExecStart=%s\n", substitutions[i]);
-                snprintf(want, sizeof(want),
-                         PATH ":2: Invalid value '%s' for ExecStart=: substituting variables ('$NAME', "
-                              "'${NAME}') is not supported yet; write '$$' for a literal '$'",
-                         substitutions[i]);
-                assert_fails_with(text, -EOPNOTSUPP, want);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char text[256];
+
+                snprintf(text, sizeof text, "[Service]\nExecStart=%s\n", cases[i].value);
+                _cleanup_(unit_freep) Unit *u = load_ok(text, NULL);
+                ck_assert_str_eq(u->exec_start[0], "/bin/true");
+                ck_assert_str_eq(u->exec_start[1], cases[i].arg1);
+                ck_assert_ptr_null(u->exec_start[2]);
+                ck_assert_uint_eq(u->exec_start_flags, cases[i].flags);
+                if (cases[i].argv0)
+                        ck_assert_str_eq(u->exec_argv0, cases[i].argv0);
+                else
+                        ck_assert_ptr_null(u->exec_argv0);
         }
+
+        /* An empty assignment resets the prefixes too. */
+        _cleanup_(unit_freep) Unit *u = load_ok("[Service]\nExecStart=-@/bin/a b\nExecStart=\nExecStart=/bin/c\n",
+                                                NULL);
+        ck_assert_uint_eq(u->exec_start_flags, 0);
+        ck_assert_ptr_null(u->exec_argv0);
+}
+END_TEST
+
+START_TEST(test_log_output_mapped) {
+        static const char *const mapped[] = { "journal+console", "kmsg", "kmsg+console", "syslog", "syslog+console" };
+
+        for (size_t i = 0; i < ELEMENTSOF(mapped); i++) {
+                char text[256];
+                _cleanup_strv_free_ char **warnings = NULL;
+
+                snprintf(text, sizeof text, "[Service]\nExecStart=/x\nStandardOutput=%s\nStandardError=%s\n",
+                         mapped[i], mapped[i]);
+                _cleanup_(unit_freep) Unit *u = load_ok(text, &warnings);
+                ck_assert_int_eq(u->std_output, LOG_OUTPUT_LOG);
+                ck_assert_int_eq(u->std_error, LOG_OUTPUT_LOG);
+                ck_assert_uint_eq(strv_length(warnings), 2);
+                ck_assert_ptr_nonnull(strstr(warnings[0], "the service's log (svctl logs) gets it"));
+        }
+        assert_fails_prefix("[Service]\nExecStart=/x\nStandardOutput=tty\n", -EOPNOTSUPP,
+                            PATH ":3: Invalid value 'tty' for StandardOutput=: not supported");
+}
+END_TEST
+
+START_TEST(test_environment_file_key) {
+        _cleanup_(unit_freep) Unit *u = NULL;
+
+        u = load_ok("[Service]\nExecStart=/x\nEnvironmentFile=/etc/default/%p -/etc/default/b\n"
+                    "EnvironmentFile=-/c\n",
+                    NULL);
+        ck_assert_str_eq(u->environment_files[0], "/etc/default/" NAME);
+        ck_assert_str_eq(u->environment_files[1], "-/etc/default/b");
+        ck_assert_str_eq(u->environment_files[2], "-/c");
+        ck_assert_ptr_null(u->environment_files[3]);
+        u = unit_free(u);
+
+        u = load_ok("[Service]\nExecStart=/x\nEnvironmentFile=/a\nEnvironmentFile=\n", NULL);
+        ck_assert_ptr_null(u->environment_files);
+        u = unit_free(u);
+
+        assert_fails_prefix("[Service]\nExecStart=/x\nEnvironmentFile=relative\n", -EINVAL,
+                            PATH ":3: Invalid value 'relative' for EnvironmentFile=: expected absolute paths");
 }
 END_TEST
 
@@ -1020,8 +1115,8 @@ START_TEST(test_dependencies) {
         ck_assert_str_eq(m1, PATH ":4: Invalid value 'a/b' for Requires=: 'a/b' is not a valid unit name");
         _cleanup_free_ char *m2 = load_fail("[Service]\nExecStart=/x\n[Unit]\nWants=-dash\n", -EINVAL);
         ck_assert_ptr_nonnull(strstr(m2, "'-dash' is not a valid unit name"));
-        _cleanup_free_ char *m3 = load_fail("[Service]\nExecStart=/x\n[Unit]\nAfter=%n\n", -EINVAL);
-        ck_assert_ptr_nonnull(strstr(m3, "specifier '%n' is not supported"));
+        _cleanup_free_ char *m3 = load_fail("[Service]\nExecStart=/x\n[Unit]\nAfter=%y\n", -EINVAL);
+        ck_assert_ptr_nonnull(strstr(m3, "specifier '%y' is not supported"));
 
         /* Bounded: more than UNIT_DEPENDENCIES_MAX names is an error. */
         size_t n = UNIT_DEPENDENCIES_MAX + 1, len = 0;
@@ -1273,6 +1368,9 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_bad_values);
         tcase_add_test(tc, test_bad_exec_start);
         tcase_add_test(tc, test_specifiers_and_variables);
+        tcase_add_test(tc, test_environment_file_key);
+        tcase_add_test(tc, test_log_output_mapped);
+        tcase_add_test(tc, test_exec_prefixes);
         tcase_add_test(tc, test_user_group_names);
         tcase_add_test(tc, test_wanted_by);
         tcase_add_test(tc, test_service_types);
