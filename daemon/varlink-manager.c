@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "basic/missing-syscall.h"
+#include "basic/socket-path.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "manager.h"
@@ -491,6 +492,15 @@ static int hook_listen(Manager *m, int listen_fd, void *userdata) {
         };
         int r;
 
+        if (listen_fd < 0) {
+                /* Binding replaces a stale socket on the path: only where
+                 * nobody else can put one, or a link, there (socket-path.h). */
+                _cleanup_free_ char *reason = NULL;
+                r = socket_path_check(m->socket_path, m->uid, &reason);
+                if (r < 0)
+                        return log_error_errno(r, "Refusing to listen on '%s': %s.", m->socket_path,
+                                               reason ? reason : strerror(-r));
+        }
         if (listen_fd >= 0)
                 r = varlink_server_new_from_fd(m->event, m->socket_path, listen_fd, &info, m->uid, &vm->server);
         else
