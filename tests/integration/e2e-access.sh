@@ -193,6 +193,19 @@ check "... and its kill with the signal" \
 check "... and its reload" grep -q "io.svd.Manager.Reload {} by uid $THIRD_UID (pid [0-9]*): done." "$SVD_LOG"
 check "... and the refused re-exec" \
         grep -q "io.svd.Manager.Reexec {} by uid $THIRD_UID (pid [0-9]*): refused: Permission denied." "$SVD_LOG"
+
+# The groups come from svd's options, which a re-exec passes on; handed-over
+# and new connections get their rights from the same credentials.
+run svctl daemon-reexec
+expect_rc "root re-executes svd" 0
+svctl_as "$THIRD_UID" "$MG" start sys
+expect_rc "... the manage group may still start" 0
+track_pid "$(svc_pid sys)"
+wait_until 20 shows_output sys
+svctl_as "$THIRD_UID" "$THIRD_GID,$LOG_GID" logs sys
+expect_contains "... the log group still reads the output" "$OUT" "SECRET_SYS=abc123"
+svctl_as "$THIRD_UID" "$THIRD_GID" logs sys
+expect_rc "... and others still may not" 1
 stop_svd
 expect_eq "svd exits 0 on SIGTERM" 0 "$SVD_RC"
 
