@@ -30,6 +30,7 @@
 #define ERROR_CANCELLED "io.svd.Manager.Cancelled"
 #define ERROR_UNIT_NOT_LOADED "io.svd.Manager.UnitNotLoaded"
 #define ERROR_PERMISSION_DENIED "org.varlink.service.PermissionDenied"
+#define ERROR_OUTPUT_DENIED "io.svd.Manager.OutputDenied"
 #define ERROR_INVALID_PARAMETER "org.varlink.service.InvalidParameter"
 #define ERROR_METHOD_NOT_FOUND "org.varlink.service.MethodNotFound"
 #define ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented"
@@ -314,6 +315,10 @@ static char *describe_failure(int r, const char *error, json_t *reply, const cha
 
         json_t *p = reply_parameters(reply);
         const char *message = json_get_str(p, "message");
+        if (streq(error, ERROR_OUTPUT_DENIED)) {
+                k = asprintf(&s, "Permission denied (%s)", message ?: "?");
+                return k < 0 ? NULL : s;
+        }
         if (!isempty(message))
                 return strdup(message);
 
@@ -736,7 +741,12 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 r = show_service(service, &first);
                 if (r < 0)
                         return r;
-                if (tail)
+                const char *withheld = json_get_str(reply_parameters(reply), "logLinesWithheld");
+                if (tail && withheld) {
+                        /* As systemctl's hint when the journal is not readable: on stderr. */
+                        fflush(stdout);
+                        fprintf(stderr, "Hint: %s.\n", withheld);
+                } else if (tail)
                         show_status_log_lines(json_object_get(reply_parameters(reply), "logLines"));
                 else if (!arg_json)
                         show_status_log_tail(c, argv[i]); /* verbs-stream.c */

@@ -26,6 +26,10 @@ static void help(void) {
                "  -s --socket PATH     Control socket (default " SOCKET_PATH_SYSTEM " for root,\n"
                "                       $XDG_RUNTIME_DIR" SOCKET_PATH_USER_SUFFIX " otherwise)\n"
                "     --mode=fallback   Do not use CLONE_PIDFD_AUTOKILL even if the kernel has it\n"
+               "     --log-group=GROUP Members may read every service's output (default: adm,\n"
+               "                       where it exists; empty: none)\n"
+               "     --manage-group=GROUP  Members may start, stop, restart, kill, reset-failed\n"
+               "                       and reload (default: none)\n"
                "  -v --verbose         Log debug messages\n"
                "     --state-version   Show the newest re-exec state version this svd reads\n");
 }
@@ -57,16 +61,19 @@ static int ensure_std_fds(void) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE };
+        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE, ARG_LOG_GROUP, ARG_MANAGE_GROUP };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },     { "version", no_argument, NULL, ARG_VERSION },
                 { "units", required_argument, NULL, 'u' }, { "socket", required_argument, NULL, 's' },
                 { "mode", required_argument, NULL, ARG_MODE }, { "verbose", no_argument, NULL, 'v' },
                 { "state-version", no_argument, NULL, ARG_STATE_VERSION },
                 { "deserialize", required_argument, NULL, ARG_DESERIALIZE },
+                { "log-group", required_argument, NULL, ARG_LOG_GROUP },
+                { "manage-group", required_argument, NULL, ARG_MANAGE_GROUP },
                 {},
         };
         ManagerConfig config = {};
+        const char *log_group = NULL, *manage_group = NULL;
         _cleanup_strv_free_ char **args = NULL;
         _cleanup_free_ char *exe = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -112,6 +119,12 @@ int main(int argc, char *argv[]) {
                 case 'v':
                         log_max_level = LOG_DEBUG;
                         break;
+                case ARG_LOG_GROUP:
+                        log_group = optarg;
+                        break;
+                case ARG_MANAGE_GROUP:
+                        manage_group = optarg;
+                        break;
                 default:
                         return EXIT_FAILURE;
                 }
@@ -154,6 +167,8 @@ int main(int argc, char *argv[]) {
                 log_error_errno(r, "Failed to set up io.svd.Manager: %m");
                 return EXIT_FAILURE;
         }
+        if (varlink_manager_set_access(m, log_group, manage_group) < 0)
+                return EXIT_FAILURE;
         r = manager_startup(m);
         if (r < 0)
                 return EXIT_FAILURE;

@@ -9,11 +9,13 @@
 #include <sys/utsname.h>
 
 #include "basic/missing-syscall.h"
+#include "basic/socket-path.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "manager.h"
 #include "reexec.h"
 #include "service.h"
+#include "varlink-access.h"
 #include "varlink-events.h"
 #include "varlink-logs.h"
 #include "varlink.h"
@@ -26,7 +28,23 @@ typedef struct VarlinkManager {
         Manager *manager;
         VarlinkServer *server;
         EventSubscribers events; /* Subscribe calls */
+        VarlinkAccess access;
 } VarlinkManager;
+
+/* The uid a service runs as: User=, else svd's own. */
+static uid_t service_uid(const VarlinkManager *vm, const Service *s) {
+        return s->creds.set ? s->creds.uid : vm->manager->uid;
+}
+
+/* Whether the caller may read the output of s; if not, *ret_hint says who may. */
+static int check_output_access(VarlinkManager *vm, VarlinkCall *call, const Service *s, char **ret_hint) {
+        uid_t uid = service_uid(vm, s);
+        *ret_hint = NULL;
+        if (varlink_access_may_read_output(call, uid))
+                return 1;
+        *ret_hint = varlink_access_output_hint(&vm->access, s->name, vm->manager->uid, uid);
+        return *ret_hint ? 0 : -ENOMEM;
+}
 
 /* The io.svd.Manager Service type. */
 static json_t *service_to_json(const Service *s) {
@@ -271,16 +289,23 @@ static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) 
         json_t *n = json_object_get(parameters, "logLines");
         if (n && (json_integer_value(n) < 0 || json_integer_value(n) > STATUS_LOG_LINES_MAX))
                 return varlink_call_error_invalid_parameter(call, "logLines");
+        VarlinkManager *vm = userdata;
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(((VarlinkManager *) userdata)->manager, name);
+        Service *s = manager_get_service(vm->manager, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        _cleanup_free_ char *hint = NULL;
+        int allowed = n ? check_output_access(vm, call, s, &hint) : 0;
+        if (allowed < 0)
+                return allowed;
         json_t *reply = json_pack("{s:o}", "service", service_to_json(s));
         if (!reply)
                 return -ENOMEM;
-        /* The log tail in the same reply: one round trip for `svctl status`. */
-        if (n && json_object_set_new(reply, "logLines",
-                                     varlink_log_lines(s->log, (uint64_t) json_integer_value(n))) < 0) {
+        /* The log tail in the same reply: one round trip for `svctl status`.
+         * Who may not read it gets the state and the reason instead. */
+        if (n && json_object_set_new(reply, allowed ? "logLines" : "logLinesWithheld",
+                                     allowed ? varlink_log_lines(s->log, (uint64_t) json_integer_value(n))
+                                             : json_string(hint)) < 0) {
                 json_decref(reply);
                 return -ENOMEM;
         }
@@ -330,7 +355,7 @@ static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = {
                 { "name", JSON_STRING, true }, { "lines", JSON_INTEGER, false }, { "follow", JSON_TRUE, false }, {}
         };
-        Manager *m = ((VarlinkManager *) userdata)->manager;
+        VarlinkManager *vm = userdata;
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
@@ -341,9 +366,16 @@ static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
                 return varlink_call_error_invalid_parameter(call, "lines");
         if (follow && !varlink_call_wants_more(call))
                 return varlink_call_error(call, "org.varlink.service.ExpectedMore", NULL);
-        Service *s = manager_get_service(m, name);
+        Service *s = manager_get_service(vm->manager, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        _cleanup_free_ char *hint = NULL;
+        int r = check_output_access(vm, call, s, &hint);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return varlink_call_error(call, "io.svd.Manager.OutputDenied",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", hint));
         varlink_log_query(s->log, call,
                           json_is_integer(lines) ? (uint64_t) json_integer_value(lines) : UINT64_MAX, follow);
         return 0;
@@ -390,7 +422,9 @@ static int method_reexec(VarlinkCall *call, json_t *parameters, void *userdata) 
 
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
-        log_info("Re-exec requested by uid " UID_FMT ".", varlink_call_peer_uid(call));
+        /* A re-exec that works answers from the next svd, past the server's log of outcomes. */
+        log_info("Reexec {} by uid " UID_FMT " (pid %d): re-executing.", varlink_call_peer_uid(call),
+                 (int) varlink_call_peer_pid(call));
         int reply_fd = varlink_call_connection_fd(call);
         if (reply_fd < 0)
                 log_notice("The connection that asked for the re-exec cannot be handed over (%s), it closes.",
@@ -462,7 +496,8 @@ static const VarlinkMethod manager_methods[] = {
         { "Logs", method_logs, 0 },
         { "Subscribe", method_subscribe, VARLINK_METHOD_REQUIRES_MORE },
         { "Reload", method_reload, VARLINK_METHOD_WRITE },
-        { "Reexec", method_reexec, VARLINK_METHOD_WRITE },
+        /* Runs a binary as svd's user: not for the manage group. */
+        { "Reexec", method_reexec, VARLINK_METHOD_WRITE | VARLINK_METHOD_OWNER },
         { "ResetFailed", method_reset_failed, VARLINK_METHOD_WRITE },
         {},
 };
@@ -479,6 +514,15 @@ static int hook_listen(Manager *m, int listen_fd, void *userdata) {
         };
         int r;
 
+        if (listen_fd < 0) {
+                /* Binding replaces a stale socket on the path: only where
+                 * nobody else can put one, or a link, there (socket-path.h). */
+                _cleanup_free_ char *reason = NULL;
+                r = socket_path_check(m->socket_path, m->uid, &reason);
+                if (r < 0)
+                        return log_error_errno(r, "Refusing to listen on '%s': %s.", m->socket_path,
+                                               reason ? reason : strerror(-r));
+        }
         if (listen_fd >= 0)
                 r = varlink_server_new_from_fd(m->event, m->socket_path, listen_fd, &info, m->uid, &vm->server);
         else
@@ -487,6 +531,8 @@ static int hook_listen(Manager *m, int listen_fd, void *userdata) {
                 return log_error_errno(r, "Another svd is already listening on '%s'.", m->socket_path);
         if (r < 0)
                 return log_error_errno(r, "Failed to listen on '%s': %m", m->socket_path);
+        VarlinkGroups groups = varlink_access_groups(&vm->access);
+        varlink_server_set_groups(vm->server, &groups);
         r = varlink_server_add_interface(vm->server, "io.svd.Manager", varlink_idl_io_svd_manager, manager_methods,
                                          vm);
         if (r < 0)
@@ -518,6 +564,7 @@ static void hook_free(void *userdata) {
         VarlinkManager *vm = userdata;
         events_done(&vm->events);
         vm->server = varlink_server_free(vm->server);
+        varlink_access_done(&vm->access);
         free(vm);
 }
 
@@ -535,10 +582,33 @@ int varlink_manager_attach(Manager *m) {
         if (!vm)
                 return -ENOMEM;
         vm->manager = m;
+        vm->access = (VarlinkAccess){ .output_gid = GID_INVALID, .manage_gid = GID_INVALID };
         manager_set_hooks(m, &varlink_manager_hooks, vm);
         return 0;
 }
 
 VarlinkServer *varlink_manager_server(Manager *m) {
         return m->hooks == &varlink_manager_hooks ? ((VarlinkManager *) m->hooks_userdata)->server : NULL;
+}
+
+int varlink_manager_set_access(Manager *m, const char *output_group, const char *manage_group) {
+        assert(m);
+        assert(m->hooks == &varlink_manager_hooks);
+        VarlinkManager *vm = m->hooks_userdata;
+        const char *which = NULL;
+
+        varlink_access_done(&vm->access);
+        int r = varlink_access_resolve(&vm->access, output_group, manage_group, &which);
+        if (r == -ESRCH)
+                return log_error_errno(r, "Unknown group '%s' for --%s-group.",
+                                       streq(which, "log") ? output_group : manage_group, which);
+        if (r < 0)
+                return log_error_errno(r, "Failed to resolve the groups of --log-group and --manage-group: %m");
+        if (vm->access.output_group)
+                log_debug("Group '%s' (gid " GID_FMT ") may read every service's output.", vm->access.output_group,
+                          vm->access.output_gid);
+        if (vm->access.manage_group)
+                log_info("Group '%s' (gid " GID_FMT ") may start, stop, restart, kill, reset and reload services.",
+                         vm->access.manage_group, vm->access.manage_gid);
+        return 0;
 }

@@ -38,6 +38,10 @@
  * broken messages, denied calls): at most this many per interval, so that a
  * peer cannot flood svd's log by reconnecting in a loop. */
 #define VARLINK_LOG_BURST 10U
+/* The parameters of a state-changing call as its log line quotes them. */
+#define VARLINK_AUDIT_PARAMETERS_MAX 256U
+/* Supplementary groups read with SO_PEERGROUPS: the kernel's NGROUPS_MAX. */
+#define VARLINK_PEER_GROUPS_MAX 65536U
 #define VARLINK_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)
 
 typedef struct VarlinkInterface {
@@ -65,6 +69,7 @@ struct VarlinkServer {
         sd_event_source *accept_retry_source;
         VarlinkServerInfo info;
         uid_t owner;
+        VarlinkGroups groups;
         VarlinkInterface interfaces[VARLINK_INTERFACES_MAX];
         size_t n_interfaces;
         VarlinkConnection *connections;
@@ -84,6 +89,9 @@ struct VarlinkCall {
         bool in_dispatch; /* the handler is still running: it may not be freed yet */
         bool done;        /* final reply sent */
         uid_t uid;
+        pid_t pid;
+        VarlinkRight rights;
+        char *audit; /* state-changing calls: the parameters to log with the outcome */
         VarlinkCancelFn cancel;
         void *cancel_userdata;
 };
@@ -93,6 +101,7 @@ struct VarlinkConnection {
         int fd;
         uid_t uid;
         pid_t pid;
+        VarlinkRight rights; /* from the credentials at connect() */
         sd_event_source *io_source;
         sd_event_source *defer_source; /* resumes processing after a deferred reply */
         VarlinkBuffer input;
@@ -165,6 +174,7 @@ static VarlinkCall *call_free(VarlinkCall *call) {
         if (!call)
                 return NULL;
         free(call->method);
+        free(call->audit);
         free(call);
         return NULL;
 }
@@ -178,6 +188,33 @@ void varlink_call_set_cancel(VarlinkCall *c, VarlinkCancelFn fn, void *userdata)
 uid_t varlink_call_peer_uid(const VarlinkCall *c) {
         assert(c);
         return c->uid;
+}
+
+pid_t varlink_call_peer_pid(const VarlinkCall *c) {
+        assert(c);
+        return c->pid;
+}
+
+bool varlink_call_peer_has(const VarlinkCall *c, VarlinkRight right) {
+        assert(c);
+        return (c->rights & right) == right;
+}
+
+/* The outcome of a state-changing call, for svd's log: "done", or the
+ * error with its message when it has one. */
+static void call_audit(VarlinkCall *call, json_t *msg) {
+        const char *error = json_string_value(json_object_get(msg, "error"));
+        const char *message = json_string_value(json_object_get(json_object_get(msg, "parameters"), "message"));
+
+        if (!error)
+                log_info("%s %s by uid " UID_FMT " (pid %d): done.", call->method, call->audit, call->uid,
+                         (int) call->pid);
+        else
+                log_notice("%s %s by uid " UID_FMT " (pid %d): failed: %s%s%s%s", call->method, call->audit,
+                           call->uid, (int) call->pid, error, message ? " (" : "", message ? message : "",
+                           message ? ")." : ".");
+        free(call->audit);
+        call->audit = NULL;
 }
 
 bool varlink_call_wants_more(const VarlinkCall *c) {
@@ -232,6 +269,8 @@ static int call_send(VarlinkCall *call, json_t *msg, bool final) {
                         c->dead = true;
                 }
         }
+        if (final && call->audit)
+                call_audit(call, msg);
         json_decref(msg);
         if (!final)
                 return r;
@@ -479,6 +518,17 @@ static bool method_name_valid(const char *m) {
         return dot && dot != m && dot[1] >= 'A' && dot[1] <= 'Z';
 }
 
+/* The parameters as compact JSON (jansson escapes control characters), cut
+ * at VARLINK_AUDIT_PARAMETERS_MAX bytes. */
+static char *call_parameters_summary(json_t *params) {
+        if (!params)
+                return strdup("{}");
+        char *text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+        if (text && strlen(text) > VARLINK_AUDIT_PARAMETERS_MAX)
+                strcpy(text + VARLINK_AUDIT_PARAMETERS_MAX - 3, "...");
+        return text;
+}
+
 static void call_dispatch(VarlinkServer *s, VarlinkCall *call, json_t *params) {
         const char *m = call->method;
         const char *dot = strrchr(m, '.');
@@ -508,10 +558,21 @@ static void call_dispatch(VarlinkServer *s, VarlinkCall *call, json_t *params) {
                 (void) varlink_call_error(call, "org.varlink.service.MethodNotFound", json_pack("{s:s}", "method", m));
                 return;
         }
-        if ((f->flags & VARLINK_METHOD_WRITE) && call->uid != 0 && call->uid != s->owner) {
-                server_log(s, LOG_NOTICE, "varlink: uid " UID_FMT " may not call %s, refusing", call->uid, m);
-                (void) varlink_call_error(call, "org.varlink.service.PermissionDenied", NULL);
-                return;
+        if (f->flags & VARLINK_METHOD_WRITE) {
+                _cleanup_free_ char *what = call_parameters_summary(params);
+                VarlinkRight need = f->flags & VARLINK_METHOD_OWNER ? VARLINK_RIGHT_OWNER : VARLINK_RIGHT_MANAGE;
+                if (!(call->rights & need)) {
+                        /* Rate-limited: refusals cost the caller nothing. */
+                        server_log(s, LOG_NOTICE, "%s %s by uid " UID_FMT " (pid %d): refused: Permission denied.",
+                                   m, strna(what), call->uid, (int) call->pid);
+                        (void) varlink_call_error(call, "org.varlink.service.PermissionDenied", NULL);
+                        return;
+                }
+                if (!what) {
+                        (void) varlink_call_error_errno(call, ENOMEM);
+                        return;
+                }
+                call->audit = TAKE_PTR(what);
         }
         if ((f->flags & VARLINK_METHOD_REQUIRES_MORE) && !call->more) {
                 (void) varlink_call_error(call, "org.varlink.service.ExpectedMore", NULL);
@@ -543,7 +604,9 @@ static int connection_handle_message(VarlinkConnection *c, const char *text, siz
         VarlinkCall *call = calloc(1, sizeof(*call));
         if (!call)
                 return -ENOMEM;
-        *call = (VarlinkCall){ .more = more, .oneway = oneway, .uid = c->uid, .in_dispatch = true };
+        *call = (VarlinkCall){
+                .more = more, .oneway = oneway, .uid = c->uid, .pid = c->pid, .rights = c->rights, .in_dispatch = true
+        };
         call->method = strdup(method);
         if (!call->method) {
                 call_free(call);
@@ -745,6 +808,13 @@ static void connection_free(VarlinkConnection *c) {
                 VarlinkCall *call = c->current;
                 c->current = NULL;
                 call->connection = NULL;
+                if (call->audit) {
+                        /* What was asked goes on (a job keeps running); its outcome has nobody to go to. */
+                        log_info("%s %s by uid " UID_FMT " (pid %d): the caller hung up before the outcome.",
+                                 call->method, call->audit, call->uid, (int) call->pid);
+                        free(call->audit);
+                        call->audit = NULL;
+                }
                 if (call->cancel) {
                         VarlinkCancelFn fn = call->cancel;
                         call->cancel = NULL;
@@ -778,16 +848,74 @@ static void connection_free(VarlinkConnection *c) {
                 (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
 }
 
+/* Whether the peer of fd is a member of gid: its primary group (cred) or
+ * one of the supplementary groups the kernel recorded at connect()
+ * (SO_PEERGROUPS, Linux 4.13). */
+static int peer_in_group(int fd, const struct ucred *cred, gid_t gid) {
+        if (gid == GID_INVALID)
+                return false;
+        if (cred->gid == gid)
+                return true;
+
+        gid_t small[64];
+        _cleanup_free_ gid_t *big = NULL;
+        gid_t *groups = small;
+        socklen_t len = sizeof(small);
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+                if (errno == ENOPROTOOPT)
+                        return false; /* FIXME: drop when 4.13 is the oldest kernel: the primary group only */
+                if (errno != ERANGE || len > VARLINK_PEER_GROUPS_MAX * sizeof(gid_t))
+                        return -errno;
+                /* len is the size needed now. */
+                big = malloc(len);
+                if (!big)
+                        return -ENOMEM;
+                groups = big;
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+                        return -errno;
+        }
+        for (size_t i = 0; i < len / sizeof(gid_t); i++)
+                if (groups[i] == gid)
+                        return true;
+        return false;
+}
+
+/* The peer's rights, from what the kernel recorded at connect(). */
+static int peer_rights(VarlinkServer *s, int fd, const struct ucred *cred, VarlinkRight *ret) {
+        if (cred->uid == 0 || cred->uid == s->owner) {
+                *ret = VARLINK_RIGHT_MANAGE | VARLINK_RIGHT_OUTPUT | VARLINK_RIGHT_OWNER;
+                return 0;
+        }
+        int manage = peer_in_group(fd, cred, s->groups.manage);
+        if (manage < 0)
+                return manage;
+        int output = peer_in_group(fd, cred, s->groups.output);
+        if (output < 0)
+                return output;
+        *ret = (manage ? VARLINK_RIGHT_MANAGE : 0) | (output ? VARLINK_RIGHT_OUTPUT : 0);
+        return 0;
+}
+
+void varlink_server_set_groups(VarlinkServer *s, const VarlinkGroups *groups) {
+        assert(s);
+        assert(groups);
+        s->groups = *groups;
+}
+
 int varlink_server_add_connection(VarlinkServer *s, int fd) {
         _cleanup_close_ int owned = fd;
         struct ucred cred = {};
         socklen_t l = sizeof(cred);
+        VarlinkRight rights;
 
         assert(s);
         assert(fd >= 0);
 
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) < 0)
                 return -errno;
+        int r = peer_rights(s, fd, &cred, &rights);
+        if (r < 0)
+                return r;
         bool privileged = cred.uid == 0 || cred.uid == s->owner;
         if (s->n_connections >= VARLINK_CONNECTIONS_MAX - (privileged ? 0 : VARLINK_CONNECTIONS_RESERVED))
                 return -EMFILE;
@@ -797,7 +925,7 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
         if (peer->n_connections >= VARLINK_CONNECTIONS_PER_UID_MAX)
                 return -EDQUOT; /* (the entry has connections: nothing to free) */
         if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
-                int r = -errno;
+                r = -errno;
                 if (peer->n_connections == 0)
                         server_peer_free(s, peer);
                 return r;
@@ -810,7 +938,7 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
                 return -ENOMEM;
         }
         *c = (VarlinkConnection){ .server = s, .fd = TAKE_FD(owned), .uid = cred.uid, .pid = cred.pid,
-                                  .peer = peer, .privileged = privileged };
+                                  .rights = rights, .peer = peer, .privileged = privileged };
         peer->n_connections++;
         varlink_buffer_init(&c->input, VARLINK_MESSAGE_MAX);
         varlink_buffer_init(&c->output, VARLINK_OUTPUT_MAX);
@@ -820,7 +948,7 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
         s->connections = c;
         s->n_connections++;
 
-        int r = sd_event_add_io(s->event, &c->io_source, c->fd, EPOLLIN, on_connection_io, c);
+        r = sd_event_add_io(s->event, &c->io_source, c->fd, EPOLLIN, on_connection_io, c);
         if (r >= 0)
                 r = sd_event_add_defer(s->event, &c->defer_source, on_connection_defer, c);
         if (r >= 0)
@@ -923,6 +1051,7 @@ static int server_new(sd_event *event, const char *path, int listen_fd, const Va
         s->event = sd_event_ref(event);
         s->info = *info;
         s->owner = owner;
+        s->groups = (VarlinkGroups){ .manage = GID_INVALID, .output = GID_INVALID };
         s->path = strdup(path);
         if (!s->path)
                 return -ENOMEM;

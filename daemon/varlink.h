@@ -8,8 +8,10 @@
  * protocol (a call is an object with a string `method`, optional object
  * `parameters`, optional bool `more`/`oneway`; anything else closes the
  * connection), dispatches to method tables registered per interface,
- * answers org.varlink.service itself, checks SO_PEERCRED for methods that
- * change state, and bounds everything a peer controls (VARLINK_* limits).
+ * answers org.varlink.service itself, decides who may call what from the
+ * peer's credentials (below), logs every call that changes state with its
+ * caller and outcome, and bounds everything a peer controls (VARLINK_*
+ * limits).
  *
  * A connection runs one call at a time; replies go out in call order. A
  * handler either replies before returning, or keeps the VarlinkCall and
@@ -40,8 +42,9 @@ typedef int (*VarlinkMethodFn)(VarlinkCall *call, json_t *parameters, void *user
 typedef void (*VarlinkCancelFn)(VarlinkCall *call, void *userdata);
 
 typedef enum VarlinkMethodFlags {
-        VARLINK_METHOD_WRITE = 1 << 0, /* changes state: root or svd's own user only */
+        VARLINK_METHOD_WRITE = 1 << 0, /* changes state: VARLINK_RIGHT_MANAGE; logged with caller and outcome */
         VARLINK_METHOD_REQUIRES_MORE = 1 << 1, /* streams: without "more" the call gets ExpectedMore */
+        VARLINK_METHOD_OWNER = 1 << 2, /* with WRITE: VARLINK_RIGHT_OWNER, not the manage group */
 } VarlinkMethodFlags;
 
 typedef struct VarlinkMethod {
@@ -49,6 +52,25 @@ typedef struct VarlinkMethod {
         VarlinkMethodFn fn;
         VarlinkMethodFlags flags;
 } VarlinkMethod;
+
+/* What a peer may do beyond reading state. Decided once per connection,
+ * when it is accepted, from the credentials the kernel recorded at
+ * connect(): SO_PEERCRED (uid, gid, pid) and SO_PEERGROUPS (supplementary
+ * groups). Nothing the client can change later (its ids, its groups, the
+ * process behind the fd) is looked at again. Root and svd's own user have
+ * every right; members of a group (primary or supplementary) have that
+ * group's right. */
+typedef enum VarlinkRight {
+        VARLINK_RIGHT_MANAGE = 1 << 0, /* may call VARLINK_METHOD_WRITE methods */
+        VARLINK_RIGHT_OUTPUT = 1 << 1, /* may read every service's output (the handlers check it) */
+        VARLINK_RIGHT_OWNER = 1 << 2,  /* root or svd's own user: VARLINK_METHOD_OWNER methods */
+} VarlinkRight;
+
+/* The groups that grant the rights; GID_INVALID: none. */
+typedef struct VarlinkGroups {
+        gid_t manage;
+        gid_t output;
+} VarlinkGroups;
 
 typedef struct VarlinkServerInfo {
         const char *vendor, *product, *version, *url;
@@ -65,6 +87,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(VarlinkServer *, varlink_server_free);
  * GetInterfaceDescription) and a method table terminated by a NULL name. */
 int varlink_server_add_interface(VarlinkServer *s, const char *name, const char *idl,
                                  const VarlinkMethod *methods, void *userdata);
+
+/* Sets the groups that grant rights; applies to connections accepted (or
+ * handed over) from then on. Default: none. */
+void varlink_server_set_groups(VarlinkServer *s, const VarlinkGroups *groups);
 
 size_t varlink_server_n_connections(const VarlinkServer *s);
 
@@ -93,6 +119,8 @@ size_t varlink_call_output_queued(const VarlinkCall *c);
 
 void varlink_call_set_cancel(VarlinkCall *c, VarlinkCancelFn fn, void *userdata);
 uid_t varlink_call_peer_uid(const VarlinkCall *c);
+pid_t varlink_call_peer_pid(const VarlinkCall *c);
+bool varlink_call_peer_has(const VarlinkCall *c, VarlinkRight right);
 bool varlink_call_wants_more(const VarlinkCall *c);
 const char *varlink_call_method(const VarlinkCall *c);
 

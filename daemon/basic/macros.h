@@ -92,6 +92,8 @@ static inline void close_pairp(int (*p)[2]) {
                 _found_;                                                                                     \
         })
 #define UID_FMT "%u"
+#define GID_FMT "%u"
+#define GID_INVALID ((gid_t) -1)
 
 #include <dirent.h>
 static inline void closedirp(DIR **d) {

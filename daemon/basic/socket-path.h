@@ -15,3 +15,17 @@
  * users, or /run/user/UID/svd/svd.sock when $XDG_RUNTIME_DIR is not an
  * absolute path (as systemd, a relative one is ignored). */
 int socket_path_default(uid_t uid, char **ret);
+
+/* Whether svd may listen on path without another user being able to
+ * replace or intercept the socket. Nobody but uid and root may be able to
+ * change the socket's directory or what its name resolves to:
+ *  - the directory is a directory, not a symbolic link, owned by uid or
+ *    root, and writable by neither group nor others;
+ *  - every directory above it (symbolic links resolved) is owned by uid or
+ *    root, and writable by group or others only with the sticky bit (as
+ *    /tmp: there only an entry's owner may rename or remove it);
+ *  - the path itself is missing, or a socket owned by uid or root (a stale
+ *    one is replaced), never followed when it is a symbolic link.
+ * Returns 0, or -errno with *ret_reason saying which rule the path breaks
+ * and where (allocated). */
+int socket_path_check(const char *path, uid_t uid, char **ret_reason);

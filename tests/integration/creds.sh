@@ -23,7 +23,11 @@ fi
 TUID=$(sed -n "s/^$USER_NAME:[^:]*:\([0-9]*\):.*/\1/p" /etc/passwd)
 TGID=$(sed -n "s/^$USER_NAME:[^:]*:[0-9]*:\([0-9]*\):.*/\1/p" /etc/passwd)
 [ -n "$TUID" ] || bail_out "no user $USER_NAME"
-chmod 0777 "$T"
+# The service writes its report into a directory of its own: svd refuses a
+# control socket in a directory that others may write, such as a 0777 $T.
+chmod 0755 "$T"
+mkdir "$T/report"
+chown "$TUID" "$T/report"
 
 # The report runs in the service's own shell: `exec >FILE` redirects without
 # keeping a copy of the old fd, so /proc/$$/fd shows exactly what svd gave.
@@ -41,14 +45,14 @@ LimitNOFILE=123:456
 LimitNPROC=77
 LimitCORE=0
 EOF
-sed -e "s|@SH@|$SH|" -e "s|@OUT@|$T/out|" -e "s|@SLEEP@|$SLEEP|" -e "s|@USER@|$USER_NAME|" -e "s|@GID@|$TGID|" \
+sed -e "s|@SH@|$SH|" -e "s|@OUT@|$T/report/out|" -e "s|@SLEEP@|$SLEEP|" -e "s|@USER@|$USER_NAME|" -e "s|@GID@|$TGID|" \
         "$T/unit.in" | write_unit creds
 
 start_svd
 run svctl start creds
 expect_rc "start a service with every credential key" 0
-check "the service wrote its report" wait_until 10 grep -q '^fds-end' "$T/out"
-R=$(cat "$T/out")
+check "the service wrote its report" wait_until 10 grep -q '^fds-end' "$T/report/out"
+R=$(cat "$T/report/out")
 diag "report: $(echo "$R" | tr '\n' ';')"
 
 field() {

@@ -432,16 +432,21 @@ find_helper() {
         command -v "svd-test-$1" 2>/dev/null
 }
 
-# as_user UID GID COMMAND...: runs COMMAND with those ids and no supplementary
-# groups (needs root): through the runas helper, else util-linux setpriv.
+# as_user UID GID[,GROUP...] COMMAND...: runs COMMAND with those ids and no
+# supplementary groups but those listed (needs root): through the runas
+# helper, else util-linux setpriv.
 as_user() {
         _ru=$(find_helper runas)
         if [ -n "$_ru" ]; then
                 "$_ru" "$@"
         elif command -v setpriv >/dev/null 2>&1 && setpriv --help 2>&1 | grep -q -- --reuid; then
-                _u=$1 _g=$2
+                _u=$1 _g=${2%%,*} _sg=${2#"${2%%,*}"}
                 shift 2
-                setpriv --reuid="$_u" --regid="$_g" --clear-groups -- "$@"
+                if [ -n "$_sg" ]; then
+                        setpriv --reuid="$_u" --regid="$_g" --groups="${_sg#,}" -- "$@"
+                else
+                        setpriv --reuid="$_u" --regid="$_g" --clear-groups -- "$@"
+                fi
         else
                 echo "as_user: neither the runas helper nor setpriv --reuid is available" >&2
                 return 125

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon/basic/: UTF-8, clocks, the intrusive list, string tables, unit names, the socket path. */
 #include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +212,60 @@ START_TEST(test_unit_name_template) {
 }
 END_TEST
 
+/* path's check for uid: its error, and the reason containing `what`. */
+static int check_path(const char *path, uid_t uid, const char *what) {
+        _cleanup_free_ char *reason = NULL;
+        int r = socket_path_check(path, uid, &reason);
+        if (r < 0) {
+                ck_assert_ptr_nonnull(reason);
+                ck_assert_msg(strstr(reason, what), "'%s' does not say '%s'", reason, what);
+        } else
+                ck_assert_ptr_null(reason);
+        return r;
+}
+
+START_TEST(test_socket_path_check) {
+        char dir[] = "/tmp/test-socket-path.XXXXXX", p[256];
+        uid_t me = getuid();
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        /* mkdtemp: 0700, ours; /tmp above it is sticky. */
+        (void) snprintf(p, sizeof(p), "%s/svd.sock", dir);
+        ck_assert_int_eq(check_path(p, me, ""), 0);
+        if (me != 0) /* another uid's directory (root's would be trusted) */
+                ck_assert_int_eq(check_path(p, me + 1, "is owned by uid"), -EPERM);
+
+        ck_assert_int_eq(chmod(dir, 0757), 0);
+        ck_assert_int_eq(check_path(p, me, "is writable by group or others (mode 0757)"), -EPERM);
+        ck_assert_int_eq(chmod(dir, 0755), 0);
+
+        /* A directory under one that others may write without the sticky bit. */
+        char sub[256], subp[300];
+        (void) snprintf(sub, sizeof(sub), "%s/sub", dir);
+        ck_assert_int_eq(mkdir(sub, 0755), 0);
+        (void) snprintf(subp, sizeof(subp), "%s/svd.sock", sub);
+        ck_assert_int_eq(chmod(dir, 0775), 0);
+        ck_assert_int_eq(check_path(subp, me, "without the sticky bit"), -EPERM);
+        ck_assert_int_eq(chmod(dir, 01777), 0);
+        ck_assert_int_eq(check_path(subp, me, ""), 0);
+        ck_assert_int_eq(chmod(dir, 0755), 0);
+
+        /* The directory as a symbolic link, and a file or link at the path. */
+        char link[256], linkp[300];
+        (void) snprintf(link, sizeof(link), "%s/link", dir);
+        ck_assert_int_eq(symlink(sub, link), 0);
+        (void) snprintf(linkp, sizeof(linkp), "%s/svd.sock", link);
+        ck_assert_int_eq(check_path(linkp, me, "is a symbolic link"), -ELOOP);
+        ck_assert_int_eq(symlink("/etc/passwd", subp), 0);
+        ck_assert_int_eq(check_path(subp, me, "exists and is not a socket"), -EEXIST);
+
+        ck_assert_int_eq(unlink(subp), 0);
+        ck_assert_int_eq(unlink(link), 0);
+        ck_assert_int_eq(rmdir(sub), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("basic");
         TCase *tc = tcase_create("basic");
@@ -220,6 +277,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_string_table);
         tcase_add_test(tc, test_unit_name_suffix);
         tcase_add_test(tc, test_socket_path);
+        tcase_add_test(tc, test_socket_path_check);
         suite_add_tcase(s, tc);
         return s;
 }
