@@ -57,6 +57,7 @@ void service_exec_done(ServiceExec *e) {
         e->env = strv_free(e->env);
         free(e->path);
         e->path = NULL;
+        e->sandbox = sandbox_plan_free(e->sandbox);
 }
 
 int service_exec_prepare(Service *s, ServiceExec *e) {
@@ -65,7 +66,7 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
         int r;
 
         assert(u);
-        assert(!e->env && !e->path);
+        assert(!e->env && !e->path && !e->sandbox);
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
                 return -ENOTCONN; /* svd has no notify socket: said at start-up */
@@ -84,6 +85,10 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 if (!e->path)
                         return -ENOMEM;
         }
+
+        r = service_sandbox_prepare(u, &e->sandbox);
+        if (r < 0)
+                return r;
 
         const char *wd = u->working_directory;
         if (u->working_directory_home)
@@ -104,11 +109,13 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .n_groups = s->creds.n_groups,
                 .no_new_privileges = u->no_new_privileges,
                 .umask = u->umask >= 0 ? u->umask : 0022,
-                .bounding_drop = ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
+                .bounding_drop = (~u->capability_bounding_set | (e->sandbox ? e->sandbox->bounding_drop : 0)) &
+                                 capability_mask(c->probe->cap_last),
                 .ambient = u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
                 .private_pids = u->private_pids > 0,
-                .user_namespace = u->private_pids > 0 && c->uid != 0,
+                .user_namespace = (u->private_pids > 0 || e->sandbox) && c->uid != 0,
+                .sandbox = e->sandbox,
                 .outer_uid = getuid(),
                 .outer_gid = getgid(),
                 .cgroup_fd = -EBADF,

@@ -17,6 +17,7 @@ typedef struct ServiceExec {
         SpawnParams params; /* stdout_fd/stderr_fd are the log's (service_log_prepare) */
         char **env;
         char *path;
+        SandboxPlan *sandbox; /* params.sandbox; NULL without sandboxing keys */
 } ServiceExec;
 
 /* Fills e for the next spawn of s: environment, executable, credentials,
@@ -24,6 +25,12 @@ typedef struct ServiceExec {
  * the notify socket and svd has none. */
 int service_exec_prepare(Service *s, ServiceExec *e);
 void service_exec_done(ServiceExec *e);
+
+/* ---- service-sandbox.c ---- */
+
+/* The sandbox plan of u's sandboxing keys: 0 and *ret (NULL when the unit has none that need a
+ * namespace), or -ENOMEM / -E2BIG. */
+int service_sandbox_prepare(const Unit *u, SandboxPlan **ret);
 
 /* ---- service-restart.c ---- */
 

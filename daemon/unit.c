@@ -1125,7 +1125,7 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
 }
 
 /* The sandboxing keys: unit-sandbox.c parses their values. */
-static __attribute__((unused)) int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
+static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         const char *reason = NULL;
         int r = unit_sandbox_parse(&p->unit->sandbox, k->name, p->value, &reason);
         if (r == -ENOMEM || r >= 0)
@@ -1249,25 +1249,25 @@ static const UnitKey unit_keys[] = {
         KEY_NOT_YET("Install", "Also"),
 
         /* Sandboxing (systemd.exec(5)): enforced, or refused unless svd runs with --allow-unsandboxed. */
-        KEY_SANDBOX_NOT_YET("PrivateTmp"),
-        KEY_SANDBOX_NOT_YET("ProtectSystem"),
-        KEY_SANDBOX_NOT_YET("ProtectHome"),
-        KEY_SANDBOX_NOT_YET("PrivateDevices"),
-        KEY_SANDBOX_NOT_YET("ProtectKernelTunables"),
-        KEY_SANDBOX_NOT_YET("ProtectKernelModules"),
-        KEY_SANDBOX_NOT_YET("ProtectKernelLogs"),
-        KEY_SANDBOX_NOT_YET("ProtectControlGroups"),
-        KEY_SANDBOX_NOT_YET("ReadOnlyPaths"),
-        KEY_SANDBOX_NOT_YET("ReadWritePaths"),
-        KEY_SANDBOX_NOT_YET("InaccessiblePaths"),
-        KEY_SANDBOX_NOT_YET("TemporaryFileSystem"),
-        KEY_SANDBOX_NOT_YET("BindPaths"),
-        KEY_SANDBOX_NOT_YET("BindReadOnlyPaths"),
-        KEY_SANDBOX_NOT_YET("PrivateNetwork"),
-        KEY_SANDBOX_NOT_YET("ProtectHostname"),
-        KEY_SANDBOX_NOT_YET("PrivateIPC"),
-        KEY_SANDBOX_NOT_YET("ProtectProc"),
-        KEY_SANDBOX_NOT_YET("ProcSubset"),
+        KEY_SANDBOXING("PrivateTmp"),
+        KEY_SANDBOXING("ProtectSystem"),
+        KEY_SANDBOXING("ProtectHome"),
+        KEY_SANDBOXING("PrivateDevices"),
+        KEY_SANDBOXING("ProtectKernelTunables"),
+        KEY_SANDBOXING("ProtectKernelModules"),
+        KEY_SANDBOXING("ProtectKernelLogs"),
+        KEY_SANDBOXING("ProtectControlGroups"),
+        KEY_SANDBOXING("ReadOnlyPaths"),
+        KEY_SANDBOXING("ReadWritePaths"),
+        KEY_SANDBOXING("InaccessiblePaths"),
+        KEY_SANDBOXING("TemporaryFileSystem"),
+        KEY_SANDBOXING("BindPaths"),
+        KEY_SANDBOXING("BindReadOnlyPaths"),
+        KEY_SANDBOXING("PrivateNetwork"),
+        KEY_SANDBOXING("ProtectHostname"),
+        KEY_SANDBOXING("PrivateIPC"),
+        KEY_SANDBOXING("ProtectProc"),
+        KEY_SANDBOXING("ProcSubset"),
         KEY_SANDBOX_NOT_YET("PrivateUsers"),
         KEY_SANDBOX_NOT_YET("SystemCallFilter"),
         KEY_SANDBOX_NOT_YET("SystemCallErrorNumber"),
