@@ -86,9 +86,13 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                         return -ENOMEM;
         }
 
-        r = service_sandbox_prepare(u, &e->sandbox);
-        if (r < 0)
+        _cleanup_free_ char *sandbox_error = NULL;
+        r = service_sandbox_prepare(u, &e->sandbox, &sandbox_error);
+        if (r < 0) {
+                if (sandbox_error)
+                        log_error("%s: %s", s->name, sandbox_error);
                 return r;
+        }
 
         const char *wd = u->working_directory;
         if (u->working_directory_home)
@@ -114,7 +118,8 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .ambient = u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
                 .private_pids = u->private_pids > 0,
-                .user_namespace = (u->private_pids > 0 || e->sandbox) && c->uid != 0,
+                .user_namespace = (u->private_pids > 0 || (e->sandbox && sandbox_plan_clone_flags(e->sandbox) != 0)) &&
+                                  c->uid != 0,
                 .sandbox = e->sandbox,
                 .outer_uid = getuid(),
                 .outer_gid = getgid(),
@@ -123,6 +128,13 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .cap_sys_admin = c->probe->cap_sys_admin,
         };
         SpawnParams *params = &e->params;
+        /* Loading a seccomp filter needs no_new_privs unless the process keeps CAP_SYS_ADMIN: implied
+         * then, as in systemd. */
+        if (e->sandbox && e->sandbox->n_filters > 0) {
+                bool root = params->change_credentials ? params->uid == 0 : getuid() == 0;
+                if (!root || (params->bounding_drop & (UINT64_C(1) << 21 /* CAP_SYS_ADMIN */)))
+                        params->no_new_privileges = true;
+        }
         /* Limits: the unit's, else (for NOFILE) the one svd started with. */
         const struct {
                 int resource;

@@ -28,9 +28,9 @@ void service_exec_done(ServiceExec *e);
 
 /* ---- service-sandbox.c ---- */
 
-/* The sandbox plan of u's sandboxing keys: 0 and *ret (NULL when the unit has none that need a
- * namespace), or -ENOMEM / -E2BIG. */
-int service_sandbox_prepare(const Unit *u, SandboxPlan **ret);
+/* The sandbox plan of u's sandboxing keys: 0 and *ret (NULL when the unit has none), or -errno, with
+ * *ret_error naming the key when a seccomp filter could not be built (may stay NULL). */
+int service_sandbox_prepare(const Unit *u, SandboxPlan **ret, char **ret_error);
 
 /* ---- service-restart.c ---- */
 

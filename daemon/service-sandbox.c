@@ -9,6 +9,7 @@
 #include "basic/macros.h"
 #include "basic/strv.h"
 #include "service-private.h"
+#include "spawn-seccomp.h"
 
 #define CAP_BIT(n) (UINT64_C(1) << (n))
 enum { CAP_SYS_MODULE_ = 16, CAP_SYS_RAWIO_ = 17, CAP_MKNOD_ = 27, CAP_SYSLOG_ = 34 };
@@ -81,12 +82,12 @@ static int add_tmpfs(SandboxPlan *p, const UnitTmpfs *t) {
                                 false);
 }
 
-int service_sandbox_prepare(const Unit *u, SandboxPlan **ret) {
+int service_sandbox_prepare(const Unit *u, SandboxPlan **ret, char **ret_error) {
         const UnitSandbox *s = &u->sandbox;
         int r = 0;
 
         *ret = NULL;
-        if (!unit_sandbox_wants_mounts(s) && !s->private_network && !s->protect_hostname && !s->private_ipc)
+        if (!unit_sandbox_is_set(s))
                 return 0;
 
         SandboxPlan *p = sandbox_plan_new();
@@ -187,6 +188,37 @@ int service_sandbox_prepare(const Unit *u, SandboxPlan **ret) {
         p->private_uts = s->protect_hostname;
         p->private_ipc = s->private_ipc;
         sandbox_plan_finish(p);
+
+        const SeccompSettings seccomp = {
+                .syscall_filter = s->syscall_filter,
+                .syscall_allow_list = s->syscall_allow_list,
+                .syscall_errno = s->syscall_errno,
+                .native_only = s->syscall_native_only,
+                .address_families = s->address_families,
+                .n_address_families = s->n_address_families,
+                .address_families_set = s->address_families_set,
+                .address_families_allow_list = s->address_families_allow_list,
+                .namespaces_allowed = s->namespaces_allowed,
+                .restrict_realtime = s->restrict_realtime,
+                .lock_personality = s->lock_personality,
+                .memory_deny_write_execute = s->memory_deny_write_execute,
+                .restrict_suid_sgid = s->restrict_suid_sgid,
+                .protect_hostname = s->protect_hostname,
+                .protect_kernel_modules = s->protect_kernel_modules,
+                .protect_kernel_logs = s->protect_kernel_logs,
+                .private_devices = s->private_devices,
+        };
+        if (seccomp_settings_any(&seccomp)) {
+                SandboxKey key;
+                r = seccomp_plan_build(&seccomp, p, &key);
+                if (r < 0) {
+                        sandbox_plan_free(p);
+                        if (r != -ENOMEM && asprintf(ret_error, "Failed to build the seccomp filter of %s: %s",
+                                                     sandbox_key_to_string(key), strerror(-r)) < 0)
+                                *ret_error = NULL;
+                        return r;
+                }
+        }
         *ret = p;
         return 0;
 }

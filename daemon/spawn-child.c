@@ -315,6 +315,14 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                         child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
         }
 
+        /* seccomp last: nothing above needs to pass a filter. */
+        if (p->sandbox && p->sandbox->n_filters > 0) {
+                SandboxKey key = SANDBOX_KEY_SYSTEM_CALL_FILTER;
+                int r = sandbox_child_load_filters(p->sandbox, &key);
+                if (r < 0)
+                        child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + key), -r);
+        }
+
         execve(p->path, p->argv, p->envp);
         child_fail(report_fd, SPAWN_STAGE_EXEC, errno);
 }

@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <linux/seccomp.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -246,6 +248,15 @@ int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key) {
                 r = loopback_up();
                 if (r < 0)
                         return r;
+        }
+        return 0;
+}
+
+int sandbox_child_load_filters(const SandboxPlan *p, SandboxKey *ret_key) {
+        for (size_t i = 0; i < p->n_filters; i++) {
+                *ret_key = p->filters[i].key;
+                if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->filters[i].prog, 0, 0) < 0)
+                        return -errno;
         }
         return 0;
 }

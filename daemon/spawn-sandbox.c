@@ -29,6 +29,15 @@ static const char *const sandbox_key_table[_SANDBOX_KEY_MAX] = {
         [SANDBOX_KEY_PROTECT_PROC] = "ProtectProc=",
         [SANDBOX_KEY_PRIVATE_NETWORK] = "PrivateNetwork=",
         [SANDBOX_KEY_PRIVATE_MOUNTS] = "mount-namespace",
+        [SANDBOX_KEY_SYSTEM_CALL_FILTER] = "SystemCallFilter=",
+        [SANDBOX_KEY_SYSTEM_CALL_ARCHITECTURES] = "SystemCallArchitectures=",
+        [SANDBOX_KEY_RESTRICT_ADDRESS_FAMILIES] = "RestrictAddressFamilies=",
+        [SANDBOX_KEY_RESTRICT_NAMESPACES] = "RestrictNamespaces=",
+        [SANDBOX_KEY_RESTRICT_REALTIME] = "RestrictRealtime=",
+        [SANDBOX_KEY_LOCK_PERSONALITY] = "LockPersonality=",
+        [SANDBOX_KEY_MEMORY_DENY_WRITE_EXECUTE] = "MemoryDenyWriteExecute=",
+        [SANDBOX_KEY_RESTRICT_SUID_SGID] = "RestrictSUIDSGID=",
+        [SANDBOX_KEY_PROTECT_HOSTNAME] = "ProtectHostname=",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(sandbox_key, SandboxKey);
@@ -44,6 +53,9 @@ SandboxPlan *sandbox_plan_free(SandboxPlan *p) {
                 free(p->strings[i]);
         free(p->strings);
         free(p->mounts);
+        for (size_t i = 0; i < p->n_filters; i++)
+                free(p->filters[i].prog.filter);
+        free(p->filters);
         free(p);
         return NULL;
 }

@@ -17,6 +17,7 @@
  */
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,15 @@ typedef enum SandboxKey {
         SANDBOX_KEY_PROTECT_PROC,
         SANDBOX_KEY_PRIVATE_NETWORK,
         SANDBOX_KEY_PRIVATE_MOUNTS, /* the namespace itself */
+        SANDBOX_KEY_SYSTEM_CALL_FILTER,
+        SANDBOX_KEY_SYSTEM_CALL_ARCHITECTURES,
+        SANDBOX_KEY_RESTRICT_ADDRESS_FAMILIES,
+        SANDBOX_KEY_RESTRICT_NAMESPACES,
+        SANDBOX_KEY_RESTRICT_REALTIME,
+        SANDBOX_KEY_LOCK_PERSONALITY,
+        SANDBOX_KEY_MEMORY_DENY_WRITE_EXECUTE,
+        SANDBOX_KEY_RESTRICT_SUID_SGID,
+        SANDBOX_KEY_PROTECT_HOSTNAME,
         _SANDBOX_KEY_MAX,
         _SANDBOX_KEY_INVALID = -EINVAL,
 } SandboxKey;
@@ -74,6 +84,12 @@ typedef struct SandboxMount {
 #define SANDBOX_MOUNTS_MAX 4096U
 #define SANDBOX_BINDS_MAX 256U /* the child holds an fd for each, on its stack */
 
+/* One compiled seccomp program and the key it enforces. */
+typedef struct SandboxFilter {
+        SandboxKey key;
+        struct sock_fprog prog;
+} SandboxFilter;
+
 typedef struct SandboxPlan {
         SandboxMount *mounts; /* sorted by sandbox_plan_finish() */
         size_t n_mounts;
@@ -85,7 +101,8 @@ typedef struct SandboxPlan {
         bool private_uts;     /* CLONE_NEWUTS */
         bool private_ipc;     /* CLONE_NEWIPC */
         uint64_t bounding_drop; /* capabilities the keys take away (CAP_SYS_MODULE, ...) */
-        bool has_inaccessible_files; /* some INACCESSIBLE target may be a non-directory */
+        SandboxFilter *filters; /* seccomp programs (spawn-seccomp.h), loaded in this order */
+        size_t n_filters;
 } SandboxPlan;
 
 SandboxPlan *sandbox_plan_new(void);
@@ -108,3 +125,7 @@ uint64_t sandbox_plan_clone_flags(const SandboxPlan *p);
  * stack): applies the plan in the mount and network namespaces the child was cloned into. Returns 0,
  * or -errno with *ret_key set to the key whose operation failed. */
 int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key);
+
+/* Child side, the last step before execve(): loads the plan's seccomp filters. 0, or -errno with
+ * *ret_key. Needs no_new_privs or CAP_SYS_ADMIN. */
+int sandbox_child_load_filters(const SandboxPlan *p, SandboxKey *ret_key);

@@ -12,6 +12,7 @@ svd_integration_test(creds)
 # Sandboxing keys: the policy for keys svd does not enforce, then each key from inside the service.
 svd_integration_test(sandbox-policy)
 svd_integration_test(sandbox-mounts)
+svd_integration_test(sandbox-seccomp)
 svd_integration_test(e2e-kill)
 svd_integration_test(e2e-notify)
 svd_integration_test(e2e-deps)
