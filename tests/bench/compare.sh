@@ -32,6 +32,10 @@
 #   BENCH_IDLE_SEC     idle window (default 15; quick 3)
 #   BENCH_TIMEOUT_MS   bound of every single wait (default 120000)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
+#   BENCH_SVD_UNIT_EXTRA  lines added to svd's [Service] sections, separated by ';'
+#                      (a sandboxing set, to measure what it costs)
+#   BENCH_TMPDIR       where the service directories go (default /tmp; /run for
+#                      units with PrivateTmp=, which hides /tmp)
 #   BENCH_NO_INSTALL=1 do not run install-deps.sh; SVD_BUILD build dir (build)
 #   BENCH_ALLOW_SYSTEM_INSTANCES=1  run although a system runsvdir, s6-svscan
 #                      or supervisord is up (it is never touched, but adds noise)
@@ -108,7 +112,7 @@ done
 mkdir -p "$OUT" || die "cannot create $OUT"
 RAW=$OUT/raw.tsv
 : >"$RAW"
-W=$(mktemp -d /tmp/svdbench.XXXXXX) || die "mktemp failed"
+W=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/svdbench.XXXXXX") || die "mktemp failed"
 MOUNTED=0
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1g,mode=0755 svdbench "$W" 2>/dev/null; then
         MOUNTED=1
@@ -148,10 +152,13 @@ prepare() {
         case $_k in
         svd)
                 mkdir -p "$_d/units"
-                awk -v n="$_n" -v d="$_d" -v svc="$SVC" 'BEGIN {
+                awk -v n="$_n" -v d="$_d" -v svc="$SVC" -v extra="${BENCH_SVD_UNIT_EXTRA:-}" 'BEGIN {
+                        gsub(/;/, "\n", extra)
+                        if (extra != "")
+                                extra = extra "\n"
                         for (i = 0; i < n; i++) {
                                 f = sprintf("%s/units/bench-%04d.service", d, i)
-                                printf "[Unit]\nDescription=bench %d\nStartLimitIntervalSec=0\n[Service]\nExecStart=%s\nEnvironment=BENCH_SOCK=%s/r.sock\nRestart=always\nRestartSec=0\n[Install]\nWantedBy=default.target\n", i, svc, d > f
+                                printf "[Unit]\nDescription=bench %d\nStartLimitIntervalSec=0\n[Service]\nExecStart=%s\nEnvironment=BENCH_SOCK=%s/r.sock\nRestart=always\nRestartSec=0\n%s[Install]\nWantedBy=default.target\n", i, svc, d, extra > f
                                 close(f)
                         }
                 }'
