@@ -57,7 +57,7 @@ void service_exec_done(ServiceExec *e) {
         e->env = strv_free(e->env);
         free(e->path);
         e->path = NULL;
-        e->sandbox = sandbox_plan_free(e->sandbox);
+        e->sandbox = NULL; /* the unit's */
 }
 
 int service_exec_prepare(Service *s, ServiceExec *e) {

@@ -17,7 +17,7 @@ typedef struct ServiceExec {
         SpawnParams params; /* stdout_fd/stderr_fd are the log's (service_log_prepare) */
         char **env;
         char *path;
-        SandboxPlan *sandbox; /* params.sandbox; NULL without sandboxing keys */
+        const SandboxPlan *sandbox; /* params.sandbox, the unit's (compiled once per unit); NULL without */
 } ServiceExec;
 
 /* Fills e for the next spawn of s: environment, executable, credentials,
@@ -28,9 +28,10 @@ void service_exec_done(ServiceExec *e);
 
 /* ---- service-sandbox.c ---- */
 
-/* The sandbox plan of u's sandboxing keys: 0 and *ret (NULL when the unit has none), or -errno, with
- * *ret_error naming the key when a seccomp filter could not be built (may stay NULL). */
-int service_sandbox_prepare(const Unit *u, SandboxPlan **ret, char **ret_error);
+/* The sandbox plan of u's sandboxing keys, compiled at the first start and kept with u (freed with
+ * it): 0 and *ret (NULL when the unit has none), or -errno, with *ret_error naming the key when a
+ * seccomp filter could not be built (may stay NULL). */
+int service_sandbox_prepare(const Unit *u, const SandboxPlan **ret, char **ret_error);
 
 /* ---- service-restart.c ---- */
 

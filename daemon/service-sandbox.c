@@ -82,13 +82,13 @@ static int add_tmpfs(SandboxPlan *p, const UnitTmpfs *t) {
                                 false);
 }
 
-int service_sandbox_prepare(const Unit *u, SandboxPlan **ret, char **ret_error) {
+static void plan_free(void *p) {
+        sandbox_plan_free(p);
+}
+
+static int sandbox_plan_build(const Unit *u, SandboxPlan **ret, char **ret_error) {
         const UnitSandbox *s = &u->sandbox;
         int r = 0;
-
-        *ret = NULL;
-        if (!unit_sandbox_is_set(s))
-                return 0;
 
         SandboxPlan *p = sandbox_plan_new();
         if (!p)
@@ -220,5 +220,23 @@ int service_sandbox_prepare(const Unit *u, SandboxPlan **ret, char **ret_error) 
                 }
         }
         *ret = p;
+        return 0;
+}
+
+int service_sandbox_prepare(const Unit *u, const SandboxPlan **ret, char **ret_error) {
+        *ret = NULL;
+        if (!unit_sandbox_is_set(&u->sandbox))
+                return 0;
+        if (!u->sandbox.compiled) {
+                SandboxPlan *p = NULL;
+                int r = sandbox_plan_build(u, &p, ret_error);
+                if (r < 0)
+                        return r;
+                /* Kept with the unit (a cache: the Unit is the manager's, never const in memory). */
+                UnitSandbox *cache = (UnitSandbox *) &u->sandbox;
+                cache->compiled = p;
+                cache->compiled_free = plan_free;
+        }
+        *ret = u->sandbox.compiled;
         return 0;
 }

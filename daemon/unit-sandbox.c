@@ -592,4 +592,6 @@ void unit_sandbox_done(UnitSandbox *s) {
         strv_free(s->syscall_filter);
         free(s->address_families);
         strv_free(s->not_applied);
+        if (s->compiled && s->compiled_free)
+                s->compiled_free(s->compiled);
 }

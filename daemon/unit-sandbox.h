@@ -114,6 +114,12 @@ typedef struct UnitSandbox {
          * first. The manager refuses such a unit unless told otherwise. */
         char **not_applied;
         unsigned not_applied_line;
+
+        /* What the spawn code compiled from the keys above (mount plan, seccomp programs), kept with
+         * the unit so that a restart does not compile it again, and freed with it. A cache, not part
+         * of the definition: the parser never sets it. */
+        void *compiled;
+        void (*compiled_free)(void *compiled);
 } UnitSandbox;
 
 #define UNIT_SANDBOX_DEFAULTS { .namespaces_allowed = UNIT_NAMESPACES_ALL, .syscall_errno = 0 }
