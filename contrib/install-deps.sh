@@ -22,7 +22,7 @@
 # package is present.
 set -eu
 
-pkgs="build-essential cmake pkg-config libsystemd-dev libcap-ng-dev check libjansson-dev python3 scdoc"
+pkgs="build-essential cmake pkg-config libsystemd-dev libcap-ng-dev check libjansson-dev libseccomp-dev python3 scdoc"
 print=0
 for arg in "$@"; do
         case $arg in

@@ -616,6 +616,11 @@ static void print_status_block(json_t *s) {
         print_field("Loaded", "%s (%s; %s)", load_state, unit_path, enabled ? "enabled" : "disabled");
         if (!isempty(load_error))
                 print_field("Load error", "%s", load_error);
+        _cleanup_free_ char *unsandboxed = join_strings(json_object_get(s, "sandboxNotApplied"),
+                                                        /* exec_quoting= */ false);
+        if (!isempty(unsandboxed))
+                print_field("Not applied", "%s (sandboxing svd does not enforce; --allow-unsandboxed)",
+                            unsandboxed);
 
         const char *since = NULL;
         if (json_get_int(s, "stateChangeUsec", &v))

@@ -30,6 +30,9 @@ static void help(void) {
                "                       where it exists; empty: none)\n"
                "     --manage-group=GROUP  Members may start, stop, restart, kill, reset-failed\n"
                "                       and reload (default: none)\n"
+               "     --allow-unsandboxed\n"
+               "                       Run units whose sandboxing keys svd does not enforce,\n"
+               "                       with a warning (default: such a unit fails to load)\n"
                "  -v --verbose         Log debug messages\n"
                "     --state-version   Show the newest re-exec state version this svd reads\n");
 }
@@ -61,7 +64,15 @@ static int ensure_std_fds(void) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE, ARG_LOG_GROUP, ARG_MANAGE_GROUP };
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_MODE,
+                ARG_STATE_VERSION,
+                ARG_DESERIALIZE,
+                ARG_LOG_GROUP,
+                ARG_MANAGE_GROUP,
+                ARG_ALLOW_UNSANDBOXED,
+        };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },     { "version", no_argument, NULL, ARG_VERSION },
                 { "units", required_argument, NULL, 'u' }, { "socket", required_argument, NULL, 's' },
@@ -70,6 +81,7 @@ int main(int argc, char *argv[]) {
                 { "deserialize", required_argument, NULL, ARG_DESERIALIZE },
                 { "log-group", required_argument, NULL, ARG_LOG_GROUP },
                 { "manage-group", required_argument, NULL, ARG_MANAGE_GROUP },
+                { "allow-unsandboxed", no_argument, NULL, ARG_ALLOW_UNSANDBOXED },
                 {},
         };
         ManagerConfig config = {};
@@ -115,6 +127,9 @@ int main(int argc, char *argv[]) {
                                 log_error("Unknown --mode '%s' (expected 'auto' or 'fallback').", optarg);
                                 return EXIT_FAILURE;
                         }
+                        break;
+                case ARG_ALLOW_UNSANDBOXED:
+                        config.allow_unsandboxed = true;
                         break;
                 case 'v':
                         log_max_level = LOG_DEBUG;

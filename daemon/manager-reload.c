@@ -145,6 +145,38 @@ Service *manager_instantiate(Manager *m, const char *name) {
         return s;
 }
 
+/* A unit that sets sandboxing keys svd does not enforce fails to load, naming them, unless the
+ * operator said --allow-unsandboxed: then it loads, with a warning, and `svctl status` lists them. */
+static int reload_check_sandbox(Manager *m, ReloadEntry *x) {
+        char **keys = x->unit->sandbox.not_applied;
+        if (!keys)
+                return 0;
+        _cleanup_free_ char *list = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&list, &len);
+        if (!f)
+                return -ENOMEM;
+        for (char **k = keys; *k; k++)
+                fprintf(f, "%s%s", k == keys ? "" : " ", *k);
+        if (fclose(f) != 0 || !list)
+                return -ENOMEM;
+        if (m->allow_unsandboxed) {
+                log_warning("%s:%u: Sandboxing not enforced by svd: %s (running it without, as "
+                            "--allow-unsandboxed says).",
+                            x->path, x->unit->sandbox.not_applied_line, list);
+                return 0;
+        }
+        if (asprintf(&x->error,
+                     "%s:%u: Sandboxing keys svd does not enforce: %s; refusing to run the unit without "
+                     "them (svd --allow-unsandboxed runs it anyway)",
+                     x->path, x->unit->sandbox.not_applied_line, list) < 0) {
+                x->error = NULL;
+                return -ENOMEM;
+        }
+        x->unit = unit_free(x->unit);
+        return 0;
+}
+
 /* Reads the directory without touching the table. */
 static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
         _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
@@ -179,6 +211,10 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                 int r = unit_load_file(x->path, x->name, on_unit_warning, m, &x->unit, &x->error);
                 if (r < 0 && !x->error && asprintf(&x->error, "%s: %s", x->path, strerror(-r)) < 0)
                         x->error = NULL;
+                if (r >= 0 && reload_check_sandbox(m, x) < 0) {
+                        reload_entries_free(e, n);
+                        return -ENOMEM;
+                }
                 x->hash = unit_hash(x->unit, x->error);
         }
         if (errno > 0) {

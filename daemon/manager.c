@@ -218,6 +218,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return r;
 
         spawn_probe(config->force_fallback, &m->probe);
+        m->allow_unsandboxed = config->allow_unsandboxed;
         m->ctx.event = m->event;
         m->ctx.probe = &m->probe;
         m->ctx.cgroup = &m->cgroup;

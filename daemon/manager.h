@@ -45,6 +45,7 @@ typedef struct ManagerConfig {
         const char *unit_dir;
         const char *socket_path;
         bool force_fallback;
+        bool allow_unsandboxed; /* run units with sandboxing keys svd does not enforce, with a warning */
         const char *exe_path;  /* svd's binary on disk, exec'd by a re-exec (reexec.h) */
         char **argv;           /* the options svd was started with, for the same */
         int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
@@ -77,6 +78,7 @@ struct Manager {
         int state_fd;           /*   the state to start from, -EBADF */
 
         uid_t uid;              /* svd's own user: may change state over varlink */
+        bool allow_unsandboxed; /* --allow-unsandboxed */
 };
 
 int manager_new(const ManagerConfig *config, Manager **ret);

@@ -78,6 +78,7 @@ void service_exec_done(ServiceExec *e) {
         e->argv = strv_free(e->argv);
         free(e->error);
         e->error = NULL;
+        e->sandbox = NULL; /* the unit's */
 }
 
 int service_exec_prepare(Service *s, ServiceExec *e) {
@@ -86,7 +87,7 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
         int r;
 
         assert(u);
-        assert(!e->env && !e->path);
+        assert(!e->env && !e->path && !e->sandbox);
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
                 return -ENOTCONN; /* svd has no notify socket: said at start-up */
@@ -135,6 +136,15 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                         return -ENOMEM;
         }
 
+        /* "+" leaves out the sandbox too: its namespaces and its seccomp filters. */
+        _cleanup_free_ char *sandbox_error = NULL;
+        r = privileged ? 0 : service_sandbox_prepare(u, &e->sandbox, &sandbox_error);
+        if (r < 0) {
+                if (sandbox_error)
+                        log_error("%s: %s", s->name, sandbox_error);
+                return r;
+        }
+
         const char *wd = u->working_directory;
         if (u->working_directory_home)
                 wd = s->creds.home ? s->creds.home : "/";
@@ -154,11 +164,15 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .n_groups = s->creds.n_groups,
                 .no_new_privileges = u->no_new_privileges && !privileged,
                 .umask = u->umask >= 0 ? u->umask : 0022,
-                .bounding_drop = privileged ? 0 : ~u->capability_bounding_set & capability_mask(c->probe->cap_last),
+                .bounding_drop = privileged ? 0
+                                            : (~u->capability_bounding_set | (e->sandbox ? e->sandbox->bounding_drop : 0)) &
+                                                      capability_mask(c->probe->cap_last),
                 .ambient = privileged ? 0 : u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
                 .private_pids = u->private_pids > 0,
-                .user_namespace = u->private_pids > 0 && c->uid != 0,
+                .user_namespace = (u->private_pids > 0 || (e->sandbox && sandbox_plan_clone_flags(e->sandbox) != 0)) &&
+                                  c->uid != 0,
+                .sandbox = e->sandbox,
                 .outer_uid = getuid(),
                 .outer_gid = getgid(),
                 .cgroup_fd = -EBADF,
@@ -166,6 +180,13 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .cap_sys_admin = c->probe->cap_sys_admin,
         };
         SpawnParams *params = &e->params;
+        /* Loading a seccomp filter needs no_new_privs unless the process keeps CAP_SYS_ADMIN: implied
+         * then, as in systemd. */
+        if (e->sandbox && e->sandbox->n_filters > 0) {
+                bool root = params->change_credentials ? params->uid == 0 : getuid() == 0;
+                if (!root || (params->bounding_drop & (UINT64_C(1) << 21 /* CAP_SYS_ADMIN */)))
+                        params->no_new_privileges = true;
+        }
         /* Limits: the unit's, else (for NOFILE) the one svd started with. */
         const struct {
                 int resource;

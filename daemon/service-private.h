@@ -19,6 +19,7 @@ typedef struct ServiceExec {
         char *path;
         char **argv;  /* the command line with the variables of env substituted */
         char *error;  /* why preparing failed, when it was not memory (for the log and status) */
+        const SandboxPlan *sandbox; /* params.sandbox, the unit's (compiled once per unit); NULL without */
 } ServiceExec;
 
 /* Fills e for the next spawn of s: environment, executable, credentials,
@@ -26,6 +27,13 @@ typedef struct ServiceExec {
  * the notify socket and svd has none. */
 int service_exec_prepare(Service *s, ServiceExec *e);
 void service_exec_done(ServiceExec *e);
+
+/* ---- service-sandbox.c ---- */
+
+/* The sandbox plan of u's sandboxing keys, compiled at the first start and kept with u (freed with
+ * it): 0 and *ret (NULL when the unit has none), or -errno, with *ret_error naming the key when a
+ * seccomp filter could not be built (may stay NULL). */
+int service_sandbox_prepare(const Unit *u, const SandboxPlan **ret, char **ret_error);
 
 /* ---- service-restart.c ---- */
 

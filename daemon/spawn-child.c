@@ -243,6 +243,17 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
 
         if (p->private_pids)
                 child_become_pid1(p, &report_fd);
+        else if (p->user_namespace)
+                child_setup_user_namespace(p, report_fd);
+
+        /* The sandbox's namespaces before credentials and paths (the working directory is looked up
+         * in them), as in systemd. */
+        if (p->sandbox) {
+                SandboxKey key = SANDBOX_KEY_PRIVATE_MOUNTS;
+                int r = sandbox_child_apply(p->sandbox, &key);
+                if (r < 0)
+                        child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + key), -r);
+        }
 
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (null < 0)
@@ -302,6 +313,14 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                         child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
                 if (getppid() != parent)
                         child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
+        }
+
+        /* seccomp last: nothing above needs to pass a filter. */
+        if (p->sandbox && p->sandbox->n_filters > 0) {
+                SandboxKey key = SANDBOX_KEY_SYSTEM_CALL_FILTER;
+                int r = sandbox_child_load_filters(p->sandbox, &key);
+                if (r < 0)
+                        child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + key), -r);
         }
 
         execve(p->path, p->argv, p->envp);

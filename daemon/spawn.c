@@ -13,7 +13,7 @@
 #include "spawn-child.h"
 #include "svd-log.h"
 
-static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
+static const char *const spawn_stage_base_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_CGROUP] = "cgroup",
         [SPAWN_STAGE_CLOSE_FDS] = "close-fds",
         [SPAWN_STAGE_SIGNALS] = "signals",
@@ -38,7 +38,13 @@ static const char *const spawn_stage_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_EXEC] = "exec",
 };
 
-DEFINE_STRING_TABLE_LOOKUP_TO_STRING(spawn_stage, SpawnStage);
+static DEFINE_STRING_TABLE_LOOKUP_TO_STRING(spawn_stage_base, SpawnStage);
+
+const char *spawn_stage_to_string(SpawnStage s) {
+        if (s >= SPAWN_STAGE_SANDBOX && s < SPAWN_STAGE_SANDBOX + _SANDBOX_KEY_MAX)
+                return sandbox_key_to_string((SandboxKey) (s - SPAWN_STAGE_SANDBOX));
+        return spawn_stage_base_to_string(s);
+}
 
 /* The signals svd ignores, as found at the first spawn: CLONE_CLEAR_SIGHAND
  * resets handlers, but an ignored signal stays ignored across exec. */
@@ -213,7 +219,11 @@ static uint64_t spawn_clone_flags(const SpawnParams *p, int *ret_exit_signal) {
         } else
                 *ret_exit_signal = SIGCHLD;
         if (p->private_pids)
-                flags |= CLONE_NEWPID | CLONE_NEWNS | (p->user_namespace ? CLONE_NEWUSER : 0);
+                flags |= CLONE_NEWPID | CLONE_NEWNS;
+        if (p->sandbox)
+                flags |= sandbox_plan_clone_flags(p->sandbox);
+        if (p->user_namespace)
+                flags |= CLONE_NEWUSER;
         if (p->cgroup_fd >= 0)
                 flags |= CLONE_INTO_CGROUP;
         return flags;

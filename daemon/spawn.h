@@ -25,6 +25,7 @@
 /* The callers of spawn_process() probe first and resolve the command first. */
 #include "spawn-path.h"
 #include "spawn-probe.h"
+#include "spawn-sandbox.h"
 
 /* The steps of child setup, in order. Their names are used in messages and
  * on the wire ("failed at setgroups"). */
@@ -53,6 +54,10 @@ typedef enum SpawnStage {
         SPAWN_STAGE_EXEC,
         _SPAWN_STAGE_MAX,
         _SPAWN_STAGE_INVALID = -EINVAL,
+
+        /* A sandboxing key's setup (spawn-sandbox.h): SPAWN_STAGE_SANDBOX + SandboxKey, named after
+         * the key ("ProtectSystem="). */
+        SPAWN_STAGE_SANDBOX = 200,
 
         /* Not failures: records the PID-namespace init sends on the same pipe. */
         SPAWN_REPORT_EXECED = 100,      /* the command exec'd */
@@ -92,7 +97,8 @@ typedef struct SpawnParams {
         uint64_t ambient;       /* capabilities to raise as ambient */
         int cap_last;           /* /proc/sys/kernel/cap_last_cap */
         bool private_pids;      /* PID namespace with svd's init as PID 1 and a fresh /proc */
-        bool user_namespace;    /* with private_pids, for an unprivileged svd: map own uid/gid */
+        bool user_namespace;    /* with private_pids or sandbox, for an unprivileged svd: map own uid/gid */
+        const SandboxPlan *sandbox; /* namespaces and mounts of the sandboxing keys; NULL: none */
         uid_t outer_uid;        /* svd's uid/gid, for that mapping */
         gid_t outer_gid;
         int cgroup_fd;          /* CLONE_INTO_CGROUP target, or -1 */

@@ -270,6 +270,7 @@ Unit *unit_free(Unit *u) {
         free(u->source);
         free(u->std_output_path);
         free(u->std_error_path);
+        unit_sandbox_done(&u->sandbox);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
         free(u);
@@ -366,7 +367,14 @@ enum {
         KEY_POSITIVE = 1U << 3,          /* numbers: 0 is refused */
         KEY_SIZE_INFINITY_IS_0 = 1U << 4, /* sizes: "infinity" is stored as 0 */
         KEY_BOUNDING_SET = 1U << 5,      /* capabilities: CapabilityBoundingSet= (else ambient) */
+        KEY_SANDBOX = 1U << 6,           /* a sandboxing key: never ignored (see KEY_SANDBOX_NOT_YET) */
 };
+
+/* A sandboxing key svd does not enforce: the unit records it (UnitSandbox.not_applied) and the
+ * manager refuses to run the unit without it, unless svd runs with --allow-unsandboxed. */
+#define KEY_SANDBOX_NOT_YET(n) { .section = "Service", .name = (n), .flags = KEY_SANDBOX }
+/* A sandboxing key svd enforces (unit-sandbox.c parses it). */
+#define KEY_SANDBOXING(n) { .section = "Service", .name = (n), .parse = parse_sandbox, .flags = KEY_SANDBOX }
 
 /* What a new unit holds before its file is read, and what an empty assignment of a scalar key
  * goes back to. */
@@ -389,6 +397,7 @@ static const Unit unit_defaults = {
         .std_error = LOG_OUTPUT_INHERIT,
         .log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT,
         .log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT,
+        .sandbox = UNIT_SANDBOX_DEFAULTS,
 };
 
 static int key_reset(const UnitKey *k, void *field) {
@@ -1142,6 +1151,48 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
+/* The sandboxing keys: unit-sandbox.c parses their values. */
+static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
+        const char *reason = NULL;
+        int r = unit_sandbox_parse(&p->unit->sandbox, k->name, p->value, &reason);
+        if (r == -ENOMEM || r >= 0)
+                return r;
+        assert(r != -ENOENT);
+        return invalid_value(p, r, "%s", reason ?: "invalid value");
+}
+
+/* A sandboxing key svd does not enforce. A value that asks for nothing ("no", "default", empty) is
+ * fine; anything else is recorded, so that the unit never runs with less than it asks for
+ * unnoticed. An empty assignment takes an earlier one back. */
+static int record_sandbox_not_applied(UnitParser *p, const UnitKey *k) {
+        static const char *const nothing[] = { "default", "all", "auto", "inherit", NULL };
+        _cleanup_free_ char *name = NULL;
+        char ***l = &p->unit->sandbox.not_applied;
+        bool b;
+
+        if (asprintf(&name, "%s=", k->name) < 0)
+                return -ENOMEM;
+        bool no_effect = isempty(p->value) || (parse_boolean(p->value, &b) >= 0 && !b) ||
+                         strv_contains((char **) nothing, p->value);
+        bool listed = strv_contains(*l, name);
+        if (no_effect && listed && isempty(p->value)) {
+                size_t j = 0;
+                for (size_t i = 0; (*l)[i]; i++)
+                        if (streq((*l)[i], name))
+                                free((*l)[i]);
+                        else
+                                (*l)[j++] = (*l)[i];
+                (*l)[j] = NULL;
+                if (j == 0)
+                        *l = strv_free(*l);
+        }
+        if (no_effect || listed)
+                return 0;
+        if (!*l)
+                p->unit->sandbox.not_applied_line = p->line;
+        return strv_extend(l, name);
+}
+
 /* Every key svd knows, one row each; adding a key is adding a row (and its field in Unit). */
 static const UnitKey unit_keys[] = {
         { "Unit", "Description", parse_string, UNIT_FIELD(description) },
@@ -1226,6 +1277,66 @@ static const UnitKey unit_keys[] = {
         KEY_NOT_YET("Install", "RequiredBy"),
         KEY_NOT_YET("Install", "Alias"),
         KEY_NOT_YET("Install", "Also"),
+
+        /* Sandboxing (systemd.exec(5)): enforced, or refused unless svd runs with --allow-unsandboxed. */
+        KEY_SANDBOXING("PrivateTmp"),
+        KEY_SANDBOXING("ProtectSystem"),
+        KEY_SANDBOXING("ProtectHome"),
+        KEY_SANDBOXING("PrivateDevices"),
+        KEY_SANDBOXING("ProtectKernelTunables"),
+        KEY_SANDBOXING("ProtectKernelModules"),
+        KEY_SANDBOXING("ProtectKernelLogs"),
+        KEY_SANDBOXING("ProtectControlGroups"),
+        KEY_SANDBOXING("ReadOnlyPaths"),
+        KEY_SANDBOXING("ReadWritePaths"),
+        KEY_SANDBOXING("InaccessiblePaths"),
+        KEY_SANDBOXING("TemporaryFileSystem"),
+        KEY_SANDBOXING("BindPaths"),
+        KEY_SANDBOXING("BindReadOnlyPaths"),
+        KEY_SANDBOXING("PrivateNetwork"),
+        KEY_SANDBOXING("ProtectHostname"),
+        KEY_SANDBOXING("PrivateIPC"),
+        KEY_SANDBOXING("ProtectProc"),
+        KEY_SANDBOXING("ProcSubset"),
+        KEY_SANDBOX_NOT_YET("PrivateUsers"),
+        KEY_SANDBOXING("SystemCallFilter"),
+        KEY_SANDBOXING("SystemCallErrorNumber"),
+        KEY_SANDBOXING("SystemCallArchitectures"),
+        KEY_SANDBOXING("RestrictAddressFamilies"),
+        KEY_SANDBOXING("RestrictNamespaces"),
+        KEY_SANDBOXING("RestrictRealtime"),
+        KEY_SANDBOXING("LockPersonality"),
+        KEY_SANDBOXING("MemoryDenyWriteExecute"),
+        KEY_SANDBOXING("RestrictSUIDSGID"),
+        KEY_SANDBOX_NOT_YET("ProtectClock"),
+        KEY_SANDBOX_NOT_YET("PrivateMounts"),
+        KEY_SANDBOX_NOT_YET("MountFlags"),
+        KEY_SANDBOX_NOT_YET("RemoveIPC"),
+        KEY_SANDBOX_NOT_YET("KeyringMode"),
+        KEY_SANDBOX_NOT_YET("NetworkNamespacePath"),
+        KEY_SANDBOX_NOT_YET("IPCNamespacePath"),
+        KEY_SANDBOX_NOT_YET("RestrictFileSystems"),
+        KEY_SANDBOX_NOT_YET("SystemCallLog"),
+        KEY_SANDBOX_NOT_YET("ExecPaths"),
+        KEY_SANDBOX_NOT_YET("NoExecPaths"),
+        KEY_SANDBOX_NOT_YET("RootDirectory"),
+        KEY_SANDBOX_NOT_YET("RootImage"),
+        KEY_SANDBOX_NOT_YET("MountAPIVFS"),
+        KEY_SANDBOX_NOT_YET("MountImages"),
+        KEY_SANDBOX_NOT_YET("ExtensionImages"),
+        KEY_SANDBOX_NOT_YET("ExtensionDirectories"),
+        KEY_SANDBOX_NOT_YET("MemoryKSM"),
+        KEY_SANDBOX_NOT_YET("SecureBits"),
+        KEY_SANDBOX_NOT_YET("AppArmorProfile"),
+        KEY_SANDBOX_NOT_YET("SELinuxContext"),
+        KEY_SANDBOX_NOT_YET("SmackProcessLabel"),
+        KEY_SANDBOX_NOT_YET("DevicePolicy"),
+        KEY_SANDBOX_NOT_YET("DeviceAllow"),
+        KEY_SANDBOX_NOT_YET("IPAddressAllow"),
+        KEY_SANDBOX_NOT_YET("IPAddressDeny"),
+        KEY_SANDBOX_NOT_YET("RestrictNetworkInterfaces"),
+        KEY_SANDBOX_NOT_YET("SocketBindAllow"),
+        KEY_SANDBOX_NOT_YET("SocketBindDeny"),
 };
 
 static const UnitKey *unit_key_find(const char *section, const char *name) {
@@ -1259,6 +1370,11 @@ static void unit_parse_key(UnitParser *p) {
         k = unit_key_find(p->section, p->key);
         if (!k) {
                 parser_warn(p, "Unknown key '%s=' in [%s], ignoring.", p->key, p->section);
+                return;
+        }
+        if (!k->parse && (k->flags & KEY_SANDBOX)) {
+                if (record_sandbox_not_applied(p, k) < 0)
+                        parser_oom(p);
                 return;
         }
         if (!k->parse) {

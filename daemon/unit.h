@@ -36,6 +36,7 @@
 
 #include "basic/macros.h"
 #include "basic/unit-name.h"
+#include "unit-sandbox.h"
 
 /* Limits on what a unit file may make svd hold. */
 #define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
@@ -167,6 +168,7 @@ typedef struct Unit {
                 uint64_t soft, hard; /* RLIM_INFINITY for "infinity" */
         } limit_nofile, limit_nproc, limit_core;
         int private_pids; /* PrivatePIDs=: -1 = default (see service.c), 0, 1 */
+        UnitSandbox sandbox; /* the sandboxing keys (unit-sandbox.h) */
 
         /* cgroup v2 resource control (when svd has a delegated subtree). */
         uint64_t memory_max; /* MemoryMax=, bytes; UINT64_MAX = unset/infinity */

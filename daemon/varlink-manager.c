@@ -63,6 +63,12 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "unitPath", json_string(s->unit_path));
         json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
         json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
+        if (s->unit && s->unit->sandbox.not_applied) {
+                json_t *keys = json_array();
+                for (char **k = s->unit->sandbox.not_applied; *k; k++)
+                        json_array_append_new(keys, json_string(*k));
+                json_object_set_new(o, "sandboxNotApplied", keys);
+        }
         json_object_set_new(o, "state", json_string(service_state_to_string(s->state)));
         json_object_set_new(o, "stateChangeUsec", json_integer((json_int_t) s->state_change_usec));
         json_t *enter = json_object();

@@ -37,6 +37,10 @@
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
 #   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
 #                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL)
+#   BENCH_SVD_UNIT_EXTRA  lines added to svd's [Service] sections, separated by ';'
+#                      (a sandboxing set, to measure what it costs)
+#   BENCH_TMPDIR       where the service directories go (default /tmp; /run for
+#                      units with PrivateTmp=, which hides /tmp)
 #   BENCH_NO_INSTALL=1 do not run install-deps.sh; SVD_BUILD build dir (build)
 #   BENCH_NO_BUILD=1   use the build directory as it is (the lab's guest)
 #   BENCH_ALLOW_SYSTEM_INSTANCES=1  run although a system runsvdir, s6-svscan
@@ -117,7 +121,7 @@ done
 mkdir -p "$OUT" || die "cannot create $OUT"
 RAW=$OUT/raw.tsv
 : >"$RAW"
-W=$(mktemp -d /tmp/svdbench.XXXXXX) || die "mktemp failed"
+W=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/svdbench.XXXXXX") || die "mktemp failed"
 MOUNTED=0
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1g,mode=0755 svdbench "$W" 2>/dev/null; then
         MOUNTED=1
@@ -157,10 +161,13 @@ prepare() {
         case $_k in
         svd | svd-fallback)
                 mkdir -p "$_d/units"
-                awk -v n="$_n" -v d="$_d" -v svc="$SVC" 'BEGIN {
+                awk -v n="$_n" -v d="$_d" -v svc="$SVC" -v extra="${BENCH_SVD_UNIT_EXTRA:-}" 'BEGIN {
+                        gsub(/;/, "\n", extra)
+                        if (extra != "")
+                                extra = extra "\n"
                         for (i = 0; i < n; i++) {
                                 f = sprintf("%s/units/bench-%04d.service", d, i)
-                                printf "[Unit]\nDescription=bench %d\nStartLimitIntervalSec=0\n[Service]\nExecStart=%s\nEnvironment=BENCH_SOCK=%s/r.sock\nRestart=always\nRestartSec=0\n[Install]\nWantedBy=default.target\n", i, svc, d > f
+                                printf "[Unit]\nDescription=bench %d\nStartLimitIntervalSec=0\n[Service]\nExecStart=%s\nEnvironment=BENCH_SOCK=%s/r.sock\nRestart=always\nRestartSec=0\n%s[Install]\nWantedBy=default.target\n", i, svc, d, extra > f
                                 close(f)
                         }
                 }'

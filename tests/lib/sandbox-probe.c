@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* sandbox-probe PROBE...: makes the system call each probe names and prints "PROBE=OK" or
+ * "PROBE=ENAME" (the errno), one line each, so that tests/integration/sandbox-seccomp.sh sees from
+ * inside a service what its seccomp filters let through. A probe that is killed (SIGSYS) prints
+ * nothing more: the output stops there. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static const char *result(long r) {
+        return r < 0 ? strerrorname_np(errno) : "OK";
+}
+
+/* getpid() through the i386 entry (int $0x80, number 20): what SystemCallArchitectures=native kills. */
+static long i386_getpid(void) {
+#if defined(__x86_64__)
+        long r;
+        __asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+        if (r < 0) {
+                errno = (int) -r;
+                return -1;
+        }
+        return r;
+#else
+        errno = ENOSYS;
+        return -1;
+#endif
+}
+
+static long probe(const char *what, const char *arg) {
+        struct utsname u;
+        if (strcmp(what, "uname") == 0)
+                return uname(&u);
+        if (strcmp(what, "mount") == 0) /* a bad target: ENOENT when allowed and privileged */
+                return mount("none", "/nonexistent/svd-probe", "tmpfs", 0, NULL);
+        if (strcmp(what, "socket-unix") == 0 || strcmp(what, "socket-inet") == 0 ||
+            strcmp(what, "socket-inet6") == 0 || strcmp(what, "socket-netlink") == 0) {
+                int af = what[7] == 'u' ? AF_UNIX : what[7] == 'n' ? AF_NETLINK : what[11] == '6' ? AF_INET6 : AF_INET;
+                int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                if (fd >= 0)
+                        close(fd);
+                return fd;
+        }
+        if (strcmp(what, "unshare-uts") == 0)
+                return unshare(CLONE_NEWUTS);
+        if (strcmp(what, "unshare-net") == 0)
+                return unshare(CLONE_NEWNET);
+        if (strcmp(what, "clone3") == 0) { /* a bad size: EINVAL when allowed */
+                return syscall(SYS_clone3, NULL, 0);
+        }
+        if (strcmp(what, "sched-fifo") == 0) {
+                struct sched_param sp = { .sched_priority = 1 };
+                return sched_setscheduler(0, SCHED_FIFO, &sp);
+        }
+        if (strcmp(what, "sched-batch") == 0) {
+                struct sched_param sp = { .sched_priority = 0 };
+                return sched_setscheduler(0, SCHED_BATCH, &sp);
+        }
+        if (strcmp(what, "personality") == 0)
+                return personality(PER_LINUX32);
+        if (strcmp(what, "mmap-wx") == 0 || strcmp(what, "mmap-w") == 0) {
+                int prot = PROT_READ | PROT_WRITE | (what[6] == 'x' ? PROT_EXEC : 0);
+                void *p = mmap(NULL, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (p == MAP_FAILED)
+                        return -1;
+                munmap(p, 4096);
+                return 0;
+        }
+        if (strcmp(what, "mprotect-x") == 0) {
+                void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (p == MAP_FAILED)
+                        return -1;
+                long r = mprotect(p, 4096, PROT_READ | PROT_EXEC);
+                int e = errno;
+                munmap(p, 4096);
+                errno = e;
+                return r;
+        }
+        if (strcmp(what, "chmod-suid") == 0 || strcmp(what, "chmod-sgid") == 0)
+                return chmod(arg, what[6] == 'u' ? 04755 : 02755);
+        if (strcmp(what, "chmod-plain") == 0)
+                return chmod(arg, 0755);
+        if (strcmp(what, "create-suid") == 0) {
+                int fd = open(arg, O_WRONLY | O_CREAT | O_CLOEXEC, 04755);
+                if (fd >= 0)
+                        close(fd);
+                return fd;
+        }
+        if (strcmp(what, "sethostname") == 0)
+                return sethostname("svd-probe", 9);
+        if (strcmp(what, "i386-getpid") == 0)
+                return i386_getpid();
+        errno = EINVAL;
+        return -1;
+}
+
+int main(int argc, char *argv[]) {
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        for (int i = 1; i < argc; i++) {
+                const char *arg = strchr(argv[i], ':');
+                char what[64];
+                size_t n = arg ? (size_t) (arg - argv[i]) : strlen(argv[i]);
+                if (n >= sizeof(what))
+                        n = sizeof(what) - 1;
+                memcpy(what, argv[i], n);
+                what[n] = '\0';
+                long r = probe(what, arg ? arg + 1 : "");
+                printf("%s=%s\n", what, result(r));
+        }
+        return 0;
+}
