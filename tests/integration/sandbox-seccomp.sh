@@ -21,7 +21,9 @@ PROBE=$(find_helper sandbox-probe) || true
 [ -n "$PROBE" ] || skip_all "no sandbox-probe helper (SVD_TEST_HELPERS)"
 ROOT=0
 [ "$(id -u)" = 0 ] && ROOT=1
-chmod 0777 "$T"
+# Others may enter $T (a User= service runs helpers copied there), never
+# write it: svd refuses a control socket in a directory others may write.
+chmod 0755 "$T"
 
 # probed NAME "PROBES" KEY=VALUE...: a oneshot unit running sandbox-probe
 # PROBES with the keys; starts it, sets RC and LOG (what it printed).
