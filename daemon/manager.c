@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <inttypes.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
@@ -86,6 +88,35 @@ static int on_shutdown_signal(sd_event_source *source, const struct signalfd_sig
         for (size_t i = 0; i < m->ctx.n_services; i++)
                 (void) service_stop(m->ctx.services[i], NULL, NULL);
         manager_check_shutdown(m);
+        return 0;
+}
+
+/* The watched process with this PID: a fallback-mode main process not yet
+ * reaped (an autoreaped one's PID may name another process by now). */
+static Process *manager_lookup_process(pid_t pid, void *userdata) {
+        Manager *m = userdata;
+        for (size_t i = 0; i < m->ctx.n_services; i++) {
+                Process *p = &m->ctx.services[i]->run.main;
+                if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
+                        return p;
+        }
+        return NULL;
+}
+
+static void manager_reap(Manager *m) {
+        int r = process_reap_children(manager_lookup_process, m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to reap children: %m");
+        else if (r > 0) {
+                m->orphans_reaped += (uint64_t) r;
+                log_debug("Reaped %d orphaned processes (%" PRIu64 " in all).", r, m->orphans_reaped);
+        }
+}
+
+/* SIGCHLD: orphans reparented to svd (PID 1, or a child subreaper) are
+ * reaped here; services' own exits are read through their pidfds. */
+static int on_child_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        manager_reap(userdata);
         return 0;
 }
 
@@ -253,9 +284,10 @@ int manager_startup(Manager *m) {
 
         /* sd-event's signal sources need the signals blocked. SIGPIPE is
          * ignored: every write uses MSG_NOSIGNAL, this catches the rest.
-         * SIGCHLD stays at its default (fallback children are reaped through
-         * their pidfds). */
+         * SIGCHLD reaps orphans; fallback children are reaped through their
+         * pidfds. */
         sigemptyset(&ss);
+        sigaddset(&ss, SIGCHLD);
         sigaddset(&ss, SIGTERM);
         sigaddset(&ss, SIGINT);
         sigaddset(&ss, SIGHUP);
@@ -267,8 +299,19 @@ int manager_startup(Manager *m) {
                 r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_shutdown_signal, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_reexec_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, &m->sigchld_source, SIGCHLD, on_child_signal, m);
+        /* After the services' exit sources, which then usually read a
+         * service's exit first (either way works: process.h). */
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->sigchld_source, SD_EVENT_PRIORITY_IDLE);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
+        int subreaper = 0;
+        (void) prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+        if (getpid() == 1 || subreaper)
+                log_info("Running as %s: orphaned processes are reaped.",
+                         getpid() == 1 ? "PID 1" : "a child subreaper");
 
         char instance[17] = "";
         manager_cgroup_instance(m, instance, sizeof(instance));
@@ -280,9 +323,13 @@ int manager_startup(Manager *m) {
                            "PrivatePIDs=yes.", m->cgroup.reason);
 
         if (m->state_fd >= 0) {
-                /* A re-exec: everything as it was, nothing started or killed. */
+                /* A re-exec: everything as it was, nothing started or killed.
+                 * Orphans that exited meanwhile are reaped now. */
                 int fd = TAKE_FD(m->state_fd);
-                return manager_startup_from_state(m, fd);
+                r = manager_startup_from_state(m, fd);
+                if (r >= 0)
+                        manager_reap(m);
+                return r;
         }
 
         r = manager_load_units(m);
@@ -354,6 +401,7 @@ Manager *manager_free(Manager *m) {
         m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
         m->sigint_source = sd_event_source_disable_unref(m->sigint_source);
         m->sighup_source = sd_event_source_disable_unref(m->sighup_source);
+        m->sigchld_source = sd_event_source_disable_unref(m->sigchld_source);
         sd_event_unref(m->event);
         free(m->unit_dir);
         free(m->exe_path);

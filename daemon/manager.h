@@ -52,7 +52,8 @@ typedef struct ManagerConfig {
 
 struct Manager {
         sd_event *event;
-        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+        sd_event_source *sigterm_source, *sigint_source, *sighup_source, *sigchld_source;
+        uint64_t orphans_reaped;       /* children svd reaped that were no service of its own */
 
         char *unit_dir;
         char *socket_path;
