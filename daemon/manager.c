@@ -6,8 +6,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 #include <inttypes.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -76,8 +77,18 @@ static int on_shutdown_signal(sd_event_source *source, const struct signalfd_sig
         Manager *m = userdata;
 
         if (m->ctx.shutting_down) {
-                log_notice("Received %s again while stopping services, continuing to wait.",
-                           si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+                /* A second request, as an engine's or an operator's
+                 * impatience: what has not stopped yet is killed now. */
+                size_t n = 0;
+                for (size_t i = 0; i < m->ctx.n_services; i++) {
+                        Service *s = m->ctx.services[i];
+                        if (!service_is_settled(s) && service_kill(s, SIGKILL) >= 0)
+                                n++;
+                }
+                log_notice("Received %s again while stopping services, killed %zu that had not stopped.",
+                           si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM", n);
+                if (n > 0)
+                        m->shutdown_unclean = true;
                 return 0;
         }
         log_info("Received %s, stopping %zu services.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM",
@@ -148,6 +159,8 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
 
         if (previous != s->state && m->hooks && m->hooks->state_changed)
                 m->hooks->state_changed(s, previous, m->hooks_userdata);
+        if (m->ctx.shutting_down && s->state == SERVICE_FAILED && previous != SERVICE_FAILED)
+                m->shutdown_unclean = true; /* its stop timed out, or it failed while stopping */
         if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->have_next_unit))
                 manager_schedule_gc(m); /* a reload is waiting for it to settle */
 }
@@ -384,6 +397,10 @@ int manager_run(Manager *m) {
                 k = cgroup_root_remove(&m->cgroup);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the cgroup %s, ignoring: %m", m->cgroup.services_path);
+                if (m->shutdown_unclean) {
+                        log_warning("Not every service stopped cleanly, exiting with status 1.");
+                        return EXIT_FAILURE;
+                }
         }
         return r;
 }

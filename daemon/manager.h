@@ -70,6 +70,7 @@ struct Manager {
         sd_event_source *notify_source;
 
         sd_event_source *gc_source;    /* drops removed units once they are settled (manager-reload.c) */
+        bool shutdown_unclean;         /* a service failed or was killed by the stop (exit status 1) */
         bool crash_restored;           /* the wanted file was found at start-up: svd had crashed */
         bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
 
