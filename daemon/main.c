@@ -26,6 +26,9 @@ static void help(void) {
                "  -s --socket PATH     Control socket (default " SOCKET_PATH_SYSTEM " for root,\n"
                "                       $XDG_RUNTIME_DIR" SOCKET_PATH_USER_SUFFIX " otherwise)\n"
                "     --mode=fallback   Do not use CLONE_PIDFD_AUTOKILL even if the kernel has it\n"
+               "     --main-service=NAME\n"
+               "                       Start NAME; when it has ended for good, stop the others\n"
+               "                       and exit with its exit status (a container's entrypoint)\n"
                "  -v --verbose         Log debug messages\n"
                "     --state-version   Show the newest re-exec state version this svd reads\n");
 }
@@ -57,13 +60,14 @@ static int ensure_std_fds(void) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE };
+        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE, ARG_MAIN_SERVICE };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },     { "version", no_argument, NULL, ARG_VERSION },
                 { "units", required_argument, NULL, 'u' }, { "socket", required_argument, NULL, 's' },
                 { "mode", required_argument, NULL, ARG_MODE }, { "verbose", no_argument, NULL, 'v' },
                 { "state-version", no_argument, NULL, ARG_STATE_VERSION },
                 { "deserialize", required_argument, NULL, ARG_DESERIALIZE },
+                { "main-service", required_argument, NULL, ARG_MAIN_SERVICE },
                 {},
         };
         ManagerConfig config = {};
@@ -111,6 +115,9 @@ int main(int argc, char *argv[]) {
                         break;
                 case 'v':
                         log_max_level = LOG_DEBUG;
+                        break;
+                case ARG_MAIN_SERVICE:
+                        config.main_service = optarg;
                         break;
                 default:
                         return EXIT_FAILURE;

@@ -93,12 +93,48 @@ static int on_shutdown_signal(sd_event_source *source, const struct signalfd_sig
         }
         log_info("Received %s, stopping %zu services.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM",
                  m->ctx.n_services);
+        manager_shutdown(m);
+        return 0;
+}
+
+void manager_shutdown(Manager *m) {
+        if (m->ctx.shutting_down)
+                return;
         m->ctx.shutting_down = true;
         (void) sd_notify(/* unset_environment= */ false, "STOPPING=1");
         /* Waiters of settled services are answered by service_stop. */
         for (size_t i = 0; i < m->ctx.n_services; i++)
                 (void) service_stop(m->ctx.services[i], NULL, NULL);
         manager_check_shutdown(m);
+}
+
+/* The exit status a container's entrypoint gives for how its main service
+ * ended: its exit status, 128 + the signal that killed it, or 1 when it
+ * failed without an exit of its own (it could not be spawned, a
+ * dependency failed, its start limit was hit). */
+static int main_service_exit_status(const Service *s) {
+        int st = 1;
+        if (s->have_exit)
+                st = s->last_exit.code == CLD_EXITED ? s->last_exit.status : 128 + s->last_exit.status;
+        if (st == 0 && s->result != SERVICE_SUCCESS)
+                st = 1;
+        return st;
+}
+
+/* From a defer source, so that a restart that passes through inactive is
+ * not taken for an end: the main service is settled now or it is not. */
+static int on_main_service_check(sd_event_source *source, void *userdata) {
+        Manager *m = userdata;
+        Service *s = manager_get_service(m, m->main_service);
+
+        if (m->ctx.shutting_down || !s || !service_is_settled(s))
+                return 0;
+        m->main_exit_status = main_service_exit_status(s);
+        m->main_exited = true;
+        log_notice("Main service %s is %s (result %s), stopping the other services and exiting with status %d.",
+                   s->name, service_state_to_string(s->state), service_result_to_string(s->result),
+                   m->main_exit_status);
+        manager_shutdown(m);
         return 0;
 }
 
@@ -161,6 +197,13 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
                 m->hooks->state_changed(s, previous, m->hooks_userdata);
         if (m->ctx.shutting_down && s->state == SERVICE_FAILED && previous != SERVICE_FAILED)
                 m->shutdown_unclean = true; /* its stop timed out, or it failed while stopping */
+        if (m->main_service && !m->ctx.shutting_down && previous != s->state &&
+            IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && manager_get_service(m, m->main_service) == s) {
+                int r = m->main_source ? sd_event_source_set_enabled(m->main_source, SD_EVENT_ONESHOT)
+                                       : sd_event_add_defer(m->event, &m->main_source, on_main_service_check, m);
+                if (r < 0)
+                        log_error_errno(r, "Failed to watch the main service: %m");
+        }
         if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->have_next_unit))
                 manager_schedule_gc(m); /* a reload is waiting for it to settle */
 }
@@ -229,6 +272,8 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         if (config->argv && !(m->argv = strv_copy(config->argv)))
                 return -ENOMEM;
 
+        if (config->main_service && !(m->main_service = strdup(config->main_service)))
+                return -ENOMEM;
         if (config->unit_dir)
                 m->unit_dir = strdup(config->unit_dir);
         else if ((r = manager_default_unit_dir(&m->unit_dir)) < 0)
@@ -340,9 +385,13 @@ int manager_startup(Manager *m) {
                  * Orphans that exited meanwhile are reaped now. */
                 int fd = TAKE_FD(m->state_fd);
                 r = manager_startup_from_state(m, fd);
-                if (r >= 0)
-                        manager_reap(m);
-                return r;
+                if (r < 0)
+                        return r;
+                manager_reap(m);
+                /* The main service may have ended while svd re-executed. */
+                if (m->main_service && sd_event_add_defer(m->event, &m->main_source, on_main_service_check, m) < 0)
+                        return log_oom();
+                return 0;
         }
 
         r = manager_load_units(m);
@@ -351,6 +400,15 @@ int manager_startup(Manager *m) {
         else if (r < 0)
                 return log_error_errno(r, "Failed to load units from '%s': %m", m->unit_dir);
         manager_kill_leftovers(m);
+        Service *main_service = NULL;
+        if (m->main_service) {
+                main_service = manager_get_service(m, m->main_service);
+                if (!main_service || !main_service->unit)
+                        return log_error_errno(ENOENT, "Main service '%s': %s.", m->main_service,
+                                               !main_service ? "no such unit"
+                                               : main_service->load_error ? main_service->load_error
+                                                                          : "not loaded");
+        }
 
         r = manager_listen(m, -EBADF);
         if (r < 0)
@@ -367,7 +425,7 @@ int manager_startup(Manager *m) {
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {
                 Service *s = m->ctx.services[i];
-                if (s->unit && service_wanted_at_startup(s, m->crash_restored)) {
+                if (s->unit && (service_wanted_at_startup(s, m->crash_restored) || s == main_service)) {
                         (void) service_start(s, NULL, NULL);
                         n++;
                 }
@@ -397,6 +455,8 @@ int manager_run(Manager *m) {
                 k = cgroup_root_remove(&m->cgroup);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the cgroup %s, ignoring: %m", m->cgroup.services_path);
+                if (m->main_exited)
+                        return m->main_exit_status;
                 if (m->shutdown_unclean) {
                         log_warning("Not every service stopped cleanly, exiting with status 1.");
                         return EXIT_FAILURE;
@@ -412,6 +472,8 @@ Manager *manager_free(Manager *m) {
                 m->hooks->free(m->hooks_userdata);
         m->hooks = NULL;
         m->gc_source = sd_event_source_disable_unref(m->gc_source);
+        m->main_source = sd_event_source_disable_unref(m->main_source);
+        free(m->main_service);
         notify_socket_close(m);
         service_context_done(&m->ctx);
         cgroup_root_done(&m->cgroup);
