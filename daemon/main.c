@@ -26,6 +26,9 @@ static void help(void) {
                "  -s --socket PATH     Control socket (default " SOCKET_PATH_SYSTEM " for root,\n"
                "                       $XDG_RUNTIME_DIR" SOCKET_PATH_USER_SUFFIX " otherwise)\n"
                "     --mode=fallback   Do not use CLONE_PIDFD_AUTOKILL even if the kernel has it\n"
+               "     --forward-output[=time]\n"
+               "                       Also write services' output to svd's stdout/stderr,\n"
+               "                       one 'NAME: LINE' each (with =time, the time first)\n"
                "     --main-service=NAME\n"
                "                       Start NAME; when it has ended for good, stop the others\n"
                "                       and exit with its exit status (a container's entrypoint)\n"
@@ -60,7 +63,7 @@ static int ensure_std_fds(void) {
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE, ARG_MAIN_SERVICE };
+        enum { ARG_VERSION = 0x100, ARG_MODE, ARG_STATE_VERSION, ARG_DESERIALIZE, ARG_MAIN_SERVICE, ARG_FORWARD };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },     { "version", no_argument, NULL, ARG_VERSION },
                 { "units", required_argument, NULL, 'u' }, { "socket", required_argument, NULL, 's' },
@@ -68,6 +71,7 @@ int main(int argc, char *argv[]) {
                 { "state-version", no_argument, NULL, ARG_STATE_VERSION },
                 { "deserialize", required_argument, NULL, ARG_DESERIALIZE },
                 { "main-service", required_argument, NULL, ARG_MAIN_SERVICE },
+                { "forward-output", optional_argument, NULL, ARG_FORWARD },
                 {},
         };
         ManagerConfig config = {};
@@ -118,6 +122,16 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_MAIN_SERVICE:
                         config.main_service = optarg;
+                        break;
+                case ARG_FORWARD:
+                        if (!optarg || streq(optarg, "plain"))
+                                config.console = LOG_CONSOLE_PLAIN;
+                        else if (streq(optarg, "time"))
+                                config.console = LOG_CONSOLE_TIME;
+                        else {
+                                log_error("Unknown --forward-output '%s' (expected 'plain' or 'time').", optarg);
+                                return EXIT_FAILURE;
+                        }
                         break;
                 default:
                         return EXIT_FAILURE;

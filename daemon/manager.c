@@ -300,6 +300,9 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        r = service_log_console_open(config->console);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open svd's stdout and stderr for service output: %m");
 
         spawn_probe(config->force_fallback, &m->probe);
         m->ctx.event = m->event;
@@ -476,6 +479,7 @@ Manager *manager_free(Manager *m) {
         free(m->main_service);
         notify_socket_close(m);
         service_context_done(&m->ctx);
+        service_log_console_close();
         cgroup_root_done(&m->cgroup);
         m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
         m->sigint_source = sd_event_source_disable_unref(m->sigint_source);

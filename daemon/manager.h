@@ -49,6 +49,7 @@ typedef struct ManagerConfig {
         char **argv;           /* the options svd was started with, for the same */
         int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
         const char *main_service; /* --main-service: svd exits when it ends for good */
+        LogConsoleMode console;   /* --forward-output: services' lines on svd's stdout/stderr */
 } ManagerConfig;
 
 struct Manager {

@@ -21,6 +21,7 @@ svd_integration_test(e2e-restore)
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)
 svd_integration_test(init-main)
+svd_integration_test(init-output)
 # The vfork spawn path that plain builds ship, under load (the sanitizer build skips it).
 svd_integration_test(spawn-vfork)
 # Hostile clients and resource exhaustion: svd stays bounded and serves the others
