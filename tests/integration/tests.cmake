@@ -22,6 +22,8 @@ svd_integration_test(init-reap)
 svd_integration_test(init-signals)
 svd_integration_test(init-main)
 svd_integration_test(init-output)
+# svd as the init of a podman container (runc), the example units in a busybox root.
+svd_integration_test(container-podman)
 # The vfork spawn path that plain builds ship, under load (the sanitizer build skips it).
 svd_integration_test(spawn-vfork)
 # Hostile clients and resource exhaustion: svd stays bounded and serves the others
