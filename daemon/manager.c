@@ -361,11 +361,11 @@ int manager_startup(Manager *m) {
         if (r >= 0)
                 r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_reexec_signal, m);
         if (r >= 0)
+                /* At the services' priority: a lower one could starve while
+                 * log floods keep the loop busy. Whichever of it and a
+                 * service's exit source comes first, the status is kept
+                 * (process.h). */
                 r = sd_event_add_signal(m->event, &m->sigchld_source, SIGCHLD, on_child_signal, m);
-        /* After the services' exit sources, which then usually read a
-         * service's exit first (either way works: process.h). */
-        if (r >= 0)
-                r = sd_event_source_set_priority(m->sigchld_source, SD_EVENT_PRIORITY_IDLE);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
         int subreaper = 0;
