@@ -4,7 +4,8 @@
 # With --lab also the kernel lab's (QEMU, busybox, cpio, and Debian's
 # linux-source-6.12 with everything building it needs); with --test also
 # clang with libFuzzer, valgrind, and shfmt and jq (tests/deps/check-deps.sh
-# parses the scripts with them); with --bench the supervisors
+# parses the scripts with them), podman with runc and a static busybox (svd
+# as a container's init, tests/integration/container-podman.sh); with --bench the supervisors
 # tests/bench/compare.sh measures svd against (runit, s6, supervisor),
 # gnuplot-nox for its chart and git. tests/deps/commands.txt lists every
 # program the tree runs and its package; tests/deps/check-deps.sh keeps that
@@ -27,7 +28,7 @@ print=0
 for arg in "$@"; do
         case $arg in
         --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils rsync libcap-dev" ;;
-        --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq debootstrap lintian redis-server redis-tools" ;;
+        --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq debootstrap lintian redis-server redis-tools podman runc busybox-static" ;;
         --bench) pkgs="$pkgs runit s6 supervisor gnuplot-nox git" ;;
         --print) print=1 ;;
         *) echo "install-deps: unknown option '$arg' (--lab, --test, --bench, --print)" >&2; exit 2 ;;

@@ -5,9 +5,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "basic/list.h"
 #include "basic/serialize.h"
@@ -39,6 +44,139 @@ static void watchers_send(ServiceLog *l, const LogLine *line) {
                 w->line(w, line); /* may unlink itself, not others */
 }
 
+/* ---- svd's stdout and stderr ---- */
+
+static struct {
+        LogConsoleMode mode;
+        int fd[2];          /* stdout, stderr: ours, -EBADF when not written */
+        bool socket[2];
+        uint64_t dropped[2]; /* lines that did not fit since the last one that did */
+} console = { .fd = { -EBADF, -EBADF } };
+
+/* A descriptor for svd's fd target that a write never blocks on. */
+static int console_fd(int target, bool *ret_socket) {
+        struct stat st;
+        char path[32];
+
+        if (fstat(target, &st) < 0)
+                return -errno;
+        *ret_socket = S_ISSOCK(st.st_mode);
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+                /* Opening the pipe or terminal again gives a file description
+                 * of our own: O_NONBLOCK there leaves the one that services
+                 * with StandardOutput=inherit share untouched. */
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", target);
+                int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                if (fd >= 0)
+                        return fd;
+        }
+        /* A socket (sent to with MSG_DONTWAIT), a file, or no /proc. */
+        int fd = fcntl(target, F_DUPFD_CLOEXEC, 3);
+        return fd < 0 ? -errno : fd;
+}
+
+int service_log_console_open(LogConsoleMode mode) {
+        service_log_console_close();
+        if (mode == LOG_CONSOLE_OFF)
+                return 0;
+        for (int i = 0; i < 2; i++) {
+                int fd = console_fd(STDOUT_FILENO + i, &console.socket[i]);
+                if (fd < 0) {
+                        service_log_console_close();
+                        return fd;
+                }
+                console.fd[i] = fd;
+        }
+        console.mode = mode;
+        return 0;
+}
+
+void service_log_console_close(void) {
+        for (int i = 0; i < 2; i++) {
+                console.fd[i] = safe_close(console.fd[i]);
+                console.dropped[i] = 0;
+        }
+        console.mode = LOG_CONSOLE_OFF;
+}
+
+static ssize_t console_send(int i, const struct iovec *iov, int n) {
+        if (console.socket[i])
+                return sendmsg(console.fd[i], &(struct msghdr){ .msg_iov = (struct iovec *) iov, .msg_iovlen = n },
+                               MSG_DONTWAIT | MSG_NOSIGNAL);
+        return writev(console.fd[i], iov, n);
+}
+
+static void console_write(const char *name, LogStream stream, uint64_t usec, const char *text, size_t len) {
+        int i = stream == LOGBUF_STREAM_STDERR ? 1 : 0;
+        char stamp[64] = "";
+
+        if (console.fd[i] < 0)
+                return;
+        if (console.mode == LOG_CONSOLE_TIME) {
+                time_t t = (time_t) (usec / USEC_PER_SEC);
+                struct tm tm;
+                if (gmtime_r(&t, &tm)) {
+                        size_t k = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+                        snprintf(stamp + k, sizeof(stamp) - k, ".%06uZ ", (unsigned) (usec % USEC_PER_SEC));
+                }
+        }
+        struct iovec iov[] = {
+                { .iov_base = stamp, .iov_len = strlen(stamp) },
+                { .iov_base = (char *) name, .iov_len = strlen(name) },
+                { .iov_base = (char *) ": ", .iov_len = 2 },
+                { .iov_base = (char *) text, .iov_len = len },
+                { .iov_base = (char *) "\n", .iov_len = 1 },
+        };
+        size_t total = 0;
+        for (size_t k = 0; k < ELEMENTSOF(iov); k++)
+                total += iov[k].iov_len;
+
+        ssize_t n = console_send(i, iov, ELEMENTSOF(iov));
+        if (n < 0 && errno == EINTR)
+                n = console_send(i, iov, ELEMENTSOF(iov));
+        if (n < 0) {
+                if (errno == EAGAIN) {
+                        if (console.dropped[i]++ == 0)
+                                log_warning("svd's %s is full: services' lines are not written there until it has "
+                                            "room.", i ? "stderr" : "stdout");
+                        return;
+                }
+                log_warning_errno(errno, "Failed to write service output to svd's %s, no longer doing so: %m",
+                                  i ? "stderr" : "stdout");
+                console.fd[i] = safe_close(console.fd[i]);
+                return;
+        }
+        /* Lines over PIPE_BUF may go in part: the rest follows, waiting
+         * for room a bounded time, so that lines never interleave. */
+        size_t done = (size_t) n;
+        for (int tries = 0; done < total && tries < 10; tries++) {
+                struct pollfd pfd = { .fd = console.fd[i], .events = POLLOUT };
+                (void) poll(&pfd, 1, 100);
+                size_t skip = done;
+                struct iovec rest[ELEMENTSOF(iov)];
+                int m = 0;
+                for (size_t k = 0; k < ELEMENTSOF(iov); k++) {
+                        if (skip >= iov[k].iov_len) {
+                                skip -= iov[k].iov_len;
+                                continue;
+                        }
+                        rest[m++] = (struct iovec){ .iov_base = (char *) iov[k].iov_base + skip,
+                                                    .iov_len = iov[k].iov_len - skip };
+                        skip = 0;
+                }
+                n = console_send(i, rest, m);
+                if (n > 0)
+                        done += (size_t) n;
+                else if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        break;
+        }
+        if (console.dropped[i] > 0) {
+                log_notice("%" PRIu64 " lines of service output were not written to svd's %s: it was full.",
+                            console.dropped[i], i ? "stderr" : "stdout");
+                console.dropped[i] = 0;
+        }
+}
+
 /* ---- lines in ---- */
 
 static void service_log_add(ServiceLog *l, LogStream stream, unsigned flags, const char *text, size_t len) {
@@ -47,6 +185,8 @@ static void service_log_add(ServiceLog *l, LogStream stream, unsigned flags, con
                 log_oom();
                 return;
         }
+        if (console.mode != LOG_CONSOLE_OFF && stream != LOGBUF_STREAM_SVD)
+                console_write(l->name, stream, line->usec, line->text, line->len);
         watchers_send(l, line);
 }
 

@@ -73,6 +73,23 @@ struct ServiceLog {
         size_t n_watchers;
 };
 
+/* svd's own stdout and stderr as a log, as a container engine collects
+ * it: with service_log_console_open(), every line a service's stdout or
+ * stderr pipe gives (after the line cut and rate limit of the ring) is
+ * also written to svd's stdout or stderr as "NAME: LINE", or
+ * "TIME NAME: LINE" (ISO 8601, UTC) with LOG_CONSOLE_TIME. svd never blocks
+ * on them: a pipe or terminal is written through a non-blocking open file
+ * description of its own, a socket with MSG_DONTWAIT; a line that does not
+ * fit is dropped and counted, and svd says how many on stderr once lines
+ * fit again. */
+typedef enum LogConsoleMode {
+        LOG_CONSOLE_OFF,
+        LOG_CONSOLE_PLAIN,
+        LOG_CONSOLE_TIME,
+} LogConsoleMode;
+int service_log_console_open(LogConsoleMode mode);
+void service_log_console_close(void);
+
 int service_log_new(sd_event *event, const char *name, ServiceLog **ret);
 ServiceLog *service_log_free(ServiceLog *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ServiceLog *, service_log_free);

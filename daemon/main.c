@@ -33,6 +33,11 @@ static void help(void) {
                "     --allow-unsandboxed\n"
                "                       Run units whose sandboxing keys svd does not enforce,\n"
                "                       with a warning (default: such a unit fails to load)\n"
+               "     --forward-output  Also write services' output to svd's stdout/stderr,\n"
+               "                       one 'NAME: LINE' each (=time: the time first)\n"
+               "     --main-service=NAME\n"
+               "                       Start NAME; when it has ended for good, stop the others\n"
+               "                       and exit with its exit status (a container's entrypoint)\n"
                "  -v --verbose         Log debug messages\n"
                "     --state-version   Show the newest re-exec state version this svd reads\n");
 }
@@ -72,6 +77,8 @@ int main(int argc, char *argv[]) {
                 ARG_LOG_GROUP,
                 ARG_MANAGE_GROUP,
                 ARG_ALLOW_UNSANDBOXED,
+                ARG_MAIN_SERVICE,
+                ARG_FORWARD,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },     { "version", no_argument, NULL, ARG_VERSION },
@@ -82,6 +89,8 @@ int main(int argc, char *argv[]) {
                 { "log-group", required_argument, NULL, ARG_LOG_GROUP },
                 { "manage-group", required_argument, NULL, ARG_MANAGE_GROUP },
                 { "allow-unsandboxed", no_argument, NULL, ARG_ALLOW_UNSANDBOXED },
+                { "main-service", required_argument, NULL, ARG_MAIN_SERVICE },
+                { "forward-output", optional_argument, NULL, ARG_FORWARD },
                 {},
         };
         ManagerConfig config = {};
@@ -139,6 +148,19 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_MANAGE_GROUP:
                         manage_group = optarg;
+                        break;
+                case ARG_MAIN_SERVICE:
+                        config.main_service = optarg;
+                        break;
+                case ARG_FORWARD:
+                        if (!optarg || streq(optarg, "plain"))
+                                config.console = LOG_CONSOLE_PLAIN;
+                        else if (streq(optarg, "time"))
+                                config.console = LOG_CONSOLE_TIME;
+                        else {
+                                log_error("Unknown --forward-output '%s' (expected 'plain' or 'time').", optarg);
+                                return EXIT_FAILURE;
+                        }
                         break;
                 default:
                         return EXIT_FAILURE;

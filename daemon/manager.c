@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
@@ -74,18 +77,93 @@ static int on_shutdown_signal(sd_event_source *source, const struct signalfd_sig
         Manager *m = userdata;
 
         if (m->ctx.shutting_down) {
-                log_notice("Received %s again while stopping services, continuing to wait.",
-                           si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+                /* A second request, as an engine's or an operator's
+                 * impatience: what has not stopped yet is killed now. */
+                size_t n = 0;
+                for (size_t i = 0; i < m->ctx.n_services; i++) {
+                        Service *s = m->ctx.services[i];
+                        if (!service_is_settled(s) && service_kill(s, SIGKILL) >= 0)
+                                n++;
+                }
+                log_notice("Received %s again while stopping services, killed %zu that had not stopped.",
+                           si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM", n);
+                if (n > 0)
+                        m->shutdown_unclean = true;
                 return 0;
         }
         log_info("Received %s, stopping %zu services.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM",
                  m->ctx.n_services);
+        manager_shutdown(m);
+        return 0;
+}
+
+void manager_shutdown(Manager *m) {
+        if (m->ctx.shutting_down)
+                return;
         m->ctx.shutting_down = true;
         (void) sd_notify(/* unset_environment= */ false, "STOPPING=1");
         /* Waiters of settled services are answered by service_stop. */
         for (size_t i = 0; i < m->ctx.n_services; i++)
                 (void) service_stop(m->ctx.services[i], NULL, NULL);
         manager_check_shutdown(m);
+}
+
+/* The exit status a container's entrypoint gives for how its main service
+ * ended: its exit status, 128 + the signal that killed it, or 1 when it
+ * failed without an exit of its own (it could not be spawned, a
+ * dependency failed, its start limit was hit). */
+static int main_service_exit_status(const Service *s) {
+        int st = 1;
+        if (s->have_exit)
+                st = s->last_exit.code == CLD_EXITED ? s->last_exit.status : 128 + s->last_exit.status;
+        if (st == 0 && s->result != SERVICE_SUCCESS)
+                st = 1;
+        return st;
+}
+
+/* From a defer source, so that a restart that passes through inactive is
+ * not taken for an end: the main service is settled now or it is not. */
+static int on_main_service_check(sd_event_source *source, void *userdata) {
+        Manager *m = userdata;
+        Service *s = manager_get_service(m, m->main_service);
+
+        if (m->ctx.shutting_down || !s || !service_is_settled(s))
+                return 0;
+        m->main_exit_status = main_service_exit_status(s);
+        m->main_exited = true;
+        log_notice("Main service %s is %s (result %s), stopping the other services and exiting with status %d.",
+                   s->name, service_state_to_string(s->state), service_result_to_string(s->result),
+                   m->main_exit_status);
+        manager_shutdown(m);
+        return 0;
+}
+
+/* The watched process with this PID: a fallback-mode main process not yet
+ * reaped (an autoreaped one's PID may name another process by now). */
+static Process *manager_lookup_process(pid_t pid, void *userdata) {
+        Manager *m = userdata;
+        for (size_t i = 0; i < m->ctx.n_services; i++) {
+                Process *p = &m->ctx.services[i]->run.main;
+                if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
+                        return p;
+        }
+        return NULL;
+}
+
+static void manager_reap(Manager *m) {
+        int r = process_reap_children(manager_lookup_process, m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to reap children: %m");
+        else if (r > 0) {
+                m->orphans_reaped += (uint64_t) r;
+                log_debug("Reaped %d orphaned processes (%" PRIu64 " in all).", r, m->orphans_reaped);
+        }
+}
+
+/* SIGCHLD: orphans reparented to svd (PID 1, or a child subreaper) are
+ * reaped here; services' own exits are read through their pidfds. */
+static int on_child_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        manager_reap(userdata);
         return 0;
 }
 
@@ -117,6 +195,15 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
 
         if (previous != s->state && m->hooks && m->hooks->state_changed)
                 m->hooks->state_changed(s, previous, m->hooks_userdata);
+        if (m->ctx.shutting_down && s->state == SERVICE_FAILED && previous != SERVICE_FAILED)
+                m->shutdown_unclean = true; /* its stop timed out, or it failed while stopping */
+        if (m->main_service && !m->ctx.shutting_down && previous != s->state &&
+            IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && manager_get_service(m, m->main_service) == s) {
+                int r = m->main_source ? sd_event_source_set_enabled(m->main_source, SD_EVENT_ONESHOT)
+                                       : sd_event_add_defer(m->event, &m->main_source, on_main_service_check, m);
+                if (r < 0)
+                        log_error_errno(r, "Failed to watch the main service: %m");
+        }
         if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->have_next_unit))
                 manager_schedule_gc(m); /* a reload is waiting for it to settle */
 }
@@ -190,6 +277,8 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         if (config->argv && !(m->argv = strv_copy(config->argv)))
                 return -ENOMEM;
 
+        if (config->main_service && !(m->main_service = strdup(config->main_service)))
+                return -ENOMEM;
         if (config->unit_dir)
                 m->unit_dir = strdup(config->unit_dir);
         else if ((r = manager_default_unit_dir(&m->unit_dir)) < 0)
@@ -216,6 +305,9 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        r = service_log_console_open(config->console);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open svd's stdout and stderr for service output: %m");
 
         spawn_probe(config->force_fallback, &m->probe);
         m->allow_unsandboxed = config->allow_unsandboxed;
@@ -259,9 +351,10 @@ int manager_startup(Manager *m) {
 
         /* sd-event's signal sources need the signals blocked. SIGPIPE is
          * ignored: every write uses MSG_NOSIGNAL, this catches the rest.
-         * SIGCHLD stays at its default (fallback children are reaped through
-         * their pidfds). */
+         * SIGCHLD reaps orphans; fallback children are reaped through their
+         * pidfds. */
         sigemptyset(&ss);
+        sigaddset(&ss, SIGCHLD);
         sigaddset(&ss, SIGTERM);
         sigaddset(&ss, SIGINT);
         sigaddset(&ss, SIGHUP);
@@ -273,8 +366,19 @@ int manager_startup(Manager *m) {
                 r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_shutdown_signal, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_reexec_signal, m);
+        if (r >= 0)
+                /* At the services' priority: a lower one could starve while
+                 * log floods keep the loop busy. Whichever of it and a
+                 * service's exit source comes first, the status is kept
+                 * (process.h). */
+                r = sd_event_add_signal(m->event, &m->sigchld_source, SIGCHLD, on_child_signal, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
+        int subreaper = 0;
+        (void) prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+        if (getpid() == 1 || subreaper)
+                log_info("Running as %s: orphaned processes are reaped.",
+                         getpid() == 1 ? "PID 1" : "a child subreaper");
 
         char instance[17] = "";
         manager_cgroup_instance(m, instance, sizeof(instance));
@@ -286,9 +390,17 @@ int manager_startup(Manager *m) {
                            "PrivatePIDs=yes.", m->cgroup.reason);
 
         if (m->state_fd >= 0) {
-                /* A re-exec: everything as it was, nothing started or killed. */
+                /* A re-exec: everything as it was, nothing started or killed.
+                 * Orphans that exited meanwhile are reaped now. */
                 int fd = TAKE_FD(m->state_fd);
-                return manager_startup_from_state(m, fd);
+                r = manager_startup_from_state(m, fd);
+                if (r < 0)
+                        return r;
+                manager_reap(m);
+                /* The main service may have ended while svd re-executed. */
+                if (m->main_service && sd_event_add_defer(m->event, &m->main_source, on_main_service_check, m) < 0)
+                        return log_oom();
+                return 0;
         }
 
         r = manager_load_units(m);
@@ -297,6 +409,15 @@ int manager_startup(Manager *m) {
         else if (r < 0)
                 return log_error_errno(r, "Failed to load units from '%s': %m", m->unit_dir);
         manager_kill_leftovers(m);
+        Service *main_service = NULL;
+        if (m->main_service) {
+                main_service = manager_get_service(m, m->main_service);
+                if (!main_service || !main_service->unit)
+                        return log_error_errno(ENOENT, "Main service '%s': %s.", m->main_service,
+                                               !main_service ? "no such unit"
+                                               : main_service->load_error ? main_service->load_error
+                                                                          : "not loaded");
+        }
 
         r = manager_listen(m, -EBADF);
         if (r < 0)
@@ -313,7 +434,7 @@ int manager_startup(Manager *m) {
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {
                 Service *s = m->ctx.services[i];
-                if (s->unit && service_wanted_at_startup(s, m->crash_restored)) {
+                if (s->unit && (service_wanted_at_startup(s, m->crash_restored) || s == main_service)) {
                         (void) service_start(s, NULL, NULL);
                         n++;
                 }
@@ -343,6 +464,12 @@ int manager_run(Manager *m) {
                 k = cgroup_root_remove(&m->cgroup);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the cgroup %s, ignoring: %m", m->cgroup.services_path);
+                if (m->main_exited)
+                        return m->main_exit_status;
+                if (m->shutdown_unclean) {
+                        log_warning("Not every service stopped cleanly, exiting with status 1.");
+                        return EXIT_FAILURE;
+                }
         }
         return r;
 }
@@ -354,12 +481,16 @@ Manager *manager_free(Manager *m) {
                 m->hooks->free(m->hooks_userdata);
         m->hooks = NULL;
         m->gc_source = sd_event_source_disable_unref(m->gc_source);
+        m->main_source = sd_event_source_disable_unref(m->main_source);
+        free(m->main_service);
         notify_socket_close(m);
         service_context_done(&m->ctx);
+        service_log_console_close();
         cgroup_root_done(&m->cgroup);
         m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
         m->sigint_source = sd_event_source_disable_unref(m->sigint_source);
         m->sighup_source = sd_event_source_disable_unref(m->sighup_source);
+        m->sigchld_source = sd_event_source_disable_unref(m->sigchld_source);
         sd_event_unref(m->event);
         free(m->unit_dir);
         free(m->exe_path);

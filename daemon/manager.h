@@ -49,11 +49,14 @@ typedef struct ManagerConfig {
         const char *exe_path;  /* svd's binary on disk, exec'd by a re-exec (reexec.h) */
         char **argv;           /* the options svd was started with, for the same */
         int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
+        const char *main_service; /* --main-service: svd exits when it ends for good */
+        LogConsoleMode console;   /* --forward-output: services' lines on svd's stdout/stderr */
 } ManagerConfig;
 
 struct Manager {
         sd_event *event;
-        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+        sd_event_source *sigterm_source, *sigint_source, *sighup_source, *sigchld_source;
+        uint64_t orphans_reaped;       /* children svd reaped that were no service of its own */
 
         char *unit_dir;
         char *socket_path;
@@ -70,6 +73,11 @@ struct Manager {
         sd_event_source *notify_source;
 
         sd_event_source *gc_source;    /* drops removed units once they are settled (manager-reload.c) */
+        char *main_service;            /* the container's main service (its name), or NULL */
+        sd_event_source *main_source;  /* checks it once it may have ended */
+        bool main_exited;              /* it ended for good: svd exits with */
+        int main_exit_status;          /*   this status */
+        bool shutdown_unclean;         /* a service failed or was killed by the stop (exit status 1) */
         bool crash_restored;           /* the wanted file was found at start-up: svd had crashed */
         bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
 
@@ -98,6 +106,8 @@ Service *manager_get_service(Manager *m, const char *name);
 /* Serves the control socket through the hooks. */
 int manager_listen(Manager *m, int listen_fd);
 
+/* Stops every service, then ends the loop (SIGTERM, or the main service ended). */
+void manager_shutdown(Manager *m);
 /* Ends the loop once shutdown is complete. */
 void manager_check_shutdown(Manager *m);
 

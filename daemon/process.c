@@ -71,6 +71,10 @@ int process_exit_status(Process *p, ExitStatus *ret) {
         }
 
         /* FIXME: drop the fallback when 7.1 is the oldest kernel we support. */
+        if (p->have_exit) {
+                *ret = p->exit;
+                return 0;
+        }
         siginfo_t si = {};
         if (waitid(P_PIDFD, (id_t) p->pidfd, &si, WEXITED | WNOHANG) < 0)
                 return -errno;
@@ -79,6 +83,39 @@ int process_exit_status(Process *p, ExitStatus *ret) {
         p->reaped = true;
         *ret = (ExitStatus){ .code = si.si_code, .status = si.si_status };
         return 0;
+}
+
+int process_reap_children(ProcessLookup lookup, void *userdata) {
+        int n = 0;
+
+        for (;;) {
+                siginfo_t si = {};
+                if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return errno == ECHILD ? n : -errno;
+                }
+                if (si.si_pid == 0)
+                        return n;
+
+                Process *p = lookup ? lookup(si.si_pid, userdata) : NULL;
+                if (p && p->mode == SPAWN_MODE_FALLBACK && p->pidfd >= 0 && !p->reaped) {
+                        siginfo_t ps = {};
+                        if (waitid(P_PIDFD, (id_t) p->pidfd, &ps, WEXITED | WNOHANG) < 0)
+                                return -errno;
+                        if (ps.si_pid != si.si_pid)
+                                return -ESRCH; /* cannot be: a zombie child's PID is its own */
+                        p->reaped = true;
+                        p->have_exit = true;
+                        p->exit = (ExitStatus){ .code = ps.si_code, .status = ps.si_status };
+                        continue;
+                }
+                /* Not ours to watch. The PID names this zombie until it is
+                 * reaped, and only svd reaps its children. */
+                if (waitid(P_PID, (id_t) si.si_pid, &(siginfo_t){}, WEXITED | WNOHANG) < 0 && errno != EINTR)
+                        return -errno;
+                n++;
+        }
 }
 
 void process_kill_and_reap(Process *p) {
@@ -95,4 +132,5 @@ void process_done(Process *p) {
         assert(p);
         p->pidfd = safe_close(p->pidfd);
         p->pid = 0;
+        p->have_exit = false;
 }

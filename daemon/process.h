@@ -28,11 +28,20 @@ typedef enum SpawnMode {
 const char *spawn_mode_to_string(SpawnMode m);
 SpawnMode spawn_mode_from_string(const char *s);
 
+/* How a process ended, in waitid(2) terms: code is CLD_EXITED, CLD_KILLED or
+ * CLD_DUMPED; status the exit status or the signal number. */
+typedef struct ExitStatus {
+        int code;
+        int status;
+} ExitStatus;
+
 typedef struct Process {
         pid_t pid;
         int pidfd;
         SpawnMode mode;
-        bool reaped; /* fallback: waited for, so the PID may be reused */
+        bool reaped;    /* fallback: waited for, so the PID may be reused */
+        bool have_exit; /* fallback: reaped by process_reap_children(), exit kept here */
+        ExitStatus exit;
 } Process;
 
 #define PROCESS_NULL ((Process){ .pid = 0, .pidfd = -EBADF, .mode = _SPAWN_MODE_INVALID })
@@ -40,13 +49,6 @@ typedef struct Process {
 static inline bool process_is_set(const Process *p) {
         return p->pidfd >= 0;
 }
-
-/* How a process ended, in waitid(2) terms: code is CLD_EXITED, CLD_KILLED or
- * CLD_DUMPED; status the exit status or the signal number. */
-typedef struct ExitStatus {
-        int code;
-        int status;
-} ExitStatus;
 
 const char *exit_code_to_string(int code); /* "exited", "killed", "dumped" */
 
@@ -58,6 +60,17 @@ int process_kill(Process *p, int sig);
  * (autokill mode: the pidfd can poll readable a moment before the exit
  * information is stored), or another -errno. */
 int process_exit_status(Process *p, ExitStatus *ret);
+
+/* Reaps every exited child of svd. As PID 1 of a PID namespace or as a
+ * child subreaper svd inherits orphans; they are reaped and forgotten. A
+ * child that lookup() names (a watched fallback-mode process, which is
+ * unreaped, so its PID is still its own) is reaped through its pidfd and its
+ * status kept in the Process for process_exit_status(): nothing is lost
+ * whichever of the two sees the exit first. Each exit is peeked at with
+ * WNOWAIT before anything is reaped. Returns the number of orphans reaped,
+ * or -errno. */
+typedef Process *(*ProcessLookup)(pid_t pid, void *userdata);
+int process_reap_children(ProcessLookup lookup, void *userdata);
 
 /* Converts a wait(2) status word into an ExitStatus. */
 ExitStatus exit_status_from_wait_status(int wstatus);

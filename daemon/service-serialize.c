@@ -71,6 +71,9 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
                 SET("main", json_pack("{s:i,s:o,s:s,s:b}", "pid", (int) s->run.main.pid, "pidfd",
                                       reexec_fd_to_json(fds, s->run.main.pidfd), "mode", spawn_mode_to_string(s->run.main.mode),
                                       "reaped", s->run.main.reaped));
+        if (process_is_set(&s->run.main) && s->run.main.have_exit)
+                /* Reaped as a child of svd before its exit was handled. */
+                SET("mainExit", json_pack("{s:i,s:i}", "code", s->run.main.exit.code, "status", s->run.main.exit.status));
         SET("reportFd", reexec_fd_to_json(fds, s->run.report_fd));
         SET("mainPid1", json_boolean(s->run.main_pid1));
         SET("execed", json_boolean(s->run.execed));
@@ -192,6 +195,12 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                 s->run.main = (Process){ .pid = (pid_t) reexec_i64(main_proc, "pid", 0), .pidfd = fd,
                                      .mode = mode >= 0 ? mode : c->probe->mode,
                                      .reaped = reexec_bool(main_proc, "reaped", false) };
+                json_t *ex = json_object_get(o, "mainExit");
+                if (json_is_object(ex)) {
+                        s->run.main.have_exit = true;
+                        s->run.main.exit = (ExitStatus){ .code = (int) reexec_i64(ex, "code", CLD_KILLED),
+                                                         .status = (int) reexec_i64(ex, "status", SIGKILL) };
+                }
         }
         r = reexec_fd_take(o, "reportFd");
         if (r >= 0)

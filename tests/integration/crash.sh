@@ -192,7 +192,7 @@ expect_eq "... all of them new processes" "" "$SAME"
 expect_ne "status says manual-1 was restored after svd restarted" null "$(svc_field manual-1 restoredUsec)"
 
 stop_svd
-expect_eq "svd exits 0 on SIGTERM" 0 "$SVD_RC"
+expect_eq "svd exits 1 on SIGTERM: the services ignoring it had to be killed" 1 "$SVD_RC"
 LEFT=
 for ps in $NEW; do
         pid_gone "${ps%%:*}" "${ps#*:}" || LEFT="$LEFT ${ps%%:*}"

@@ -135,7 +135,7 @@ expect_rc "start stubborn again" 0
 T0=$(now_ms)
 stop_svd
 ELAPSED=$(($(now_ms) - T0))
-expect_eq "svd exits 0 on SIGTERM" 0 "$SVD_RC"
+expect_eq "svd exits 1 on SIGTERM: a stop timed out" 1 "$SVD_RC"
 between "svd's shutdown waits for TimeoutStopSec=1 of the stubborn service" 950 $((1000 + SLACK)) "$ELAPSED"
 check "... which is gone when svd has exited" pid_gone "$PID" "$PSTART"
 

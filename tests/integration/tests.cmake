@@ -26,6 +26,13 @@ svd_integration_test(e2e-restore)
 # Units as packages ship them: environment files, variables, specifiers, templates.
 svd_integration_test(e2e-envfile)
 svd_integration_test(e2e-exec-prefix)
+# svd as a container's init: PID 1 of a PID namespace.
+svd_integration_test(init-reap)
+svd_integration_test(init-signals)
+svd_integration_test(init-main)
+svd_integration_test(init-output)
+# svd as the init of a podman container (runc), the example units in a busybox root.
+svd_integration_test(container-podman)
 # The vfork spawn path that plain builds ship, under load (the sanitizer build skips it).
 svd_integration_test(spawn-vfork)
 # Hostile clients and resource exhaustion: svd stays bounded and serves the others
