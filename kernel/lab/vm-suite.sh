@@ -14,7 +14,8 @@
 # mainline's pidfd and clone3 selftests compared with the kernel's known
 # failures (kernel/lab/kselftests.sh; SVD_LAB_MAINLINE_KST=1 and
 # SVD_LAB_KERNEL, else a SKIP),
-# every end-to-end test of tests/integration with
+# every end-to-end test of tests/integration (but those whose header says
+# "lab: host only", named with the reason) with
 # SVD_EXPECT_MODE=MODE, then crash.sh once more with 100 services
 # (CRASH_SERVICES), whose "# crash-kill:" line is the measured time from
 # kill -9 of svd to the death of its last service. A test that skips as a
@@ -105,7 +106,14 @@ run_test() { # NAME [VAR=VALUE...]
         result "$name${1:+ $*}" "$rc"
 }
 
+# A test whose header says "# lab: host only: REASON" needs what only the
+# host has (a container engine); it is named with the reason and not run.
 for t in /svd/tests/integration/*.sh; do
+        why=$(sed -n 's/^# lab: host only: //p' "$t" | head -n 1)
+        if [ -n "$why" ]; then
+                echo "vm-suite: HOST-ONLY $(basename "$t" .sh) ($why)"
+                continue
+        fi
         run_test "$(basename "$t" .sh)"
 done
 run_test crash CRASH_SERVICES=100

@@ -9,6 +9,9 @@
 # brings the set back as the operator left it (the wanted state is on the
 # volume). Needs root, podman and runc, and a static busybox; SKIP with the
 # reason where the engine cannot run. TAP output.
+#
+# lab: host only: the container engine runs on the host; the lab's guest has
+# no podman, runc or image store.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
