@@ -10,8 +10,7 @@
 # volume). Needs root, podman and runc, and a static busybox; SKIP with the
 # reason where the engine cannot run. TAP output.
 #
-# lab: host only: the container engine runs on the host; the lab's guest has
-# no podman, runc or image store.
+# lab: host only: podman and runc run on the host, not in the lab's guest
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
