@@ -164,13 +164,13 @@ static int build_address_families(const SeccompSettings *s, scmp_filter_ctx ctx)
         for (int af = 0; af < FAMILY_MAX; af++) {
                 if (listed[af] == s->address_families_allow_list)
                         continue;
-                struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t) af);
+                struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t) af, 0);
                 int r = rule(ctx, act, "socket", 1, &c);
                 if (r < 0)
                         return r;
         }
         if (s->address_families_allow_list) {
-                struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_GE, FAMILY_MAX);
+                struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_GE, FAMILY_MAX, 0);
                 int r = rule(ctx, act, "socket", 1, &c);
                 if (r < 0)
                         return r;
@@ -200,7 +200,7 @@ static int build_namespaces(const SeccompSettings *s, scmp_filter_ctx ctx) {
         }
         if (r >= 0 && any_denied) {
                 /* setns() with type 0 joins whatever the fd is. */
-                struct scmp_arg_cmp z = SCMP_A1(SCMP_CMP_EQ, 0);
+                struct scmp_arg_cmp z = SCMP_A1(SCMP_CMP_EQ, 0, 0);
                 r = rule(ctx, eperm, "setns", 1, &z);
         }
         return r;
@@ -220,7 +220,7 @@ static int build_realtime(scmp_filter_ctx ctx) {
 
 static int build_personality(scmp_filter_ctx ctx) {
         /* Only PER_LINUX (0), the personality the service starts with. */
-        struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_NE, 0);
+        struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_NE, 0, 0);
         return rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &c);
 }
 

@@ -37,7 +37,7 @@ static bool owner_trusted(const struct stat *st, uid_t uid) {
 }
 
 /* Sets *ret_reason to "'PATH' " and the formatted rest; returns error. */
-static int refuse(int error, char **ret_reason, const char *path, const char *format, ...) {
+_printf_(4, 5) static int refuse(int error, char **ret_reason, const char *path, const char *format, ...) {
         _cleanup_free_ char *what = NULL;
         va_list ap;
 
