@@ -76,6 +76,14 @@ for f in "$T"/run/round-*.check.log; do
         diag "$f:"
         sed 's/^/#     /' "$f"
 done
+if [ "$RC" != 0 ]; then
+        diag "the runner's stderr (last lines):" "$(tail -n 15 "$T/err")"
+        for f in "$T"/run/*.log; do
+                case $f in *.check.log) continue ;; esac
+                [ -f "$f" ] || continue
+                diag "$f (last lines):" "$(tail -n 25 "$f")"
+        done
+fi
 rounds=$(grep -c '^round ' "$T/out")
 survivors=$(sed -n 's/^round .* survivors=\([0-9]*\) .*/\1/p' "$T/out" | awk '{ s += $1 } END { print s + 0 }')
 zombies=$(sed -n 's/^round .* zombies=\([0-9]*\) .*/\1/p' "$T/out" | awk '{ s += $1 } END { print s + 0 }')
