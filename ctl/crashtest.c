@@ -302,19 +302,42 @@ static void runner_reap(void *userdata) {
         }
 }
 
+/* Whether a failed connection or call is one a re-exec of svd explains: svd
+ * closes every client connection but the requester's when it re-executes. */
+static bool cut_by_reexec(int q) {
+        return IN_SET(q, -ECONNRESET, -ECONNREFUSED, -EPIPE, -ENOENT);
+}
+
+/* Waits a moment before trying svd again; false when svd itself is gone. */
+static bool svd_still_there(Runner *r) {
+        if (r->svd_pidfd < 0) {
+                (void)poll(NULL, 0, 20);
+                return true;
+        }
+        struct pollfd p = {.fd = r->svd_pidfd, .events = POLLIN};
+        return poll(&p, 1, 20) <= 0;
+}
+
+/* One call on a connection of its own. The runner's calls (Info, List,
+ * Start) may be made twice, so one cut by a re-exec (a workload may run
+ * daemon-reexec at any moment) is made again, for up to CALL_TIMEOUT_USEC. */
 static int call(Runner *r, const char *method, json_t *params, json_t **ret_reply, const char **ret_error,
                 VarlinkClient **ret_client) {
-        VarlinkClient *c = NULL;
-        int q = varlink_client_connect(r->socket, &c);
-        if (q < 0)
-                return q;
-        q = varlink_client_call(c, method, params, CALL_TIMEOUT_USEC, ret_reply, ret_error);
-        if (q < 0) {
-                varlink_client_free(c);
-                return q;
+        uint64_t deadline = mono_usec() + CALL_TIMEOUT_USEC;
+        for (;;) {
+                VarlinkClient *c = NULL;
+                int q = varlink_client_connect(r->socket, &c);
+                if (q >= 0) {
+                        q = varlink_client_call(c, method, params, CALL_TIMEOUT_USEC, ret_reply, ret_error);
+                        if (q >= 0) {
+                                *ret_client = c; /* the error string is borrowed from the reply */
+                                return 0;
+                        }
+                        varlink_client_free(c);
+                }
+                if (!cut_by_reexec(q) || mono_usec() >= deadline || !svd_still_there(r))
+                        return q;
         }
-        *ret_client = c; /* the error string is borrowed from the reply */
-        return 0;
 }
 
 static int runner_info(Runner *r) {
@@ -502,7 +525,7 @@ static int runner_start_services(Runner *r) {
         return 0;
 }
 
-static int subscribe(Runner *r, VarlinkClient **ret) {
+static int subscribe_once(Runner *r, VarlinkClient **ret) {
         VarlinkClient *c = NULL;
         int q = varlink_client_connect(r->socket, &c);
         if (q < 0)
@@ -520,6 +543,19 @@ static int subscribe(Runner *r, VarlinkClient **ret) {
         }
         *ret = c;
         return 0;
+}
+
+/* A workload may make svd re-execute (daemon-reexec) at any moment: svd then
+ * closes every client connection but the requester's, and a connection made
+ * meanwhile waits in the listen queue. So a subscription cut that way, or
+ * refused, is made again, for up to CALL_TIMEOUT_USEC, as long as svd runs. */
+static int subscribe(Runner *r, VarlinkClient **ret) {
+        uint64_t deadline = mono_usec() + CALL_TIMEOUT_USEC;
+        for (;;) {
+                int q = subscribe_once(r, ret);
+                if (q >= 0 || !cut_by_reexec(q) || mono_usec() >= deadline || !svd_still_there(r))
+                        return q;
+        }
 }
 
 /* ---- the workload ---- */
@@ -862,7 +898,8 @@ static void round_snapshot_roots(Runner *r, const Round *rd, ProcRoot **ret, siz
 
 /* Waits until every wanted service is ready again: svd's events, after a
  * List that gives the state at the moment of subscribing. Sets ready time. */
-static int wait_recovered(Runner *r, VarlinkClient *ev, uint64_t deadline, uint64_t *ret_ready) {
+static int wait_recovered(Runner *r, VarlinkClient **evp, uint64_t deadline, uint64_t *ret_ready) {
+        VarlinkClient *ev = *evp;
         int q = runner_list(r, /* collect_wanted= */ false);
         if (q < 0)
                 return q;
@@ -886,6 +923,19 @@ static int wait_recovered(Runner *r, VarlinkClient *ev, uint64_t deadline, uint6
                 q = varlink_client_read(ev, wait, &m);
                 if (q == -ETIMEDOUT)
                         continue;
+                if (q == -ECONNRESET) {
+                        /* Cut by a re-exec of the workload's: subscribe again
+                         * and take the state from a fresh List. */
+                        *evp = ev = varlink_client_free(ev);
+                        q = subscribe(r, evp);
+                        if (q < 0)
+                                return q;
+                        ev = *evp;
+                        q = runner_list(r, /* collect_wanted= */ false);
+                        if (q < 0)
+                                return q;
+                        continue;
+                }
                 if (q < 0)
                         return q;
                 json_t *e = json_object_get(json_object_get(m, "parameters"), "event");
@@ -1163,7 +1213,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         return fail("Failed to subscribe: %s", strerror(-q));
         }
         uint64_t ready_at;
-        q = wait_recovered(r, ev, t_fault + arg_recover_timeout_usec, &ready_at);
+        q = wait_recovered(r, &ev, t_fault + arg_recover_timeout_usec, &ready_at);
         if (q == -ETIMEDOUT) {
                 for (size_t i = 0; i < r->n_services; i++)
                         if (!r->services[i].ready && r->services[i].expected)
