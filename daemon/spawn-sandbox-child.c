@@ -131,8 +131,12 @@ static int mount_inaccessible(const char *path, int *tmpfs_fd) {
         return r;
 }
 
+/* The interface ioctls are the socket layer's, not a family's: a kernel
+ * built without IPv4 takes them on an AF_UNIX socket as well. */
 static int loopback_up(void) {
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 && errno == EAFNOSUPPORT)
+                fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
         struct ifreq ifr = { .ifr_name = "lo" };
