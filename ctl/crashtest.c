@@ -45,7 +45,6 @@
 #include "varlink-client.h"
 
 #define CALL_TIMEOUT_USEC (30 * USEC_PER_SEC)
-#define SVD_READY_TIMEOUT_USEC (30 * USEC_PER_SEC)
 #define WORKLOAD_STOP_TIMEOUT_USEC (5 * USEC_PER_SEC)
 #define PROBE_INTERVAL_MSEC 100
 #define SERVICES_MAX 1024U
@@ -392,13 +391,14 @@ static int runner_start_svd(Runner *r) {
         if (r->svd_pidfd < 0)
                 return fail("Failed to open a pidfd for svd: %m");
 
-        uint64_t deadline = mono_usec() + SVD_READY_TIMEOUT_USEC;
+        /* svd's own READY=1 is bound by --ready-timeout as the services' readiness is. */
+        uint64_t deadline = mono_usec() + arg_ready_timeout_usec;
         for (;;) {
                 uint64_t now = mono_usec();
                 if (now >= deadline) {
                         (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
                         return fail("svd did not report READY=1 within %llu s (log: %s)",
-                                    (unsigned long long)(SVD_READY_TIMEOUT_USEC / USEC_PER_SEC), r->svd_log);
+                                    (unsigned long long)(arg_ready_timeout_usec / USEC_PER_SEC), r->svd_log);
                 }
                 struct pollfd p[2] = {{.fd = r->notify_fd, .events = POLLIN},
                                       {.fd = r->svd_pidfd, .events = POLLIN}};
