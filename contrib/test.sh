@@ -13,7 +13,7 @@
 #   build-asan  ASan+UBSan build: every host test, and the lab suite on
 #               Debian's 7.x kernel, failing on any sanitizer report
 #   build-fuzz  the libFuzzer targets (clang), each run for FUZZ_SECONDS
-#               (default 60; 0 skips this step), failing on any crash, leak
+#               (default 30; 0 skips this step), failing on any crash, leak
 #               or sanitizer report (tests/fuzz/run.sh says where the
 #               reproducer is)
 #
@@ -60,7 +60,7 @@ ctest_in build-asan -j"$jobs" -LE 'vm|valgrind|bench|packaging'
 [ "$SVD_LAB" = 0 ] || SVD_LAB_MAINLINE_KST=0 ctest_in build-asan -R '^vm-debian$' -V
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
-fuzz_seconds=${FUZZ_SECONDS:-60}
+fuzz_seconds=${FUZZ_SECONDS:-30}
 if [ "$fuzz_seconds" -gt 0 ]; then
         stamp "build build-fuzz (clang, libFuzzer, ASan+UBSan)"
         cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DSVD_FUZZ=ON >/dev/null
