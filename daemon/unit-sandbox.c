@@ -53,16 +53,29 @@ static bool path_is_ok(const char *p) {
                !(n >= 3 && streq(p + n - 3, "/.."));
 }
 
+/* A list of words as systemd splits them (quotes, escapes), at most
+ * SANDBOX_WORDS_MAX; on a syntax error *ret_reason says what was expected. */
+static int split_words(const char *value, const char *expected, char ***ret, const char **ret_reason) {
+        int r = split_exec_line(value, SANDBOX_WORDS_MAX, ret);
+        if (r < 0 && r != -ENOMEM)
+                *ret_reason = expected;
+        return r;
+}
+
+/* A leading "~" turns a list into one of what is not allowed. */
+static bool strip_invert(const char **value) {
+        if (**value != '~')
+                return false;
+        (*value)++;
+        return true;
+}
+
 /* ReadOnlyPaths= and the like: absolute paths, "-" (missing is fine) and "+" prefixes. */
 static int parse_paths(char ***field, const char *value, const char **ret_reason) {
         _cleanup_strv_free_ char **l = NULL;
-        int r = split_exec_line(value, SANDBOX_WORDS_MAX, &l);
-        if (r == -ENOMEM)
+        int r = split_words(value, "expected paths separated by spaces", &l, ret_reason);
+        if (r < 0)
                 return r;
-        if (r < 0) {
-                *ret_reason = "expected paths separated by spaces";
-                return r;
-        }
         for (char **w = l; *w; w++) {
                 const char *p = *w;
                 bool minus = false;
@@ -91,13 +104,9 @@ static int parse_paths(char ***field, const char *value, const char **ret_reason
 
 static int parse_binds(UnitSandbox *s, const char *value, bool read_only, const char **ret_reason) {
         _cleanup_strv_free_ char **l = NULL;
-        int r = split_exec_line(value, SANDBOX_WORDS_MAX, &l);
-        if (r == -ENOMEM)
+        int r = split_words(value, "expected SOURCE[:DESTINATION[:OPTIONS]] separated by spaces", &l, ret_reason);
+        if (r < 0)
                 return r;
-        if (r < 0) {
-                *ret_reason = "expected SOURCE[:DESTINATION[:OPTIONS]] separated by spaces";
-                return r;
-        }
         for (char **w = l; *w; w++) {
                 if (s->n_binds >= SANDBOX_ENTRIES_MAX) {
                         *ret_reason = "too many bind mounts";
@@ -144,13 +153,9 @@ static int parse_binds(UnitSandbox *s, const char *value, bool read_only, const 
 
 static int parse_tmpfs(UnitSandbox *s, const char *value, const char **ret_reason) {
         _cleanup_strv_free_ char **l = NULL;
-        int r = split_exec_line(value, SANDBOX_WORDS_MAX, &l);
-        if (r == -ENOMEM)
+        int r = split_words(value, "expected PATH[:OPTIONS] separated by spaces", &l, ret_reason);
+        if (r < 0)
                 return r;
-        if (r < 0) {
-                *ret_reason = "expected PATH[:OPTIONS] separated by spaces";
-                return r;
-        }
         for (char **w = l; *w; w++) {
                 if (s->n_temporary_filesystems >= SANDBOX_ENTRIES_MAX) {
                         *ret_reason = "too many file systems";
@@ -191,19 +196,11 @@ static bool syscall_name_is_ok(const char *n) {
 }
 
 static int parse_syscall_filter(UnitSandbox *s, const char *value, const char **ret_reason) {
-        bool invert = false;
-        if (*value == '~') {
-                invert = true;
-                value++;
-        }
+        bool invert = strip_invert(&value);
         _cleanup_strv_free_ char **l = NULL;
-        int r = split_exec_line(value, SANDBOX_WORDS_MAX, &l);
-        if (r == -ENOMEM)
+        int r = split_words(value, "expected system call names and @groups separated by spaces", &l, ret_reason);
+        if (r < 0)
                 return r;
-        if (r < 0) {
-                *ret_reason = "expected system call names and @groups separated by spaces";
-                return r;
-        }
         /* The first assignment decides: an allow list denies everything not named. */
         if (!s->syscall_filter)
                 s->syscall_allow_list = !invert;
@@ -277,18 +274,11 @@ static int parse_address_families(UnitSandbox *s, const char *value, const char 
                 s->address_families_allow_list = true;
                 return 0;
         }
-        if (*value == '~') {
-                invert = true;
-                value++;
-        }
+        invert = strip_invert(&value);
         _cleanup_strv_free_ char **l = NULL;
-        int r = split_exec_line(value, SANDBOX_WORDS_MAX, &l);
-        if (r == -ENOMEM)
+        int r = split_words(value, "expected address family names separated by spaces", &l, ret_reason);
+        if (r < 0)
                 return r;
-        if (r < 0) {
-                *ret_reason = "expected address family names separated by spaces";
-                return r;
-        }
         if (!s->address_families_set) {
                 s->address_families_set = true;
                 s->address_families_allow_list = !invert;
@@ -335,18 +325,11 @@ static int parse_namespaces(UnitSandbox *s, const char *value, const char **ret_
                 s->namespaces_allowed = b ? 0 : UNIT_NAMESPACES_ALL;
                 return 0;
         }
-        if (*value == '~') {
-                invert = true;
-                value++;
-        }
+        invert = strip_invert(&value);
         _cleanup_strv_free_ char **l = NULL;
-        int r = split_exec_line(value, SANDBOX_WORDS_MAX, &l);
-        if (r == -ENOMEM)
+        int r = split_words(value, "expected namespace types separated by spaces", &l, ret_reason);
+        if (r < 0)
                 return r;
-        if (r < 0) {
-                *ret_reason = "expected namespace types separated by spaces";
-                return r;
-        }
         uint64_t flags = 0;
         for (char **w = l; *w; w++) {
                 size_t i;
