@@ -104,10 +104,14 @@ else
         env_args+=(--env "SVD_LAB_MAINLINE_KST=build-kselftests.sh failed (no linux-source of the lab's kernel?)")
 fi
 
-# ASan/UBSan builds: the guest's svd sees the same options as the host's.
+# ASan/UBSan builds: the guest's svd sees the same options as the host's,
+# and vm-suite.sh leaves out the tests of code such a build does not have.
 for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
         [ -z "${!v:-}" ] || env_args+=(--env "$v=${!v}")
 done
+if grep -q '^SVD_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+        env_args+=(--env SVD_LAB_BUILD=sanitizer)
+fi
 
 t0=$(date +%s)
 set +e

@@ -15,7 +15,8 @@
 # failures (kernel/lab/kselftests.sh; SVD_LAB_MAINLINE_KST=1 and
 # SVD_LAB_KERNEL, else a SKIP),
 # every end-to-end test of tests/integration (but those whose header says
-# "lab: host only", named with the reason) with
+# "lab: host only", and in a sanitizer build "lab: plain build only", named
+# with the reason) with
 # SVD_EXPECT_MODE=MODE, then crash.sh once more with 100 services
 # (CRASH_SERVICES), whose "# crash-kill:" line is the measured time from
 # kill -9 of svd to the death of its last service. A test that skips as a
@@ -107,11 +108,19 @@ run_test() { # NAME [VAR=VALUE...]
 }
 
 # A test whose header says "# lab: host only: REASON" needs what only the
-# host has (a container engine); it is named with the reason and not run.
+# host has (a container engine); one whose header says "# lab: plain build
+# only: REASON" tests code that a sanitizer build leaves out, and is not run
+# when suite.sh says the build is one (SVD_LAB_BUILD=sanitizer). Either is
+# named with the reason and not run.
 for t in /svd/tests/integration/*.sh; do
         why=$(sed -n 's/^# lab: host only: //p' "$t" | head -n 1)
         if [ -n "$why" ]; then
                 echo "vm-suite: HOST-ONLY $(basename "$t" .sh) ($why)"
+                continue
+        fi
+        why=$(sed -n 's/^# lab: plain build only: //p' "$t" | head -n 1)
+        if [ -n "$why" ] && [ "${SVD_LAB_BUILD:-}" = sanitizer ]; then
+                echo "vm-suite: PLAIN-BUILD-ONLY $(basename "$t" .sh) ($why)"
                 continue
         fi
         run_test "$(basename "$t" .sh)"

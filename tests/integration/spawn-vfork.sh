@@ -16,6 +16,8 @@
 # last round) its stdout and stderr lines arrive through the slots; an exec failure and a chdir
 # failure are reported with their stage; afterwards svd holds as many fds as
 # before (the slots hold /dev/null again). TAP output.
+#
+# lab: plain build only: the sanitizer build does not compile the vfork path
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
