@@ -201,10 +201,14 @@ int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key) {
 
         if (p->mount_namespace) {
                 /* Nothing mounted here may propagate to the host; the host's new mounts still reach us.
-                 * In a chroot "/" is no mount point (EINVAL); what is mounted below still is. */
+                 * In a chroot whose "/" is no mount point this cannot be said (EINVAL), and every
+                 * mount below "/" would reach the host if its mount is shared: refuse instead. */
                 *ret_key = SANDBOX_KEY_PRIVATE_MOUNTS;
-                if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && errno != EINVAL)
+                if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+                        if (errno == EINVAL)
+                                *ret_key = SANDBOX_KEY_ROOT_MOUNT;
                         return -errno;
+                }
 
                 /* Bind sources and the host's device nodes, taken before any mount can hide them. */
                 int binds[p->n_binds > 0 ? p->n_binds : 1];

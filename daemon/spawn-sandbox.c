@@ -29,6 +29,7 @@ static const char *const sandbox_key_table[_SANDBOX_KEY_MAX] = {
         [SANDBOX_KEY_PROTECT_PROC] = "ProtectProc=",
         [SANDBOX_KEY_PRIVATE_NETWORK] = "PrivateNetwork=",
         [SANDBOX_KEY_PRIVATE_MOUNTS] = "mount-namespace",
+        [SANDBOX_KEY_ROOT_MOUNT] = "mount-namespace (\"/\" is no mount point, as in a chroot not bind-mounted onto itself)",
         [SANDBOX_KEY_SYSTEM_CALL_FILTER] = "SystemCallFilter=",
         [SANDBOX_KEY_SYSTEM_CALL_ARCHITECTURES] = "SystemCallArchitectures=",
         [SANDBOX_KEY_RESTRICT_ADDRESS_FAMILIES] = "RestrictAddressFamilies=",

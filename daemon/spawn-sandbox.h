@@ -53,6 +53,7 @@ typedef enum SandboxKey {
         SANDBOX_KEY_PROTECT_PROC,
         SANDBOX_KEY_PRIVATE_NETWORK,
         SANDBOX_KEY_PRIVATE_MOUNTS, /* the namespace itself */
+        SANDBOX_KEY_ROOT_MOUNT,     /* "/" is no mount point, so mounts would reach the host */
         SANDBOX_KEY_SYSTEM_CALL_FILTER,
         SANDBOX_KEY_SYSTEM_CALL_ARCHITECTURES,
         SANDBOX_KEY_RESTRICT_ADDRESS_FAMILIES,
