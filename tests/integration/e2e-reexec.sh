@@ -171,13 +171,11 @@ expect_contains "reload: rec-06 removed" "$OUT" "Removed: rec-06"
 
 # snapshot: "NAME STATE PID:STARTTIME" of every service but the flapping one.
 snapshot() {
-        svctl --json status 2>/dev/null | while read -r _l; do
-                _n=$(json_field name "$_l")
+        svctl --json status 2>/dev/null | json_fields name state pid | while read -r _n _st _p; do
                 [ "$_n" = flapping ] && continue
-                _p=$(json_field pid "$_l")
-                _s=
-                [ "$_p" = null ] || _s=$(pid_start "$_p")
-                echo "$_n $(json_field state "$_l") $_p:$_s"
+                P_START=
+                [ "$_p" = null ] || proc_stat "$_p" || P_START=
+                echo "$_n $_st $_p:$P_START"
         done
 }
 

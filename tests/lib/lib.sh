@@ -234,6 +234,41 @@ _json_field() {
         END { exit found ? 0 : 1 }'
 }
 
+# json_fields KEY...: for every JSON line on stdin, the first value of each
+# KEY (at any depth; strings unquoted, numbers, true, false, null as they
+# are; "-" when the key is missing), separated by spaces. One awk for the
+# whole input, where json_field costs one per value: for the scalar fields
+# of svctl's one-line-per-service output.
+json_fields() {
+        awk -v keys="$*" '
+        function get(line, key,    pat, i, s, c, n, j, ch, out) {
+                pat = "\"" key "\":"
+                i = index(line, pat)
+                if (i == 0)
+                        return "-"
+                s = substr(line, i + length(pat))
+                sub(/^[ \t]+/, "", s)
+                c = substr(s, 1, 1)
+                n = length(s)
+                if (c == "\"") {
+                        out = ""
+                        for (j = 2; j <= n; j++) {
+                                ch = substr(s, j, 1)
+                                if (ch == "\\") { out = out substr(s, j + 1, 1); j++; continue }
+                                if (ch == "\"")
+                                        break
+                                out = out ch
+                        }
+                        return out
+                }
+                if (match(s, /^[^],}]*/))
+                        return substr(s, 1, RLENGTH)
+                return "-"
+        }
+        BEGIN { nk = split(keys, k, " ") }
+        NF { out = get($0, k[1]); for (x = 2; x <= nk; x++) out = out " " get($0, k[x]); print out }'
+}
+
 # ---- services, through svctl ----
 
 # svc_json NAME: the service's JSON line (empty when svctl fails).
