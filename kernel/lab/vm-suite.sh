@@ -101,9 +101,11 @@ run_test() { # NAME [VAR=VALUE...]
         name=$1
         shift
         echo "vm-suite: === $name $*"
+        t0=$(date +%s)
         env SVD_EXPECT_MODE="$mode" "$@" sh "/svd/tests/integration/$name.sh"
         rc=$?
         [ "$rc" = 77 ] && rc=skipped
+        echo "vm-suite: $name took $(($(date +%s) - t0)) s"
         result "$name${1:+ $*}" "$rc"
 }
 
