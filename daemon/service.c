@@ -146,6 +146,10 @@ static void service_answer(Service *s, unsigned ops, ServiceJobOutcome outcome, 
 #define OPS_START ((1U << SERVICE_OP_START) | (1U << SERVICE_OP_RESTART))
 #define OPS_STOP (1U << SERVICE_OP_STOP)
 
+void service_answer_start_waiters(Service *s, const ServiceJobResult *r) {
+        service_answer_waiters(s, OPS_START, r);
+}
+
 static void service_cancel_waiters(Service *s, unsigned ops) {
         service_answer(s, ops, SERVICE_OUTCOME_CANCELLED, NULL);
 }
@@ -266,6 +270,8 @@ static void service_note_execed(Service *s);
 int service_spawn(Service *s) {
         /* A restart is the next start: a reloaded unit file applies now. */
         service_take_next_unit(s);
+        if (!service_conditions_allow_start(s))
+                return 0;
 
         _cleanup_(service_exec_done) ServiceExec exec = {};
         _cleanup_free_ char *log_error = NULL;
@@ -1087,6 +1093,8 @@ Service *service_free(Service *s) {
         free(s->unit_path);
         free(s->load_error);
         free(s->last_error);
+        free(s->condition_failed);
+        free(s->assert_failed);
         free(s);
         return NULL;
 }

@@ -88,6 +88,7 @@ typedef enum ServiceJobOutcome {
         SERVICE_OUTCOME_EXEC_FAILED,       /* the child failed at a setup stage or exec: failure, message */
         SERVICE_OUTCOME_START_FAILED,      /* it exited or timed out before it was ready: result, message */
         SERVICE_OUTCOME_DEPENDENCY_FAILED, /* a required unit failed: dependency, message */
+        SERVICE_OUTCOME_ASSERT_FAILED,     /* an Assert*= was not met: message */
         _SERVICE_OUTCOME_MAX,
         _SERVICE_OUTCOME_INVALID = -EINVAL,
 } ServiceJobOutcome;
@@ -231,6 +232,10 @@ struct Service {
         int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
         char *last_error;
         unsigned restarts;
+        /* Condition*=/Assert*= at the last start (service-condition.c): the one not met, as written,
+         * or NULL; when they were checked (CLOCK_REALTIME, 0 = never). */
+        char *condition_failed, *assert_failed;
+        uint64_t condition_usec, assert_usec;
 
         ServiceWaiter *waiters;
 

@@ -271,6 +271,7 @@ Unit *unit_free(Unit *u) {
         free(u->std_output_path);
         free(u->std_error_path);
         unit_sandbox_done(&u->sandbox);
+        unit_conditions_done(&u->conditions);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
         free(u);
@@ -375,6 +376,11 @@ enum {
 #define KEY_SANDBOX_NOT_YET(n) { .section = "Service", .name = (n), .flags = KEY_SANDBOX }
 /* A sandboxing key svd enforces (unit-sandbox.c parses it). */
 #define KEY_SANDBOXING(n) { .section = "Service", .name = (n), .parse = parse_sandbox, .flags = KEY_SANDBOX }
+
+/* ConditionNAME= and AssertNAME=, two rows (unit-condition.h). */
+#define KEY_CONDITION(n)                                                                                      \
+        { "Unit", "Condition" n, parse_condition, UNIT_FIELD(conditions) },                                   \
+        { "Unit", "Assert" n, parse_condition, UNIT_FIELD(conditions) }
 
 /* What a new unit holds before its file is read, and what an empty assignment of a scalar key
  * goes back to. */
@@ -1193,6 +1199,27 @@ static int record_sandbox_not_applied(UnitParser *p, const UnitKey *k) {
         return strv_extend(l, name);
 }
 
+/* Condition*=, Assert*=: "[|][!]PARAMETER", specifiers resolved; unit-condition.c checks the
+ * parameter of each kind. */
+static int parse_condition(UnitParser *p, const UnitKey *k, void *field) {
+        bool assertion = strneq(k->name, "Assert", 6);
+        ConditionType t = condition_type_from_string(k->name + (assertion ? 6 : 9));
+        _cleanup_free_ char *v = NULL;
+        const char *reason = NULL;
+        int r;
+
+        assert(t >= 0);
+        if (!isempty(p->value)) {
+                r = parse_string_value(p, &v);
+                if (r < 0)
+                        return r;
+        }
+        r = unit_conditions_add(field, t, assertion, v, &reason);
+        if (r == -ENOMEM || r >= 0)
+                return r;
+        return invalid_value(p, r, "%s", reason ?: "invalid value");
+}
+
 /* Every key svd knows, one row each; adding a key is adding a row (and its field in Unit). */
 static const UnitKey unit_keys[] = {
         { "Unit", "Description", parse_string, UNIT_FIELD(description) },
@@ -1204,6 +1231,29 @@ static const UnitKey unit_keys[] = {
         KEY_NOT_YET("Unit", "BindsTo"),
         KEY_NOT_YET("Unit", "PartOf"),
         KEY_NOT_YET("Unit", "Conflicts"),
+        KEY_CONDITION("PathExists"),
+        KEY_CONDITION("PathExistsGlob"),
+        KEY_CONDITION("PathIsDirectory"),
+        KEY_CONDITION("PathIsSymbolicLink"),
+        KEY_CONDITION("PathIsMountPoint"),
+        KEY_CONDITION("PathIsReadWrite"),
+        KEY_CONDITION("DirectoryNotEmpty"),
+        KEY_CONDITION("FileNotEmpty"),
+        KEY_CONDITION("FileIsExecutable"),
+        KEY_CONDITION("Virtualization"),
+        KEY_CONDITION("Host"),
+        KEY_CONDITION("KernelCommandLine"),
+        KEY_CONDITION("Security"),
+        KEY_CONDITION("Capability"),
+        KEY_CONDITION("ACPower"),
+        KEY_CONDITION("NeedsUpdate"),
+        KEY_CONDITION("FirstBoot"),
+        KEY_CONDITION("User"),
+        KEY_CONDITION("Group"),
+        KEY_CONDITION("Environment"),
+        KEY_CONDITION("CPUs"),
+        KEY_CONDITION("Architecture"),
+        KEY_CONDITION("Credential"),
         { "Unit", "StartLimitIntervalSec", parse_sec_key, UNIT_FIELD(start_limit_interval_usec),
           /* systemd: "infinity" means what it says, 0 switches the limit off */
           .expected = "expected a time span such as '10s', or 0 for no limit" },

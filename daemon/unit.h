@@ -36,6 +36,7 @@
 
 #include "basic/macros.h"
 #include "basic/unit-name.h"
+#include "unit-condition.h"
 #include "unit-sandbox.h"
 
 /* Limits on what a unit file may make svd hold. */
@@ -151,6 +152,7 @@ typedef struct Unit {
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
+        UnitConditions conditions;  /* Condition*= and Assert*=, checked at each start (unit-condition.h) */
         int kill_signal;            /* KillSignal=, default SIGTERM */
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;

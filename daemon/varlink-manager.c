@@ -118,6 +118,12 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "restoredUsec",
                             s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
         json_object_set_new(o, "reloadPending", json_boolean(s->have_next_unit));
+        json_object_set_new(o, "conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
+        json_object_set_new(o, "conditionUsec",
+                            s->condition_usec > 0 ? json_integer((json_int_t) s->condition_usec) : json_null());
+        json_object_set_new(o, "assertFailed", s->assert_failed ? json_string(s->assert_failed) : json_null());
+        json_object_set_new(o, "assertUsec",
+                            s->assert_usec > 0 ? json_integer((json_int_t) s->assert_usec) : json_null());
         return o;
 }
 
@@ -165,6 +171,11 @@ static void on_job_done(Service *s, const ServiceJobResult *r, void *userdata) {
                 (void) varlink_call_error(call, "io.svd.Manager.DependencyFailed",
                                           json_pack("{s:s,s:s,s:s}", "name", s->name, "dependency",
                                                     r->dependency, "message", r->message));
+                return;
+        case SERVICE_OUTCOME_ASSERT_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.AssertFailed",
+                                          json_pack("{s:s,s:s,s:s}", "name", s->name, "assert",
+                                                    strna(s->assert_failed), "message", r->message));
                 return;
         default:
                 assert(!"bad outcome");

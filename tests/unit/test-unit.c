@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "basic/macros.h"
@@ -588,9 +589,19 @@ START_TEST(test_specifiers_and_variables) {
         assert_fails_prefix("[Service]\nExecStart=/x\nEnvironment=A=%y\n", -EINVAL,
                             PATH
                             ":3: Invalid value 'A=%y' for Environment=: specifier '%y' is not supported");
-        assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%v.target\n", -EINVAL,
+        assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%q.target\n", -EINVAL,
                             PATH
-                            ":4: Invalid value '%v.target' for WantedBy=: specifier '%v' is not supported");
+                            ":4: Invalid value '%q.target' for WantedBy=: specifier '%q' is not supported");
+
+        /* The machine's: %v the kernel release, %H the host name. */
+        struct utsname un;
+        char host[256] = {}, want_vh[600];
+        ck_assert_int_eq(uname(&un), 0);
+        ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+        snprintf(want_vh, sizeof(want_vh), "%s %s", un.release, host);
+        u = load_ok("[Unit]\nDescription=%v %H\n[Service]\nExecStart=/x\n", NULL);
+        ck_assert_str_eq(u->description, want_vh);
+        u = unit_free(u);
 }
 END_TEST
 
