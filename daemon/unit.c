@@ -259,6 +259,7 @@ Unit *unit_free(Unit *u) {
         free(u->name);
         free(u->path);
         free(u->description);
+        strv_free(u->documentation);
         strv_free(u->exec_start);
         free(u->exec_argv0);
         free(u->working_directory);
@@ -1199,6 +1200,45 @@ static int record_sandbox_not_applied(UnitParser *p, const UnitKey *k) {
         return strv_extend(l, name);
 }
 
+/* Documentation=: URIs of the kinds systemd accepts (http:, https:, file:, info:, man:), several per
+ * line and accumulating; others are ignored with a warning, as systemd does. */
+static int parse_documentation(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const schemes[] = { "http://", "https://", "file:", "info:", "man:" };
+        char ***list = field;
+        const char *v = p->value;
+        int r;
+
+        if (isempty(v)) {
+                *list = strv_free(*list);
+                return 0;
+        }
+        for (;;) {
+                _cleanup_free_ char *uri = NULL;
+                bool valid = false;
+
+                r = next_word(p, &v, &uri);
+                if (r <= 0)
+                        return r;
+                for (size_t i = 0; i < ELEMENTSOF(schemes); i++)
+                        if (strneq(uri, schemes[i], strlen(schemes[i])) && uri[strlen(schemes[i])])
+                                valid = true;
+                if (!valid || !utf8_is_valid(uri)) {
+                        _cleanup_free_ char *q = message_quote(uri);
+                        if (!q)
+                                return -ENOMEM;
+                        parser_warn(p, "Not a valid documentation URI '%s', ignoring.", q);
+                        continue;
+                }
+                if (strv_contains(*list, uri))
+                        continue;
+                if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u URIs", UNIT_DEPENDENCIES_MAX);
+                r = strv_consume(list, TAKE_PTR(uri));
+                if (r < 0)
+                        return r;
+        }
+}
+
 /* Condition*=, Assert*=: "[|][!]PARAMETER", specifiers resolved; unit-condition.c checks the
  * parameter of each kind. */
 static int parse_condition(UnitParser *p, const UnitKey *k, void *field) {
@@ -1223,7 +1263,7 @@ static int parse_condition(UnitParser *p, const UnitKey *k, void *field) {
 /* Every key svd knows, one row each; adding a key is adding a row (and its field in Unit). */
 static const UnitKey unit_keys[] = {
         { "Unit", "Description", parse_string, UNIT_FIELD(description) },
-        KEY_NOT_YET("Unit", "Documentation"),
+        { "Unit", "Documentation", parse_documentation, UNIT_FIELD(documentation) },
         { "Unit", "Requires", parse_dependency, UNIT_FIELD(dependencies[UNIT_REQUIRES]) },
         { "Unit", "Wants", parse_dependency, UNIT_FIELD(dependencies[UNIT_WANTS]) },
         { "Unit", "After", parse_dependency, UNIT_FIELD(dependencies[UNIT_AFTER]) },

@@ -126,6 +126,7 @@ typedef struct Unit {
         char *name;        /* "web" for web.service */
         char *path;        /* file it was loaded from */
         char *description; /* may be NULL */
+        char **documentation; /* Documentation= URIs, NULL-terminated */
 
         char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written (prefixes
                             * removed); variables not yet substituted */

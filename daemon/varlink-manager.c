@@ -61,6 +61,10 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "description",
                             json_string(s->unit && s->unit->description ? s->unit->description : ""));
         json_object_set_new(o, "unitPath", json_string(s->unit_path));
+        json_t *docs = json_array();
+        for (char **d = s->unit ? s->unit->documentation : NULL; d && *d; d++)
+                json_array_append_new(docs, json_string(*d));
+        json_object_set_new(o, "documentation", docs);
         json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
         json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
         if (s->unit && s->unit->sandbox.not_applied) {
