@@ -616,11 +616,20 @@ static void print_status_block(json_t *s) {
         print_field("Loaded", "%s (%s; %s)", load_state, unit_path, enabled ? "enabled" : "disabled");
         if (!isempty(load_error))
                 print_field("Load error", "%s", load_error);
-        _cleanup_free_ char *unsandboxed = join_strings(json_object_get(s, "sandboxNotApplied"),
+        /* Everything svd does not apply (notApplied), the sandboxing keys that run unenforced under
+         * --allow-unsandboxed among them; an older svd sends the latter only. */
+        json_t *sandbox_keys = json_object_get(s, "sandboxNotApplied");
+        json_t *all_keys = json_object_get(s, "notApplied");
+        _cleanup_free_ char *unsandboxed = join_strings(sandbox_keys, /* exec_quoting= */ false);
+        _cleanup_free_ char *not_applied = join_strings(json_is_array(all_keys) ? all_keys : sandbox_keys,
                                                         /* exec_quoting= */ false);
-        if (!isempty(unsandboxed))
-                print_field("Not applied", "%s (sandboxing svd does not enforce; --allow-unsandboxed)",
-                            unsandboxed);
+        bool only_sandbox = json_array_size(all_keys) <= json_array_size(sandbox_keys);
+        if (!isempty(not_applied))
+                print_field("Not applied", "%s (%s)", not_applied,
+                            isempty(unsandboxed) ? "svd ignores these, see the warnings at load"
+                            : only_sandbox       ? "sandboxing svd does not enforce; --allow-unsandboxed"
+                                                 : "svd ignores these; the sandboxing ones are not enforced "
+                                                   "under --allow-unsandboxed");
 
         const char *since = NULL;
         if (json_get_int(s, "stateChangeUsec", &v))

@@ -237,6 +237,36 @@ _printf_(2, 3) static void parser_warn(UnitParser *p, const char *format, ...) {
 }
 
 
+/* Records entry ("Key=" or "Key=value") in Unit.not_applied, once; past UNIT_NOT_APPLIED_MAX the
+ * warning alone tells. An empty assignment of a key takes "Key=" back (see unit_parse_key). */
+static int record_not_applied(UnitParser *p, const char *entry) {
+        char ***l = &p->unit->not_applied;
+
+        if (strv_contains(*l, entry) || strv_length(*l) >= UNIT_NOT_APPLIED_MAX)
+                return 0;
+        return strv_extend(l, entry);
+}
+
+static int record_key_not_applied(UnitParser *p) {
+        _cleanup_free_ char *entry = NULL;
+        char ***l = &p->unit->not_applied;
+
+        if (asprintf(&entry, "%s=", p->key) < 0)
+                return -ENOMEM;
+        if (!isempty(p->value))
+                return record_not_applied(p, entry);
+        /* "Key=" resets the key: nothing of it is left to apply. */
+        size_t j = 0;
+        for (size_t i = 0; *l && (*l)[i]; i++)
+                if (streq((*l)[i], entry))
+                        free((*l)[i]);
+                else
+                        (*l)[j++] = (*l)[i];
+        if (*l)
+                (*l)[j] = NULL;
+        return 0;
+}
+
 static bool name_char_is_plain(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
                c == '_' || c == '.';
@@ -272,6 +302,7 @@ Unit *unit_free(Unit *u) {
         free(u->std_output_path);
         free(u->std_error_path);
         unit_sandbox_done(&u->sandbox);
+        strv_free(u->not_applied);
         unit_conditions_done(&u->conditions);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
@@ -670,6 +701,9 @@ static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         if (!q)
                                 return -ENOMEM;
                         parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
+                        _cleanup_free_ char *entry = NULL;
+                        if (asprintf(&entry, "%s=%s", k->name, name) < 0 || record_not_applied(p, entry) < 0)
+                                return -ENOMEM;
                         continue;
                 }
                 if (!unit_name_is_valid(name)) {
@@ -1003,9 +1037,12 @@ static int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                         if (!q)
                                 return -ENOMEM;
                         parser_warn(p,
-                                    "Target '%s' in WantedBy= is not supported (only default.target and "
+                                    "Target '%s' in %s= is not supported (only default.target and "
                                     "multi-user.target), ignoring.",
-                                    q);
+                                    q, k->name);
+                        _cleanup_free_ char *entry = NULL;
+                        if (asprintf(&entry, "%s=%s", k->name, target) < 0 || record_not_applied(p, entry) < 0)
+                                return -ENOMEM;
                 }
         }
 }
@@ -1460,6 +1497,8 @@ static void unit_parse_key(UnitParser *p) {
         k = unit_key_find(p->section, p->key);
         if (!k) {
                 parser_warn(p, "Unknown key '%s=' in [%s], ignoring.", p->key, p->section);
+                if (record_key_not_applied(p) < 0)
+                        parser_oom(p);
                 return;
         }
         if (!k->parse && (k->flags & KEY_SANDBOX)) {
@@ -1469,6 +1508,8 @@ static void unit_parse_key(UnitParser *p) {
         }
         if (!k->parse) {
                 parser_warn(p, "Key '%s=' in [%s] is not supported yet, ignoring.", p->key, p->section);
+                if (record_key_not_applied(p) < 0)
+                        parser_oom(p);
                 return;
         }
         r = k->parse(p, k, (uint8_t *) p->unit + k->offset);
@@ -1695,6 +1736,12 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
         if (unit_parse_text(&p) < 0)
                 return fail(&p, ret_error);
+        /* The sandboxing keys not enforced join the list (svd refuses them unless told otherwise). */
+        for (char **k = u->sandbox.not_applied; k && *k; k++)
+                if (record_not_applied(&p, *k) < 0) {
+                        parser_oom(&p);
+                        return fail(&p, ret_error);
+                }
 
         if (!u->exec_start) {
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");

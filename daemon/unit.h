@@ -45,6 +45,7 @@
 #define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
 #define UNIT_ENVIRONMENT_FILES_MAX 64U /* EnvironmentFile= paths */
 #define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
+#define UNIT_NOT_APPLIED_MAX 64U       /* entries of Unit.not_applied; the rest are warned about only */
 
 typedef enum RestartPolicy {
         RESTART_NO,
@@ -172,6 +173,11 @@ typedef struct Unit {
         } limit_nofile, limit_nproc, limit_core;
         int private_pids; /* PrivatePIDs=: -1 = default (see service.c), 0, 1 */
         UnitSandbox sandbox; /* the sandboxing keys (unit-sandbox.h) */
+        /* What of the file svd does not apply, each with its warning at load time: "Key=" for keys
+         * svd ignores (unknown ones and those it does not support yet; the sandboxing keys of
+         * sandbox.not_applied at the end), "Key=value" for values it ignores ("After=network.target").
+         * In order of appearance, without repeats. */
+        char **not_applied;
 
         /* cgroup v2 resource control (when svd has a delegated subtree). */
         uint64_t memory_max; /* MemoryMax=, bytes; UINT64_MAX = unset/infinity */

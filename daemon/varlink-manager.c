@@ -67,6 +67,10 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "documentation", docs);
         json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
         json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
+        json_t *not_applied = json_array();
+        for (char **k = s->unit ? s->unit->not_applied : NULL; k && *k; k++)
+                json_array_append_new(not_applied, json_string(*k));
+        json_object_set_new(o, "notApplied", not_applied);
         if (s->unit && s->unit->sandbox.not_applied) {
                 json_t *keys = json_array();
                 for (char **k = s->unit->sandbox.not_applied; *k; k++)

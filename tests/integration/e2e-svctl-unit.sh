@@ -43,6 +43,17 @@ write_unit idle <<EOF
 ExecStart=$SLEEP 1000
 EOF
 
+write_unit partial <<EOF
+[Unit]
+After=network.target
+[Service]
+ExecStart=$SLEEP 1000
+Nice=5
+IOSchedulingClass=idle
+[Install]
+WantedBy=graphical.target
+EOF
+
 start_svd
 
 # ---- status ----
@@ -141,5 +152,16 @@ run svctl show -p LoadState,ActiveState nosuch
 expect_rc "show of no such unit exits 0, as systemctl" 0
 expect_eq "... LoadState=not-found, inactive" "LoadState=not-found
 ActiveState=inactive" "$OUT"
+
+# ---- what svd does not apply ----
+
+expect_contains "the load warns about an ignored key" "$(cat "$SVD_LOG")" "partial.service:5: Unknown key 'Nice=' in [Service], ignoring."
+run svctl status partial
+expect_contains "status lists every key and value svd does not apply" "$OUT" \
+        "Not applied: After=network.target Nice= IOSchedulingClass= WantedBy=graphical.target (svd ignores these"
+run svctl show -p NotApplied --value partial
+expect_eq "show: NotApplied=" "After=network.target Nice= IOSchedulingClass= WantedBy=graphical.target" "$OUT"
+run svctl status long
+expect_not_contains "a unit with nothing ignored has no such line" "$OUT" "Not applied"
 
 done_testing

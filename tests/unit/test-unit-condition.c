@@ -281,6 +281,33 @@ START_TEST(test_virtualization) {
 }
 END_TEST
 
+/* Not a condition, but the same [Unit] bookkeeping: what svd does not apply is listed. */
+START_TEST(test_not_applied) {
+        _cleanup_(unit_freep) Unit *u = load("After=network.target foo.service\n"
+                                             "Wants=network-online.target\n"
+                                             "IgnoreOnIsolate=yes\n"
+                                             "X-Vendor=ignored silently\n"
+                                             "[Service]\n"
+                                             "Nice=5\n"
+                                             "IOSchedulingClass=idle\n"
+                                             "IOSchedulingClass=\n"
+                                             "Nice=7\n"
+                                             "[Install]\n"
+                                             "WantedBy=multi-user.target graphical.target");
+        static const char *const want[] = { "After=network.target", "Wants=network-online.target",
+                                            "IgnoreOnIsolate=", "Nice=", "WantedBy=graphical.target", NULL };
+        size_t i = 0;
+        for (; want[i]; i++) {
+                ck_assert_msg(u->not_applied && u->not_applied[i], "entry %zu missing, want '%s'", i, want[i]);
+                ck_assert_str_eq(u->not_applied[i], want[i]);
+        }
+        ck_assert_ptr_null(u->not_applied[i]);
+        unit_free(u);
+        u = load("Description=x");
+        ck_assert_ptr_null(u->not_applied);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit-condition");
         TCase *tc = tcase_create("conditions");
@@ -293,6 +320,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_facts);
         tcase_add_test(tc, test_kernel_command_line);
         tcase_add_test(tc, test_virtualization);
+        tcase_add_test(tc, test_not_applied);
         suite_add_tcase(s, tc);
         return s;
 }
