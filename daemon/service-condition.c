@@ -26,12 +26,26 @@ static void replace_string(char **field, char *s) {
         *field = s;
 }
 
+void service_refuse_start_dependency(Service *s, const char *dep, const char *reason) {
+        log_error("%s: Failed to start: %s", s->name, reason);
+        service_set_last_error(s, strdup(reason));
+        service_start_ends(s,
+                           &(ServiceJobResult){ .outcome = SERVICE_OUTCOME_DEPENDENCY_FAILED,
+                                                .message = reason,
+                                                .dependency = dep },
+                           /* success= */ false);
+}
+
 bool service_conditions_allow_start(Service *s) {
         const UnitConditions *l = &s->unit->conditions;
         char *failed = NULL;
         int r;
 
         assert(s->unit);
+
+        /* Requisite= and Conflicts= (deps-unit.c) come first, as systemd's transaction does. */
+        if (deps_relations_refuse_start(s))
+                return false;
 
         /* Conditions first, then assertions, as systemd; a skipped start checks no assertion. */
         s->condition_usec = now_usec(CLOCK_REALTIME);

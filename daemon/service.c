@@ -226,6 +226,7 @@ void service_set_state(Service *s, ServiceState state) {
                 log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
         if (s->ctx->callbacks && s->ctx->callbacks->state_changed)
                 s->ctx->callbacks->state_changed(s, old, s->ctx->userdata);
+        deps_relations_state_changed(s, old); /* BindsTo=, OnFailure= */
 
         if (!IN_SET(state, SERVICE_RUNNING, SERVICE_RELOADING))
                 s->run.watchdog_source = sd_event_source_disable_unref(s->run.watchdog_source);
@@ -928,6 +929,7 @@ int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
         service_cancel_waiters(s, OPS_START);
         s->want_running = false;
         s->run.stop_by_notify = false;
+        deps_relations_stop(s); /* PartOf= */
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
                 deps_job_done(s, /* success= */ false, "cancelled by a stop");
         if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
@@ -969,6 +971,7 @@ int service_restart(Service *s, ServiceDoneFn done, void *userdata) {
 
         if (service_refuse(s, done, userdata))
                 return 0;
+        deps_relations_restart(s); /* PartOf= */
         s->run.failing = false;
         s->run.stop_by_notify = false;
         if (s->state == SERVICE_EXITED)

@@ -306,6 +306,9 @@ Unit *unit_free(Unit *u) {
         unit_conditions_done(&u->conditions);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
+        for (size_t i = 0; i < _UNIT_RELATION_MAX; i++)
+                strv_free(u->relations[i]);
+        strv_free(u->aliases);
         free(u);
         return NULL;
 }
@@ -436,6 +439,7 @@ static const Unit unit_defaults = {
         .log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT,
         .log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT,
         .sandbox = UNIT_SANDBOX_DEFAULTS,
+        .default_dependencies = true,
 };
 
 static int key_reset(const UnitKey *k, void *field) {
@@ -693,6 +697,10 @@ static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         return r;
 
                 const char *dot = strrchr(name, '.');
+                if (streq(name, "shutdown.target") && (streq(k->name, "Conflicts") || streq(k->name, "Before")))
+                        /* What DefaultDependencies= adds: stopped before the system goes down, which
+                         * is what svd does with every service when it stops. */
+                        continue;
                 if (unit_name_has_suffix(name))
                         unit_name_strip_suffix(name);
                 else if (dot && strv_contains((char **) other_types, dot + 1)) {
@@ -716,6 +724,37 @@ static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
                 r = strv_consume(list, TAKE_PTR(name));
                 if (r < 0)
+                        return r;
+        }
+}
+
+/* BindsTo=: a relation of its own and, as in systemd, everything Requires= does. */
+static int parse_binds_to(UnitParser *p, const UnitKey *k, void *field) {
+        char ***requires = &p->unit->dependencies[UNIT_REQUIRES];
+        int r = parse_dependency(p, k, field);
+        if (r < 0)
+                return r;
+        for (char **n = *(char ***) field; n && *n; n++) {
+                if (strv_contains(*requires, *n))
+                        continue;
+                if (strv_length(*requires) >= UNIT_DEPENDENCIES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
+                r = strv_extend(requires, *n);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Also=: units `systemctl enable` enables with this one. svd has no enabling, so the names have
+ * no effect; their quoting and specifiers are checked. */
+static int parse_also(UnitParser *p, const UnitKey *k, void *field) {
+        const char *v = p->value;
+
+        for (;;) {
+                _cleanup_free_ char *name = NULL;
+                int r = next_word(p, &v, &name);
+                if (r <= 0)
                         return r;
         }
 }
@@ -1305,9 +1344,12 @@ static const UnitKey unit_keys[] = {
         { "Unit", "Wants", parse_dependency, UNIT_FIELD(dependencies[UNIT_WANTS]) },
         { "Unit", "After", parse_dependency, UNIT_FIELD(dependencies[UNIT_AFTER]) },
         { "Unit", "Before", parse_dependency, UNIT_FIELD(dependencies[UNIT_BEFORE]) },
-        KEY_NOT_YET("Unit", "BindsTo"),
-        KEY_NOT_YET("Unit", "PartOf"),
-        KEY_NOT_YET("Unit", "Conflicts"),
+        { "Unit", "Requisite", parse_dependency, UNIT_FIELD(relations[UNIT_REQUISITE]) },
+        { "Unit", "BindsTo", parse_binds_to, UNIT_FIELD(relations[UNIT_BINDS_TO]) },
+        { "Unit", "PartOf", parse_dependency, UNIT_FIELD(relations[UNIT_PART_OF]) },
+        { "Unit", "Conflicts", parse_dependency, UNIT_FIELD(relations[UNIT_CONFLICTS]) },
+        { "Unit", "OnFailure", parse_dependency, UNIT_FIELD(relations[UNIT_ON_FAILURE]) },
+        { "Unit", "DefaultDependencies", parse_bool_key, UNIT_FIELD(default_dependencies) },
         KEY_CONDITION("PathExists"),
         KEY_CONDITION("PathExistsGlob"),
         KEY_CONDITION("PathIsDirectory"),
@@ -1401,9 +1443,9 @@ static const UnitKey unit_keys[] = {
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
 
         { "Install", "WantedBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
-        KEY_NOT_YET("Install", "RequiredBy"),
-        KEY_NOT_YET("Install", "Alias"),
-        KEY_NOT_YET("Install", "Also"),
+        { "Install", "RequiredBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
+        { "Install", "Alias", parse_dependency, UNIT_FIELD(aliases) },
+        { .section = "Install", .name = "Also", .parse = parse_also },
 
         /* Sandboxing (systemd.exec(5)): enforced, or refused unless svd runs with --allow-unsandboxed. */
         KEY_SANDBOXING("PrivateTmp"),

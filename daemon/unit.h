@@ -93,6 +93,21 @@ const char *unit_dependency_to_string(UnitDependency d); /* "Requires", ... */
 
 #define UNIT_DEPENDENCIES_MAX 256U /* names in all assignments of one dependency key in one file */
 
+/* [Unit] relations that order nothing (deps-unit.c), by name (without ".service"), as in
+ * systemd.unit(5): Requisite= must be active when this unit starts; BindsTo= (which implies
+ * Requires=, its names are in UNIT_REQUIRES too) stops this unit when that one stops; PartOf=
+ * passes that one's stops and restarts on to this unit; Conflicts= starting either stops the
+ * other; OnFailure= is started when this unit fails. */
+typedef enum UnitRelation {
+        UNIT_REQUISITE,
+        UNIT_BINDS_TO,
+        UNIT_PART_OF,
+        UNIT_CONFLICTS,
+        UNIT_ON_FAILURE,
+        _UNIT_RELATION_MAX,
+        _UNIT_RELATION_INVALID = -EINVAL,
+} UnitRelation;
+
 /* StandardOutput=/StandardError=. log: pipe into svd (ring buffer, `svctl
  * logs`); file:/append: the same, and svd writes the lines to PATH with
  * size-based rotation (file: truncates at each start); null: /dev/null;
@@ -155,6 +170,9 @@ typedef struct Unit {
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
         UnitConditions conditions;  /* Condition*= and Assert*=, checked at each start (unit-condition.h) */
+        char **relations[_UNIT_RELATION_MAX]; /* Requisite= BindsTo= PartOf= Conflicts= OnFailure= */
+        char **aliases;             /* [Install] Alias= names of this unit (without ".service") */
+        bool default_dependencies;  /* DefaultDependencies= (svd has no implicit dependencies to add) */
         int kill_signal;            /* KillSignal=, default SIGTERM */
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;

@@ -121,6 +121,21 @@ static json_t *service_to_json(const Service *s) {
                         json_array_append_new(a, json_string(*n));
                 json_object_set_new(o, dep_keys[d], a);
         }
+        static const char *const rel_keys[_UNIT_RELATION_MAX] = {
+                [UNIT_REQUISITE] = "requisite", [UNIT_BINDS_TO] = "bindsTo", [UNIT_PART_OF] = "partOf",
+                [UNIT_CONFLICTS] = "conflicts", [UNIT_ON_FAILURE] = "onFailure",
+        };
+        for (UnitRelation d = 0; d < _UNIT_RELATION_MAX; d++) {
+                json_t *a = json_array();
+                for (char **n = s->unit ? s->unit->relations[d] : NULL; n && *n; n++)
+                        json_array_append_new(a, json_string(*n));
+                json_object_set_new(o, rel_keys[d], a);
+        }
+        json_t *names = json_array();
+        json_array_append_new(names, json_pack("s+", s->name, ".service"));
+        for (char **n = s->unit ? s->unit->aliases : NULL; n && *n; n++)
+                json_array_append_new(names, json_pack("s+", *n, ".service"));
+        json_object_set_new(o, "names", names);
         json_object_set_new(o, "logDropped", json_integer((json_int_t) (s->log ? s->log->dropped : 0)));
         json_object_set_new(o, "wanted", json_string(wanted_override_to_string(s->wanted)));
         json_object_set_new(o, "restoredUsec",

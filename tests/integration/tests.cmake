@@ -29,6 +29,7 @@ svd_integration_test(e2e-exec-prefix)
 # [Unit] semantics: Condition*=/Assert*=; systemctl's verbs and exit codes.
 svd_integration_test(e2e-conditions)
 svd_integration_test(e2e-svctl-unit)
+svd_integration_test(e2e-unit-relations)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)
