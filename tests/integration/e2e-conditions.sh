@@ -56,6 +56,29 @@ unit_with cond-ac-no "ConditionACPower=no"
         echo "RestartSec=100ms"
 } | write_unit cond-restart
 
+# What this machine is, found the way systemd-detect-virt documents it: a
+# container's marker file, else a hypervisor's DMI vendor.
+VIRT=
+if [ -e /.dockerenv ]; then
+        VIRT=docker
+elif [ -e /run/.containerenv ]; then
+        VIRT=podman
+elif grep -qs '^QEMU' /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name; then
+        VIRT=vm
+fi
+[ -n "$VIRT" ] && unit_with cond-virt-known "ConditionVirtualization=$VIRT"
+# The kernel command line as systemd reads it (in a container, that of PID 1): its first word.
+case $VIRT in
+docker | podman) KWORD=$(tr '\0' '\n' </proc/1/cmdline 2>/dev/null | sed -n 1p) ;;
+*) KWORD=$(sed 's/ .*//' /proc/cmdline 2>/dev/null) ;;
+esac
+KWORD=${KWORD%%=*}
+case $KWORD in
+*[!A-Za-z0-9_./-]* | '') KWORD= ;;
+esac
+[ -n "$KWORD" ] && unit_with cond-cmdline "ConditionKernelCommandLine=$KWORD" \
+        "ConditionKernelCommandLine=!svd.no-such-option"
+
 printf '#!/bin/sh\n' >"$T/exe"
 chmod 755 "$T/exe"
 ln -s "$T/exe" "$T/link"
@@ -165,6 +188,19 @@ case $_v in
 running/inactive | inactive/running) ok "ConditionACPower=yes and =no: exactly one holds ($_v)" ;;
 *) not_ok "ConditionACPower=yes and =no: exactly one holds ($_v)" ;;
 esac
+
+if [ -n "$VIRT" ]; then
+        svctl start cond-virt-known >/dev/null 2>&1
+        check "ConditionVirtualization=$VIRT holds here" wait_until 20 ran cond-virt-known
+else
+        skip "ConditionVirtualization= of a known kind" "neither a container marker nor a QEMU DMI vendor here"
+fi
+if [ -n "$KWORD" ]; then
+        svctl start cond-cmdline >/dev/null 2>&1
+        check "ConditionKernelCommandLine=$KWORD (a word of the command line) holds" wait_until 20 ran cond-cmdline
+else
+        skip "ConditionKernelCommandLine= of a word of the command line" "no plain first word"
+fi
 
 # ---- automatic restarts check the conditions again ----
 
