@@ -68,10 +68,15 @@ elif grep -qs '^QEMU' /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_nam
 fi
 [ -n "$VIRT" ] && unit_with cond-virt-known "ConditionVirtualization=$VIRT"
 # The kernel command line as systemd reads it (in a container, that of PID 1): its first word.
-case $VIRT in
-docker | podman) KWORD=$(tr '\0' '\n' </proc/1/cmdline 2>/dev/null | sed -n 1p) ;;
-*) KWORD=$(sed 's/ .*//' /proc/cmdline 2>/dev/null) ;;
-esac
+IN_CONTAINER=
+case $VIRT in docker | podman) IN_CONTAINER=1 ;; esac
+[ -s /run/systemd/container ] && IN_CONTAINER=1
+tr '\0' '\n' </proc/1/environ 2>/dev/null | grep -qs '^container=.' && IN_CONTAINER=1
+if [ -n "$IN_CONTAINER" ]; then
+        KWORD=$(tr '\0' '\n' </proc/1/cmdline 2>/dev/null | sed -n 1p)
+else
+        KWORD=$(sed 's/ .*//' /proc/cmdline 2>/dev/null)
+fi
 KWORD=${KWORD%%=*}
 case $KWORD in
 *[!A-Za-z0-9_./-]* | '') KWORD= ;;

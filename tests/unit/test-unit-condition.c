@@ -146,7 +146,9 @@ START_TEST(test_paths) {
         ck_assert(!holds("ConditionPathExistsGlob=%s/g*", tmp));
         ck_assert(holds("ConditionPathIsReadWrite=%s", tmp));
         ck_assert(!holds("ConditionPathIsReadWrite=%s/missing", tmp));
-        ck_assert(holds("ConditionPathIsMountPoint=/"));
+        /* /proc rather than /, which is no mount point in a chroot. */
+        if (access("/proc/self", F_OK) >= 0)
+                ck_assert(holds("ConditionPathIsMountPoint=/proc"));
         ck_assert(!holds("ConditionPathIsMountPoint=%s", tmp));
 
         char l[256];
