@@ -19,6 +19,7 @@
 #include "macros.h"
 #include "parse-util.h"
 #include "socket-path.h"
+#include "strv.h"
 #include "unit-name.h"
 #include "varlink-client.h"
 #include "verbs.h"
@@ -60,6 +61,10 @@ static const Verb verbs[] = {
         { "watch", 0, 0, false, TIMEOUT_QUERY_USEC, verb_watch },
         { "reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_reload },
         { "daemon-reexec", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_daemon_reexec },
+        { "is-active", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_active },
+        { "is-failed", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_failed },
+        { "cat", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_cat },
+        { "show", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_show },
 };
 
 static void help(void) {
@@ -85,6 +90,11 @@ static void help(void) {
                "                       changed and removed (running services keep running)\n"
                "  daemon-reexec        Re-execute svd's binary (after an upgrade); every\n"
                "                       service keeps running, untouched\n"
+               "  is-active NAME...    Print each service's state as systemd names it; exit 0\n"
+               "                       when one is active, else 3\n"
+               "  is-failed NAME...    The same; exit 0 when one is failed, else 1\n"
+               "  cat NAME...          Show the unit files, each after a line with its path\n"
+               "  show NAME...         Show properties with systemd's names, as KEY=VALUE\n"
                "\n"
                "Options:\n"
                "  -h --help            Show this help\n"
@@ -96,6 +106,9 @@ static void help(void) {
                "  -s --signal=SIGNAL   Signal for kill, by name or number\n"
                "  -n --lines=N         For logs: show the last N lines (default: all svd keeps)\n"
                "  -f --follow          For logs: keep printing new lines until interrupted\n"
+               "  -p --property=NAME   For show: only these properties (repeat it, or NAME,NAME)\n"
+               "     --value           For show: print the values without \"NAME=\"\n"
+               "  -q --quiet           For is-active and is-failed: print nothing\n"
                "     --timeout=SEC     Wait at most SEC for each reply (default: 90s for\n"
                "                       start, stop and restart, 10s otherwise; 0: forever)\n"
                "\n"
@@ -129,6 +142,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_SOCKET,
                 ARG_JSON,
                 ARG_TIMEOUT,
+                ARG_VALUE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -139,6 +153,9 @@ static int parse_argv(int argc, char *argv[]) {
                 { "signal", required_argument, NULL, 's' },
                 { "lines", required_argument, NULL, 'n' },
                 { "follow", no_argument, NULL, 'f' },
+                { "property", required_argument, NULL, 'p' },
+                { "value", no_argument, NULL, ARG_VALUE },
+                { "quiet", no_argument, NULL, 'q' },
                 {},
         };
         int c, r;
@@ -146,7 +163,7 @@ static int parse_argv(int argc, char *argv[]) {
         /* We print our own one-line messages; getopt's carry argv[0]'s full path. */
         opterr = 0;
 
-        while ((c = getopt_long(argc, argv, ":hs:n:f", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hs:n:fp:q", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -188,6 +205,37 @@ static int parse_argv(int argc, char *argv[]) {
 
                 case 'f':
                         arg_follow = true;
+                        break;
+
+                case 'p': {
+                        /* "-p A,B" and "-p A -p B", as systemctl. */
+                        const char *p = optarg;
+                        for (;;) {
+                                size_t n = strcspn(p, ",");
+                                if (n > 0) {
+                                        char *name = strndup(p, n);
+                                        if (!name || strv_consume(&arg_properties, name) < 0) {
+                                                fprintf(stderr, "svctl: Out of memory.\n");
+                                                return -ENOMEM;
+                                        }
+                                }
+                                if (!p[n])
+                                        break;
+                                p += n + 1;
+                        }
+                        if (!arg_properties && !(arg_properties = calloc(1, sizeof(char *)))) {
+                                fprintf(stderr, "svctl: Out of memory.\n");
+                                return -ENOMEM;
+                        }
+                        break;
+                }
+
+                case ARG_VALUE:
+                        arg_value = true;
+                        break;
+
+                case 'q':
+                        arg_quiet = true;
                         break;
 
                 case ARG_TIMEOUT: {
@@ -305,6 +353,7 @@ int main(int argc, char *argv[]) {
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
         r = run(argc - optind, argv + optind);
+        arg_properties = strv_free(arg_properties);
 
         /* A full disk or a closed pipe must not pass for success. */
         if (fflush(stdout) != 0) {

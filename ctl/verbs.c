@@ -82,7 +82,7 @@ static size_t escaped_width(const char *s) {
         return w;
 }
 
-_printf_(1, 2) static void log_error(const char *format, ...) {
+_printf_(1, 2) void log_error(const char *format, ...) {
         _cleanup_free_ char *s = NULL;
         va_list ap;
 
@@ -111,7 +111,7 @@ _printf_(3, 0) static void print_labelled(int width, const char *label, const ch
 }
 
 /* "Label: value", labels right-aligned like systemctl status. */
-_printf_(2, 3) static void print_field(const char *label, const char *format, ...) {
+_printf_(2, 3) void print_field(const char *label, const char *format, ...) {
         va_list ap;
 
         va_start(ap, format);
@@ -142,11 +142,11 @@ int print_json(json_t *v) {
 
 /* ---- reading svd's replies: every field may be missing or mistyped ---- */
 
-static const char *json_get_str(json_t *o, const char *key) {
+const char *json_get_str(json_t *o, const char *key) {
         return json_string_value(json_object_get(o, key));
 }
 
-static bool json_get_int(json_t *o, const char *key, int64_t *ret) {
+bool json_get_int(json_t *o, const char *key, int64_t *ret) {
         json_t *v = json_object_get(o, key);
 
         if (!json_is_integer(v))
@@ -162,7 +162,7 @@ json_t *reply_parameters(json_t *reply) {
 /* ---- formatting ---- */
 
 /* "5s ago", "3min ago", "2h ago", "4d ago"; "-" for no time. */
-static const char *format_ago(char *buf, size_t l, int64_t usec) {
+const char *format_ago(char *buf, size_t l, int64_t usec) {
         if (usec <= 0)
                 return "-";
 
@@ -181,7 +181,7 @@ static const char *format_ago(char *buf, size_t l, int64_t usec) {
 }
 
 /* "Thu 2026-12-03 08:00:00 UTC" in local time, or NULL. */
-static const char *format_timestamp(char *buf, size_t l, int64_t usec) {
+const char *format_timestamp(char *buf, size_t l, int64_t usec) {
         if (usec <= 0)
                 return NULL;
 
@@ -616,11 +616,20 @@ static void print_status_block(json_t *s) {
         print_field("Loaded", "%s (%s; %s)", load_state, unit_path, enabled ? "enabled" : "disabled");
         if (!isempty(load_error))
                 print_field("Load error", "%s", load_error);
-        _cleanup_free_ char *unsandboxed = join_strings(json_object_get(s, "sandboxNotApplied"),
+        /* Everything svd does not apply (notApplied), the sandboxing keys that run unenforced under
+         * --allow-unsandboxed among them; an older svd sends the latter only. */
+        json_t *sandbox_keys = json_object_get(s, "sandboxNotApplied");
+        json_t *all_keys = json_object_get(s, "notApplied");
+        _cleanup_free_ char *unsandboxed = join_strings(sandbox_keys, /* exec_quoting= */ false);
+        _cleanup_free_ char *not_applied = join_strings(json_is_array(all_keys) ? all_keys : sandbox_keys,
                                                         /* exec_quoting= */ false);
-        if (!isempty(unsandboxed))
-                print_field("Not applied", "%s (sandboxing svd does not enforce; --allow-unsandboxed)",
-                            unsandboxed);
+        bool only_sandbox = json_array_size(all_keys) <= json_array_size(sandbox_keys);
+        if (!isempty(not_applied))
+                print_field("Not applied", "%s (%s)", not_applied,
+                            isempty(unsandboxed) ? "svd ignores these, see the warnings at load"
+                            : only_sandbox       ? "sandboxing svd does not enforce; --allow-unsandboxed"
+                                                 : "svd ignores these; the sandboxing ones are not enforced "
+                                                   "under --allow-unsandboxed");
 
         const char *since = NULL;
         if (json_get_int(s, "stateChangeUsec", &v))
@@ -633,6 +642,7 @@ static void print_status_block(json_t *s) {
                             format_ago(ago, sizeof(ago), v));
         else
                 print_field("Active", "%s%s", state, result_note);
+        print_status_unit(s); /* verbs-unit.c */
 
         if (json_get_int(s, "pid", &v))
                 print_field("Main PID", "%lld", (long long) v);
@@ -756,9 +766,10 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 else if (!arg_json)
                         show_status_log_tail(c, argv[i]); /* verbs-stream.c */
 
-                /* The first problem decides the exit code, as in systemctl. */
-                const char *state = json_get_str(service, "state");
-                if (ret == EXIT_SUCCESS && !(state && streq(state, "running")))
+                /* The first problem decides the exit code, as in systemctl: 0 for ActiveState=
+                 * active (running, or a oneshot's "exited") and reloading, else 3. */
+                const char *active = active_state_of(json_get_str(service, "state"));
+                if (ret == EXIT_SUCCESS && !streq(active, "active") && !streq(active, "reloading"))
                         ret = EXIT_PROGRAM_NOT_RUNNING;
         }
 

@@ -66,3 +66,26 @@ void show_status_log_tail(VarlinkClient *c, const char *name);
 void show_status_log_lines(json_t *lines);
 int status_log_lines(void);
 int verb_reset_failed(VarlinkClient *c, int argc, char **argv);
+
+/* Reading replies and printing them (verbs.c), for the other verb files. */
+const char *json_get_str(json_t *o, const char *key);
+bool json_get_int(json_t *o, const char *key, int64_t *ret);
+const char *format_ago(char *buf, size_t l, int64_t usec);       /* "5s ago" */
+const char *format_timestamp(char *buf, size_t l, int64_t usec); /* "Thu 2026-12-03 08:00:00 UTC", or NULL */
+_printf_(2, 3) void print_field(const char *label, const char *format, ...); /* "  Label: value" */
+_printf_(1, 2) void log_error(const char *format, ...);                     /* "svctl: ..." on stderr */
+
+/* Unit-level verbs and status lines (verbs-unit.c). */
+int verb_is_active(VarlinkClient *c, int argc, char **argv);
+int verb_is_failed(VarlinkClient *c, int argc, char **argv);
+int verb_cat(VarlinkClient *c, int argc, char **argv);
+int verb_show(VarlinkClient *c, int argc, char **argv);
+/* The Condition:, Assert: and Docs: lines of `status` (after Active:). */
+void print_status_unit(json_t *service);
+/* systemd's ActiveState= for svd's state ("active" for running and exited, ...). */
+const char *active_state_of(const char *state);
+
+/* For is-active/is-failed (-q), show (-p, --value). */
+extern bool arg_quiet;
+extern char **arg_properties;
+extern bool arg_value;

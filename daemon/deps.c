@@ -44,6 +44,7 @@ void service_deps_done(ServiceDeps *d) {
         set_done(&d->after);
         set_done(&d->before);
         set_done(&d->required_by);
+        deps_relations_done(d);
 }
 
 /* ---- load time ---- */
@@ -60,7 +61,7 @@ static int deps_check_missing(ServiceContext *c) {
                 if (!service_in_graph(s))
                         continue;
                 for (char **n = s->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
-                        if (service_find(c, *n))
+                        if (deps_find(c, *n))
                                 continue;
                         char *msg;
                         if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->unit_path, *n,
@@ -70,7 +71,7 @@ static int deps_check_missing(ServiceContext *c) {
                         break;
                 }
                 for (char **n = service_in_graph(s) ? s->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
-                        if (!service_find(c, *n))
+                        if (!deps_find(c, *n))
                                 log_warning("%s: Wants=%s: no such unit '%s.service', ignoring.",
                                             s->unit_path, *n, *n);
         }
@@ -88,7 +89,7 @@ static int deps_link(ServiceContext *c) {
                         continue;
                 for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++)
                         for (char **n = s->unit->dependencies[d]; n && *n; n++) {
-                                Service *o = service_find(c, *n);
+                                Service *o = deps_find(c, *n);
                                 int r = 0;
                                 if (!o)
                                         continue;
@@ -113,7 +114,7 @@ static int deps_link(ServiceContext *c) {
                                         return log_oom();
                         }
         }
-        return 0;
+        return deps_link_relations(c);
 }
 
 /* "a → b → c → a" from the DFS stack, starting at the entry of `from`. */

@@ -44,10 +44,36 @@ typedef struct ServiceDeps {
         ServiceSet after;       /* start after these: Requires= ∪ Wants= ∪ After= ∪ others' Before= */
         ServiceSet before;      /* the reverse of `after`: these start after us and stop before us */
         ServiceSet required_by; /* the reverse of `requires` */
+        /* The relations that order nothing (deps-unit.c), resolved with the rest. */
+        ServiceSet requisite;   /* Requisite=: must be active when this one starts */
+        ServiceSet bound_by;    /* units with BindsTo= this one: stopped when it stops */
+        ServiceSet consists_of; /* units with PartOf= this one: stopped and restarted with it */
+        ServiceSet conflicts;   /* Conflicts= either way: starting one stops the other */
+        ServiceSet on_failure;  /* OnFailure=: started when this one fails */
+        bool propagating;       /* passing a stop or restart on right now (cycles end here) */
         unsigned index;         /* position in the manager's table, while resolving */
 } ServiceDeps;
 
 void service_deps_done(ServiceDeps *d);
+
+/* ---- deps-unit.c: [Unit] relations and [Install] Alias= ---- */
+
+/* The service that has name ("web" or "web.service") as an Alias=, or NULL. */
+Service *service_find_alias(ServiceContext *c, const char *name);
+/* service_find(), then the aliases: what a dependency or a client's name means. */
+Service *deps_find(ServiceContext *c, const char *name);
+/* Fills the relation sets of every unit in the graph (after deps_resolve()'s own links). */
+int deps_link_relations(ServiceContext *c);
+void deps_relations_done(ServiceDeps *d);
+/* s changed state from old: a stop reaches the units bound to it (BindsTo=), a failure starts
+ * its OnFailure= units. */
+void deps_relations_state_changed(Service *s, int old);
+/* s is being stopped / restarted by request: its PartOf= units go with it. */
+void deps_relations_stop(Service *s);
+void deps_relations_restart(Service *s);
+/* Before a spawn of s: stops what conflicts with it, and fails the start (answering it, true)
+ * when a Requisite= unit is not active. */
+bool deps_relations_refuse_start(Service *s);
 
 /* Resolves all units' dependencies (again, after a reload); logs what it
  * finds and marks units with errors. */

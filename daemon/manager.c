@@ -30,7 +30,8 @@
 
 Service *manager_get_service(Manager *m, const char *name) {
         assert(m);
-        return service_find(&m->ctx, name);
+        /* A unit's own name first, then the names its Alias= gives it, as systemctl takes them. */
+        return service_find(&m->ctx, name) ?: service_find_alias(&m->ctx, name);
 }
 
 static int env_path(const char *var, const char *suffix, char **ret) {

@@ -49,7 +49,17 @@ void service_start_limit_reset(Service *s, bool counting);
 int service_schedule_restart(Service *s);
 int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata);
 
+/* ---- service-condition.c ---- */
+
+/* Before a spawn: checks Condition*= and Assert*= of the unit in force. true: go on. false: the
+ * start ended here, the service is inactive and the start's waiters and dependents are answered
+ * (done for a condition not met, ASSERT_FAILED for an assertion). */
+bool service_conditions_allow_start(Service *s);
+
 /* ---- service.c, for the other parts ---- */
+
+/* Answers every waiting Start and Restart with r. */
+void service_answer_start_waiters(Service *s, const ServiceJobResult *r);
 
 int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb);
 void service_unset_timer(Service *s);

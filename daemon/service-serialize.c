@@ -93,6 +93,10 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
                 SET("exitResult", json_string(service_result_to_string(s->run.exit_result)));
         }
         SET("lastError", s->last_error ? json_string(s->last_error) : json_null());
+        SET("conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
+        SET("conditionUsec", json_integer((json_int_t) s->condition_usec));
+        SET("assertFailed", s->assert_failed ? json_string(s->assert_failed) : json_null());
+        SET("assertUsec", json_integer((json_int_t) s->assert_usec));
         SET("restarts", json_integer(s->restarts));
         SET("wanted", json_string(wanted_override_to_string(s->wanted)));
         SET("restoredUsec", json_integer((json_int_t) s->restored_usec));
@@ -236,6 +240,14 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         const char *t = reexec_str(o, "lastError");
         if (t && !(s->last_error = strdup(t)))
                 return -ENOMEM;
+        t = reexec_str(o, "conditionFailed");
+        if (t && !(s->condition_failed = strdup(t)))
+                return -ENOMEM;
+        t = reexec_str(o, "assertFailed");
+        if (t && !(s->assert_failed = strdup(t)))
+                return -ENOMEM;
+        s->condition_usec = reexec_u64(o, "conditionUsec", 0);
+        s->assert_usec = reexec_u64(o, "assertUsec", 0);
         s->restarts = (unsigned) reexec_u64(o, "restarts", 0);
         WantedOverride w = wanted_override_from_string(reexec_str(o, "wanted"));
         s->wanted = w >= 0 ? w : WANTED_DEFAULT;

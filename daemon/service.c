@@ -146,6 +146,10 @@ static void service_answer(Service *s, unsigned ops, ServiceJobOutcome outcome, 
 #define OPS_START ((1U << SERVICE_OP_START) | (1U << SERVICE_OP_RESTART))
 #define OPS_STOP (1U << SERVICE_OP_STOP)
 
+void service_answer_start_waiters(Service *s, const ServiceJobResult *r) {
+        service_answer_waiters(s, OPS_START, r);
+}
+
 static void service_cancel_waiters(Service *s, unsigned ops) {
         service_answer(s, ops, SERVICE_OUTCOME_CANCELLED, NULL);
 }
@@ -222,6 +226,7 @@ void service_set_state(Service *s, ServiceState state) {
                 log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
         if (s->ctx->callbacks && s->ctx->callbacks->state_changed)
                 s->ctx->callbacks->state_changed(s, old, s->ctx->userdata);
+        deps_relations_state_changed(s, old); /* BindsTo=, OnFailure= */
 
         if (!IN_SET(state, SERVICE_RUNNING, SERVICE_RELOADING))
                 s->run.watchdog_source = sd_event_source_disable_unref(s->run.watchdog_source);
@@ -266,6 +271,8 @@ static void service_note_execed(Service *s);
 int service_spawn(Service *s) {
         /* A restart is the next start: a reloaded unit file applies now. */
         service_take_next_unit(s);
+        if (!service_conditions_allow_start(s))
+                return 0;
 
         _cleanup_(service_exec_done) ServiceExec exec = {};
         _cleanup_free_ char *log_error = NULL;
@@ -922,6 +929,7 @@ int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
         service_cancel_waiters(s, OPS_START);
         s->want_running = false;
         s->run.stop_by_notify = false;
+        deps_relations_stop(s); /* PartOf= */
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
                 deps_job_done(s, /* success= */ false, "cancelled by a stop");
         if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
@@ -963,6 +971,7 @@ int service_restart(Service *s, ServiceDoneFn done, void *userdata) {
 
         if (service_refuse(s, done, userdata))
                 return 0;
+        deps_relations_restart(s); /* PartOf= */
         s->run.failing = false;
         s->run.stop_by_notify = false;
         if (s->state == SERVICE_EXITED)
@@ -1087,6 +1096,8 @@ Service *service_free(Service *s) {
         free(s->unit_path);
         free(s->load_error);
         free(s->last_error);
+        free(s->condition_failed);
+        free(s->assert_failed);
         free(s);
         return NULL;
 }

@@ -88,6 +88,7 @@ typedef enum ServiceJobOutcome {
         SERVICE_OUTCOME_EXEC_FAILED,       /* the child failed at a setup stage or exec: failure, message */
         SERVICE_OUTCOME_START_FAILED,      /* it exited or timed out before it was ready: result, message */
         SERVICE_OUTCOME_DEPENDENCY_FAILED, /* a required unit failed: dependency, message */
+        SERVICE_OUTCOME_ASSERT_FAILED,     /* an Assert*= was not met: message */
         _SERVICE_OUTCOME_MAX,
         _SERVICE_OUTCOME_INVALID = -EINVAL,
 } ServiceJobOutcome;
@@ -231,6 +232,10 @@ struct Service {
         int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
         char *last_error;
         unsigned restarts;
+        /* Condition*=/Assert*= at the last start (service-condition.c): the one not met, as written,
+         * or NULL; when they were checked (CLOCK_REALTIME, 0 = never). */
+        char *condition_failed, *assert_failed;
+        uint64_t condition_usec, assert_usec;
 
         ServiceWaiter *waiters;
 
@@ -290,6 +295,9 @@ bool service_reset_failed(Service *s);
 void service_start_now(Service *s);
 void service_stop_now(Service *s);
 void service_fail_dependency(Service *s, Service *dep, const char *reason);
+/* Before a spawn (deps-unit.c): the start of s cannot go on because of the unit named dep; it is
+ * answered with DEPENDENCY_FAILED and s is left inactive. */
+void service_refuse_start_dependency(Service *s, const char *dep, const char *reason);
 void service_set_load_error(Service *s, char *msg);
 
 /* Definitions (reload): service_set_unit() gives s the unit u (takes it) or,

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <systemd/sd-id128.h>
 
 #include "basic/macros.h"
 #include "basic/unit-name.h"
@@ -111,6 +114,30 @@ static char *specifier_value(char c, const char *name) {
                 return strdup(getenv("USER"));
         case 'U':
                 return asprintf(&s, "%ju", (uintmax_t) getuid()) < 0 ? NULL : s;
+        case 'v': {
+                struct utsname u;
+                return uname(&u) < 0 ? NULL : strdup(u.release);
+        }
+        case 'H':
+        case 'l': {
+                char host[HOST_NAME_MAX + 1] = {};
+                if (gethostname(host, sizeof(host) - 1) < 0)
+                        return NULL;
+                if (c == 'l')
+                        host[strcspn(host, ".")] = '\0';
+                return strdup(host);
+        }
+        case 'm':
+        case 'b': {
+                sd_id128_t id;
+                char buf[SD_ID128_STRING_MAX];
+                int r = c == 'm' ? sd_id128_get_machine(&id) : sd_id128_get_boot(&id);
+                if (r < 0) {
+                        errno = ENXIO;
+                        return NULL;
+                }
+                return strdup(sd_id128_to_string(id, buf));
+        }
         case '%':
                 return strdup("%");
         default:

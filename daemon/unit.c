@@ -237,6 +237,36 @@ _printf_(2, 3) static void parser_warn(UnitParser *p, const char *format, ...) {
 }
 
 
+/* Records entry ("Key=" or "Key=value") in Unit.not_applied, once; past UNIT_NOT_APPLIED_MAX the
+ * warning alone tells. An empty assignment of a key takes "Key=" back (see unit_parse_key). */
+static int record_not_applied(UnitParser *p, const char *entry) {
+        char ***l = &p->unit->not_applied;
+
+        if (strv_contains(*l, entry) || strv_length(*l) >= UNIT_NOT_APPLIED_MAX)
+                return 0;
+        return strv_extend(l, entry);
+}
+
+static int record_key_not_applied(UnitParser *p) {
+        _cleanup_free_ char *entry = NULL;
+        char ***l = &p->unit->not_applied;
+
+        if (asprintf(&entry, "%s=", p->key) < 0)
+                return -ENOMEM;
+        if (!isempty(p->value))
+                return record_not_applied(p, entry);
+        /* "Key=" resets the key: nothing of it is left to apply. */
+        size_t j = 0;
+        for (size_t i = 0; *l && (*l)[i]; i++)
+                if (streq((*l)[i], entry))
+                        free((*l)[i]);
+                else
+                        (*l)[j++] = (*l)[i];
+        if (*l)
+                (*l)[j] = NULL;
+        return 0;
+}
+
 static bool name_char_is_plain(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
                c == '_' || c == '.';
@@ -259,6 +289,7 @@ Unit *unit_free(Unit *u) {
         free(u->name);
         free(u->path);
         free(u->description);
+        strv_free(u->documentation);
         strv_free(u->exec_start);
         free(u->exec_argv0);
         free(u->working_directory);
@@ -271,8 +302,13 @@ Unit *unit_free(Unit *u) {
         free(u->std_output_path);
         free(u->std_error_path);
         unit_sandbox_done(&u->sandbox);
+        strv_free(u->not_applied);
+        unit_conditions_done(&u->conditions);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
+        for (size_t i = 0; i < _UNIT_RELATION_MAX; i++)
+                strv_free(u->relations[i]);
+        strv_free(u->aliases);
         free(u);
         return NULL;
 }
@@ -376,6 +412,11 @@ enum {
 /* A sandboxing key svd enforces (unit-sandbox.c parses it). */
 #define KEY_SANDBOXING(n) { .section = "Service", .name = (n), .parse = parse_sandbox, .flags = KEY_SANDBOX }
 
+/* ConditionNAME= and AssertNAME=, two rows (unit-condition.h). */
+#define KEY_CONDITION(n)                                                                                      \
+        { "Unit", "Condition" n, parse_condition, UNIT_FIELD(conditions) },                                   \
+        { "Unit", "Assert" n, parse_condition, UNIT_FIELD(conditions) }
+
 /* What a new unit holds before its file is read, and what an empty assignment of a scalar key
  * goes back to. */
 static const Unit unit_defaults = {
@@ -398,6 +439,7 @@ static const Unit unit_defaults = {
         .log_rotate_size = LOGFILE_ROTATE_SIZE_DEFAULT,
         .log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT,
         .sandbox = UNIT_SANDBOX_DEFAULTS,
+        .default_dependencies = true,
 };
 
 static int key_reset(const UnitKey *k, void *field) {
@@ -655,6 +697,10 @@ static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         return r;
 
                 const char *dot = strrchr(name, '.');
+                if (streq(name, "shutdown.target") && (streq(k->name, "Conflicts") || streq(k->name, "Before")))
+                        /* What DefaultDependencies= adds: stopped before the system goes down, which
+                         * is what svd does with every service when it stops. */
+                        continue;
                 if (unit_name_has_suffix(name))
                         unit_name_strip_suffix(name);
                 else if (dot && strv_contains((char **) other_types, dot + 1)) {
@@ -663,6 +709,9 @@ static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         if (!q)
                                 return -ENOMEM;
                         parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
+                        _cleanup_free_ char *entry = NULL;
+                        if (asprintf(&entry, "%s=%s", k->name, name) < 0 || record_not_applied(p, entry) < 0)
+                                return -ENOMEM;
                         continue;
                 }
                 if (!unit_name_is_valid(name)) {
@@ -675,6 +724,37 @@ static int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
                 r = strv_consume(list, TAKE_PTR(name));
                 if (r < 0)
+                        return r;
+        }
+}
+
+/* BindsTo=: a relation of its own and, as in systemd, everything Requires= does. */
+static int parse_binds_to(UnitParser *p, const UnitKey *k, void *field) {
+        char ***requires = &p->unit->dependencies[UNIT_REQUIRES];
+        int r = parse_dependency(p, k, field);
+        if (r < 0)
+                return r;
+        for (char **n = *(char ***) field; n && *n; n++) {
+                if (strv_contains(*requires, *n))
+                        continue;
+                if (strv_length(*requires) >= UNIT_DEPENDENCIES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
+                r = strv_extend(requires, *n);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Also=: units `systemctl enable` enables with this one. svd has no enabling, so the names have
+ * no effect; their quoting and specifiers are checked. */
+static int parse_also(UnitParser *p, const UnitKey *k, void *field) {
+        const char *v = p->value;
+
+        for (;;) {
+                _cleanup_free_ char *name = NULL;
+                int r = next_word(p, &v, &name);
+                if (r <= 0)
                         return r;
         }
 }
@@ -996,9 +1076,12 @@ static int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                         if (!q)
                                 return -ENOMEM;
                         parser_warn(p,
-                                    "Target '%s' in WantedBy= is not supported (only default.target and "
+                                    "Target '%s' in %s= is not supported (only default.target and "
                                     "multi-user.target), ignoring.",
-                                    q);
+                                    q, k->name);
+                        _cleanup_free_ char *entry = NULL;
+                        if (asprintf(&entry, "%s=%s", k->name, target) < 0 || record_not_applied(p, entry) < 0)
+                                return -ENOMEM;
                 }
         }
 }
@@ -1193,17 +1276,103 @@ static int record_sandbox_not_applied(UnitParser *p, const UnitKey *k) {
         return strv_extend(l, name);
 }
 
+/* Documentation=: URIs of the kinds systemd accepts (http:, https:, file:, info:, man:), several per
+ * line and accumulating; others are ignored with a warning, as systemd does. */
+static int parse_documentation(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const schemes[] = { "http://", "https://", "file:", "info:", "man:" };
+        char ***list = field;
+        const char *v = p->value;
+        int r;
+
+        if (isempty(v)) {
+                *list = strv_free(*list);
+                return 0;
+        }
+        for (;;) {
+                _cleanup_free_ char *uri = NULL;
+                bool valid = false;
+
+                r = next_word(p, &v, &uri);
+                if (r <= 0)
+                        return r;
+                for (size_t i = 0; i < ELEMENTSOF(schemes); i++)
+                        if (strneq(uri, schemes[i], strlen(schemes[i])) && uri[strlen(schemes[i])])
+                                valid = true;
+                if (!valid || !utf8_is_valid(uri)) {
+                        _cleanup_free_ char *q = message_quote(uri);
+                        if (!q)
+                                return -ENOMEM;
+                        parser_warn(p, "Not a valid documentation URI '%s', ignoring.", q);
+                        continue;
+                }
+                if (strv_contains(*list, uri))
+                        continue;
+                if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
+                        return invalid_value(p, -E2BIG, "more than %u URIs", UNIT_DEPENDENCIES_MAX);
+                r = strv_consume(list, TAKE_PTR(uri));
+                if (r < 0)
+                        return r;
+        }
+}
+
+/* Condition*=, Assert*=: "[|][!]PARAMETER", specifiers resolved; unit-condition.c checks the
+ * parameter of each kind. */
+static int parse_condition(UnitParser *p, const UnitKey *k, void *field) {
+        bool assertion = strneq(k->name, "Assert", 6);
+        ConditionType t = condition_type_from_string(k->name + (assertion ? 6 : 9));
+        _cleanup_free_ char *v = NULL;
+        const char *reason = NULL;
+        int r;
+
+        assert(t >= 0);
+        if (!isempty(p->value)) {
+                r = parse_string_value(p, &v);
+                if (r < 0)
+                        return r;
+        }
+        r = unit_conditions_add(field, t, assertion, v, &reason);
+        if (r == -ENOMEM || r >= 0)
+                return r;
+        return invalid_value(p, r, "%s", reason ?: "invalid value");
+}
+
 /* Every key svd knows, one row each; adding a key is adding a row (and its field in Unit). */
 static const UnitKey unit_keys[] = {
         { "Unit", "Description", parse_string, UNIT_FIELD(description) },
-        KEY_NOT_YET("Unit", "Documentation"),
+        { "Unit", "Documentation", parse_documentation, UNIT_FIELD(documentation) },
         { "Unit", "Requires", parse_dependency, UNIT_FIELD(dependencies[UNIT_REQUIRES]) },
         { "Unit", "Wants", parse_dependency, UNIT_FIELD(dependencies[UNIT_WANTS]) },
         { "Unit", "After", parse_dependency, UNIT_FIELD(dependencies[UNIT_AFTER]) },
         { "Unit", "Before", parse_dependency, UNIT_FIELD(dependencies[UNIT_BEFORE]) },
-        KEY_NOT_YET("Unit", "BindsTo"),
-        KEY_NOT_YET("Unit", "PartOf"),
-        KEY_NOT_YET("Unit", "Conflicts"),
+        { "Unit", "Requisite", parse_dependency, UNIT_FIELD(relations[UNIT_REQUISITE]) },
+        { "Unit", "BindsTo", parse_binds_to, UNIT_FIELD(relations[UNIT_BINDS_TO]) },
+        { "Unit", "PartOf", parse_dependency, UNIT_FIELD(relations[UNIT_PART_OF]) },
+        { "Unit", "Conflicts", parse_dependency, UNIT_FIELD(relations[UNIT_CONFLICTS]) },
+        { "Unit", "OnFailure", parse_dependency, UNIT_FIELD(relations[UNIT_ON_FAILURE]) },
+        { "Unit", "DefaultDependencies", parse_bool_key, UNIT_FIELD(default_dependencies) },
+        KEY_CONDITION("PathExists"),
+        KEY_CONDITION("PathExistsGlob"),
+        KEY_CONDITION("PathIsDirectory"),
+        KEY_CONDITION("PathIsSymbolicLink"),
+        KEY_CONDITION("PathIsMountPoint"),
+        KEY_CONDITION("PathIsReadWrite"),
+        KEY_CONDITION("DirectoryNotEmpty"),
+        KEY_CONDITION("FileNotEmpty"),
+        KEY_CONDITION("FileIsExecutable"),
+        KEY_CONDITION("Virtualization"),
+        KEY_CONDITION("Host"),
+        KEY_CONDITION("KernelCommandLine"),
+        KEY_CONDITION("Security"),
+        KEY_CONDITION("Capability"),
+        KEY_CONDITION("ACPower"),
+        KEY_CONDITION("NeedsUpdate"),
+        KEY_CONDITION("FirstBoot"),
+        KEY_CONDITION("User"),
+        KEY_CONDITION("Group"),
+        KEY_CONDITION("Environment"),
+        KEY_CONDITION("CPUs"),
+        KEY_CONDITION("Architecture"),
+        KEY_CONDITION("Credential"),
         { "Unit", "StartLimitIntervalSec", parse_sec_key, UNIT_FIELD(start_limit_interval_usec),
           /* systemd: "infinity" means what it says, 0 switches the limit off */
           .expected = "expected a time span such as '10s', or 0 for no limit" },
@@ -1274,9 +1443,9 @@ static const UnitKey unit_keys[] = {
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
 
         { "Install", "WantedBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
-        KEY_NOT_YET("Install", "RequiredBy"),
-        KEY_NOT_YET("Install", "Alias"),
-        KEY_NOT_YET("Install", "Also"),
+        { "Install", "RequiredBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
+        { "Install", "Alias", parse_dependency, UNIT_FIELD(aliases) },
+        { .section = "Install", .name = "Also", .parse = parse_also },
 
         /* Sandboxing (systemd.exec(5)): enforced, or refused unless svd runs with --allow-unsandboxed. */
         KEY_SANDBOXING("PrivateTmp"),
@@ -1370,6 +1539,8 @@ static void unit_parse_key(UnitParser *p) {
         k = unit_key_find(p->section, p->key);
         if (!k) {
                 parser_warn(p, "Unknown key '%s=' in [%s], ignoring.", p->key, p->section);
+                if (record_key_not_applied(p) < 0)
+                        parser_oom(p);
                 return;
         }
         if (!k->parse && (k->flags & KEY_SANDBOX)) {
@@ -1379,6 +1550,8 @@ static void unit_parse_key(UnitParser *p) {
         }
         if (!k->parse) {
                 parser_warn(p, "Key '%s=' in [%s] is not supported yet, ignoring.", p->key, p->section);
+                if (record_key_not_applied(p) < 0)
+                        parser_oom(p);
                 return;
         }
         r = k->parse(p, k, (uint8_t *) p->unit + k->offset);
@@ -1605,6 +1778,12 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
         if (unit_parse_text(&p) < 0)
                 return fail(&p, ret_error);
+        /* The sandboxing keys not enforced join the list (svd refuses them unless told otherwise). */
+        for (char **k = u->sandbox.not_applied; k && *k; k++)
+                if (record_not_applied(&p, *k) < 0) {
+                        parser_oom(&p);
+                        return fail(&p, ret_error);
+                }
 
         if (!u->exec_start) {
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");

@@ -36,6 +36,7 @@
 
 #include "basic/macros.h"
 #include "basic/unit-name.h"
+#include "unit-condition.h"
 #include "unit-sandbox.h"
 
 /* Limits on what a unit file may make svd hold. */
@@ -44,6 +45,7 @@
 #define UNIT_ARGV_MAX 4096U            /* words in ExecStart= */
 #define UNIT_ENVIRONMENT_FILES_MAX 64U /* EnvironmentFile= paths */
 #define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
+#define UNIT_NOT_APPLIED_MAX 64U       /* entries of Unit.not_applied; the rest are warned about only */
 
 typedef enum RestartPolicy {
         RESTART_NO,
@@ -91,6 +93,21 @@ const char *unit_dependency_to_string(UnitDependency d); /* "Requires", ... */
 
 #define UNIT_DEPENDENCIES_MAX 256U /* names in all assignments of one dependency key in one file */
 
+/* [Unit] relations that order nothing (deps-unit.c), by name (without ".service"), as in
+ * systemd.unit(5): Requisite= must be active when this unit starts; BindsTo= (which implies
+ * Requires=, its names are in UNIT_REQUIRES too) stops this unit when that one stops; PartOf=
+ * passes that one's stops and restarts on to this unit; Conflicts= starting either stops the
+ * other; OnFailure= is started when this unit fails. */
+typedef enum UnitRelation {
+        UNIT_REQUISITE,
+        UNIT_BINDS_TO,
+        UNIT_PART_OF,
+        UNIT_CONFLICTS,
+        UNIT_ON_FAILURE,
+        _UNIT_RELATION_MAX,
+        _UNIT_RELATION_INVALID = -EINVAL,
+} UnitRelation;
+
 /* StandardOutput=/StandardError=. log: pipe into svd (ring buffer, `svctl
  * logs`); file:/append: the same, and svd writes the lines to PATH with
  * size-based rotation (file: truncates at each start); null: /dev/null;
@@ -125,6 +142,7 @@ typedef struct Unit {
         char *name;        /* "web" for web.service */
         char *path;        /* file it was loaded from */
         char *description; /* may be NULL */
+        char **documentation; /* Documentation= URIs, NULL-terminated */
 
         char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written (prefixes
                             * removed); variables not yet substituted */
@@ -151,6 +169,10 @@ typedef struct Unit {
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
+        UnitConditions conditions;  /* Condition*= and Assert*=, checked at each start (unit-condition.h) */
+        char **relations[_UNIT_RELATION_MAX]; /* Requisite= BindsTo= PartOf= Conflicts= OnFailure= */
+        char **aliases;             /* [Install] Alias= names of this unit (without ".service") */
+        bool default_dependencies;  /* DefaultDependencies= (svd has no implicit dependencies to add) */
         int kill_signal;            /* KillSignal=, default SIGTERM */
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;
@@ -169,6 +191,11 @@ typedef struct Unit {
         } limit_nofile, limit_nproc, limit_core;
         int private_pids; /* PrivatePIDs=: -1 = default (see service.c), 0, 1 */
         UnitSandbox sandbox; /* the sandboxing keys (unit-sandbox.h) */
+        /* What of the file svd does not apply, each with its warning at load time: "Key=" for keys
+         * svd ignores (unknown ones and those it does not support yet; the sandboxing keys of
+         * sandbox.not_applied at the end), "Key=value" for values it ignores ("After=network.target").
+         * In order of appearance, without repeats. */
+        char **not_applied;
 
         /* cgroup v2 resource control (when svd has a delegated subtree). */
         uint64_t memory_max; /* MemoryMax=, bytes; UINT64_MAX = unset/infinity */

@@ -61,8 +61,16 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "description",
                             json_string(s->unit && s->unit->description ? s->unit->description : ""));
         json_object_set_new(o, "unitPath", json_string(s->unit_path));
+        json_t *docs = json_array();
+        for (char **d = s->unit ? s->unit->documentation : NULL; d && *d; d++)
+                json_array_append_new(docs, json_string(*d));
+        json_object_set_new(o, "documentation", docs);
         json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
         json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
+        json_t *not_applied = json_array();
+        for (char **k = s->unit ? s->unit->not_applied : NULL; k && *k; k++)
+                json_array_append_new(not_applied, json_string(*k));
+        json_object_set_new(o, "notApplied", not_applied);
         if (s->unit && s->unit->sandbox.not_applied) {
                 json_t *keys = json_array();
                 for (char **k = s->unit->sandbox.not_applied; *k; k++)
@@ -113,11 +121,32 @@ static json_t *service_to_json(const Service *s) {
                         json_array_append_new(a, json_string(*n));
                 json_object_set_new(o, dep_keys[d], a);
         }
+        static const char *const rel_keys[_UNIT_RELATION_MAX] = {
+                [UNIT_REQUISITE] = "requisite", [UNIT_BINDS_TO] = "bindsTo", [UNIT_PART_OF] = "partOf",
+                [UNIT_CONFLICTS] = "conflicts", [UNIT_ON_FAILURE] = "onFailure",
+        };
+        for (UnitRelation d = 0; d < _UNIT_RELATION_MAX; d++) {
+                json_t *a = json_array();
+                for (char **n = s->unit ? s->unit->relations[d] : NULL; n && *n; n++)
+                        json_array_append_new(a, json_string(*n));
+                json_object_set_new(o, rel_keys[d], a);
+        }
+        json_t *names = json_array();
+        json_array_append_new(names, json_pack("s+", s->name, ".service"));
+        for (char **n = s->unit ? s->unit->aliases : NULL; n && *n; n++)
+                json_array_append_new(names, json_pack("s+", *n, ".service"));
+        json_object_set_new(o, "names", names);
         json_object_set_new(o, "logDropped", json_integer((json_int_t) (s->log ? s->log->dropped : 0)));
         json_object_set_new(o, "wanted", json_string(wanted_override_to_string(s->wanted)));
         json_object_set_new(o, "restoredUsec",
                             s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
         json_object_set_new(o, "reloadPending", json_boolean(s->have_next_unit));
+        json_object_set_new(o, "conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
+        json_object_set_new(o, "conditionUsec",
+                            s->condition_usec > 0 ? json_integer((json_int_t) s->condition_usec) : json_null());
+        json_object_set_new(o, "assertFailed", s->assert_failed ? json_string(s->assert_failed) : json_null());
+        json_object_set_new(o, "assertUsec",
+                            s->assert_usec > 0 ? json_integer((json_int_t) s->assert_usec) : json_null());
         return o;
 }
 
@@ -165,6 +194,11 @@ static void on_job_done(Service *s, const ServiceJobResult *r, void *userdata) {
                 (void) varlink_call_error(call, "io.svd.Manager.DependencyFailed",
                                           json_pack("{s:s,s:s,s:s}", "name", s->name, "dependency",
                                                     r->dependency, "message", r->message));
+                return;
+        case SERVICE_OUTCOME_ASSERT_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.AssertFailed",
+                                          json_pack("{s:s,s:s,s:s}", "name", s->name, "assert",
+                                                    strna(s->assert_failed), "message", r->message));
                 return;
         default:
                 assert(!"bad outcome");

@@ -26,6 +26,10 @@ svd_integration_test(e2e-restore)
 # Units as packages ship them: environment files, variables, specifiers, templates.
 svd_integration_test(e2e-envfile)
 svd_integration_test(e2e-exec-prefix)
+# [Unit] semantics: Condition*=/Assert*=; systemctl's verbs and exit codes.
+svd_integration_test(e2e-conditions)
+svd_integration_test(e2e-svctl-unit)
+svd_integration_test(e2e-unit-relations)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)

@@ -92,11 +92,14 @@ mkdir "$T/broken"
 cp "$man"/*.scd "$T/broken/"
 sed -i '/^\*daemon-reexec\*$/d' "$T/broken/svctl.1.scd"
 sed -i '/^\*--state-version\*$/d' "$T/broken/svd.8.scd"
-sed -i '/^\*ExecStart=\*$/d; s/^\*Documentation=\*, //' "$T/broken/svd.unit.5.scd"
+# A key the table does not support yet, taken out of its entry (first, middle or last of a list).
+notyet=$(awk '$3 != "implemented" { print $2; exit }' "$T/keys")
+sed -i "/^\*ExecStart=\*\$/d; s/^\*$notyet=\*, //; s/, \*$notyet=\*//; /^\*$notyet=\*\$/d" \
+        "$T/broken/svd.unit.5.scd"
 printf '*NoSuchKey=*\n\tNot a key.\n' >>"$T/broken/svd.unit.5.scd"
 check "$T/broken" >"$T/out.broken"
 for want in "no entry for 'daemon-reexec'" "no entry for '--state-version'" "no entry for 'ExecStart='" \
-        "'Documentation=' ([Unit]) not under" "'NoSuchKey=' is not a key"; do
+        "'$notyet=' (" "'NoSuchKey=' is not a key"; do
         if grep -qF "$want" "$T/out.broken"; then
                 ok "a page without its entry fails: $want"
         else

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "basic/macros.h"
@@ -588,9 +589,19 @@ START_TEST(test_specifiers_and_variables) {
         assert_fails_prefix("[Service]\nExecStart=/x\nEnvironment=A=%y\n", -EINVAL,
                             PATH
                             ":3: Invalid value 'A=%y' for Environment=: specifier '%y' is not supported");
-        assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%v.target\n", -EINVAL,
+        assert_fails_prefix("[Service]\nExecStart=/x\n[Install]\nWantedBy=%q.target\n", -EINVAL,
                             PATH
-                            ":4: Invalid value '%v.target' for WantedBy=: specifier '%v' is not supported");
+                            ":4: Invalid value '%q.target' for WantedBy=: specifier '%q' is not supported");
+
+        /* The machine's: %v the kernel release, %H the host name. */
+        struct utsname un;
+        char host[256] = {}, want_vh[600];
+        ck_assert_int_eq(uname(&un), 0);
+        ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+        snprintf(want_vh, sizeof(want_vh), "%s %s", un.release, host);
+        u = load_ok("[Unit]\nDescription=%v %H\n[Service]\nExecStart=/x\n", NULL);
+        ck_assert_str_eq(u->description, want_vh);
+        u = unit_free(u);
 }
 END_TEST
 
@@ -720,13 +731,15 @@ START_TEST(test_unknown_keys_and_sections) {
         _cleanup_strv_free_ char **w = NULL;
         _cleanup_(unit_freep) Unit *u = load_ok(text, &w);
 
-        ck_assert_uint_eq(strv_length(w), 4);
+        ck_assert_uint_eq(strv_length(w), 3);
         ck_assert_str_eq(w[0], PATH ":3: After=network.target: svd has only services, ignoring.");
         ck_assert_str_eq(w[1], PATH ":6: Unknown key 'Foo=' in [Service], ignoring.");
         /* One warning for the section, none for its keys. */
         ck_assert_str_eq(w[2], PATH ":8: Unknown section 'Foo', ignoring.");
-        ck_assert_str_eq(w[3], PATH ":14: Key 'Alias=' in [Install] is not supported yet, ignoring.");
         ck_assert(u->wanted_by_default);
+        /* Alias= names the unit (without ".service"). */
+        ck_assert_ptr_nonnull(u->aliases);
+        ck_assert_str_eq(u->aliases[0], "other");
 }
 END_TEST
 
