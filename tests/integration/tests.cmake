@@ -26,6 +26,8 @@ svd_integration_test(e2e-restore)
 # Units as packages ship them: environment files, variables, specifiers, templates.
 svd_integration_test(e2e-envfile)
 svd_integration_test(e2e-exec-prefix)
+svd_integration_test(e2e-exec-commands)
+svd_integration_test(e2e-exit-status)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)
