@@ -392,3 +392,32 @@ void service_control_abandon(Service *s) {
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to kill %s=: %m", s->name, unit_exec_to_string(c->kind));
 }
+
+int service_control_resume(Service *s, uint64_t deadline) {
+        ServiceControl *c = &s->control;
+        sd_event *e = s->ctx->event;
+        int r;
+
+        assert(service_control_running(s));
+
+        if (!process_is_set(&c->proc))
+                /* Its spawn had failed and the old svd had not said so yet. */
+                return sd_event_add_time_relative(e, &c->timer_source, CLOCK_MONOTONIC, 0, /* accuracy= */ 0,
+                                                  on_control_spawn_failed, s);
+        /* An exit meanwhile leaves the pidfd readable: seen at once. */
+        r = sd_event_add_io(e, &c->exit_source, c->proc.pidfd, EPOLLIN, on_control_exit_event, s);
+        if (r < 0)
+                return r;
+        if (c->report_fd >= 0) {
+                r = sd_event_add_io(e, &c->report_source, c->report_fd, EPOLLIN, on_control_report_event, s);
+                if (r < 0)
+                        return r;
+        }
+        if (deadline != USEC_INFINITY && !c->timed_out) {
+                r = sd_event_add_time(e, &c->timer_source, CLOCK_MONOTONIC, deadline, /* accuracy= */ 0,
+                                      on_control_timeout, s);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -45,6 +45,9 @@ bool service_control_running(const Service *s);
 /* Runs the commands of kind one after another: 1 when the first was spawned, or its spawn failed (then
  * from the loop) — service_on_control_done() follows; 0 when the unit has none. */
 int service_control_start(Service *s, UnitExec kind);
+/* After a re-exec: watches the command's process (and its report pipe) again, with its timeout at
+ * deadline (CLOCK_MONOTONIC, USEC_INFINITY: none). */
+int service_control_resume(Service *s, uint64_t deadline);
 /* SIGKILLs the running command: its list ends as failed. */
 void service_control_abandon(Service *s);
 /* service.c: the commands of kind ended, all successfully (SERVICE_SUCCESS, failures of '-' commands

@@ -233,6 +233,21 @@ expect_eq "... as before" "No changes." "$OUT"
 run svctl reload nosuch
 expect_rc "svctl reload of no such service" 4
 
+# ---- a command across a re-exec of svd ----
+rm -f "$T/pre-go"
+svctl start prewait >/dev/null 2>&1 &
+wait_until 30 state_is prewait start-pre
+CONTROL=$(json_field pid "$(svc_field prewait control)")
+run svctl daemon-reexec
+expect_rc "svctl daemon-reexec while ExecStartPre= runs" 0
+expect_eq "... the same command process runs on, still in start-pre" "start-pre:$CONTROL" \
+        "$(svc_state prewait):$(json_field pid "$(svc_field prewait control)")"
+touch "$T/pre-go"
+wait_until 30 state_is prewait running
+expect_eq "... the new svd sees it end and goes on: running" running "$(svc_state prewait)"
+run svctl stop prewait
+expect_rc "... and stops it" 0
+
 # ---- a command dies with svd ----
 rm -f "$T/pre-go"
 svctl start prewait >/dev/null 2>&1 &
