@@ -267,10 +267,15 @@ static void service_drain_report(Service *s);
 static void service_note_execed(Service *s);
 static int service_spawn_main(Service *s);
 static void service_enter_start_post(Service *s);
+static void service_after_main(Service *s);
 
 /* The command of ExecStart= that runs (or ran last): the only one but for Type=oneshot. */
 static const ExecCommand *service_main_command(const Service *s) {
+        static char *const none_argv[] = { (char *) "(none)", NULL };
+        static const ExecCommand none = { .argv = (char **) none_argv };
         const ExecCommandList *l = &s->unit->exec[UNIT_EXEC_START];
+        if (l->n == 0)
+                return &none; /* Type=oneshot with ExecStop= only */
         return &l->commands[s->control.exec_start_index < l->n ? s->control.exec_start_index : l->n - 1];
 }
 
@@ -306,6 +311,15 @@ static int service_spawn_main(Service *s) {
         assert(u);
         assert(!process_is_set(&s->run.main));
 
+        if (u->exec[UNIT_EXEC_START].n == 0) {
+                /* Type=oneshot with ExecStop= only: nothing to run, the start has succeeded. */
+                s->run.execed = true;
+                s->run.exit_was = SERVICE_STARTING;
+                s->run.exit_result = SERVICE_SUCCESS;
+                service_set_state(s, SERVICE_STARTING);
+                service_after_main(s);
+                return 0;
+        }
         const ExecCommand *cmd = service_main_command(s);
         r = service_exec_prepare(s, cmd, /* extra_env= */ NULL, &exec);
         if (r < 0)

@@ -1648,7 +1648,10 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
         if (unit_parse_text(&p) < 0)
                 return fail(&p, ret_error);
 
-        if (u->exec[UNIT_EXEC_START].n == 0) {
+        /* systemd.service(5): Type=oneshot may do without ExecStart= when it has ExecStop= (a unit that
+         * only acts when it is stopped). */
+        if (u->exec[UNIT_EXEC_START].n == 0 &&
+            !(u->type == SERVICE_TYPE_ONESHOT && u->exec[UNIT_EXEC_STOP].n > 0)) {
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");
                 return fail(&p, ret_error);
         }
@@ -1659,9 +1662,11 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                              p.exec_start_line);
                 return fail(&p, ret_error);
         }
-        u->exec_start = u->exec[UNIT_EXEC_START].commands[0].argv;
-        u->exec_start_flags = u->exec[UNIT_EXEC_START].commands[0].flags;
-        u->exec_argv0 = u->exec[UNIT_EXEC_START].commands[0].argv0;
+        if (u->exec[UNIT_EXEC_START].n > 0) {
+                u->exec_start = u->exec[UNIT_EXEC_START].commands[0].argv;
+                u->exec_start_flags = u->exec[UNIT_EXEC_START].commands[0].flags;
+                u->exec_argv0 = u->exec[UNIT_EXEC_START].commands[0].argv0;
+        }
         if (u->remain_after_exit && u->type != SERVICE_TYPE_ONESHOT) {
                 /* systemd keeps such a unit "active (exited)" after any type's exit; svd only for oneshot. */
                 parser_error(&p, -EOPNOTSUPP, 0, "RemainAfterExit=yes is supported with Type=oneshot only");

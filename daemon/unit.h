@@ -187,7 +187,8 @@ typedef struct Unit {
          * assignment empties a list. */
         ExecCommandList exec[_UNIT_EXEC_MAX];
         /* The first ExecStart= (exec[UNIT_EXEC_START].commands[0]), which is all of it but for
-         * Type=oneshot: aliases into that list, not owned. */
+         * Type=oneshot: aliases into that list, not owned. NULL for a Type=oneshot without ExecStart=
+         * (it has ExecStop=). */
         char **exec_start;
         ExecFlags exec_start_flags;
         char *exec_argv0;

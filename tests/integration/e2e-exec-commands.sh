@@ -100,6 +100,14 @@ ExecStop=$(rec remain stop)
 ExecStopPost=$(rec remain stoppost)
 EOF
 
+# Type=oneshot with ExecStop= only, as lvm2's blk-availability.service.
+write_unit stoponly <<EOF
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStop=$(rec stoponly stop)
+EOF
+
 write_unit noreload <<EOF
 [Service]
 ExecStart=$SLEEP 1000
@@ -211,6 +219,12 @@ expect_eq "... exited, no stop command yet" "exited:main |" "$(svc_state remain)
 run svctl stop remain
 expect_rc "... its stop" 0
 expect_eq "... runs ExecStop= and ExecStopPost=" "inactive:main |stop |stoppost |" "$(svc_state remain):$(order remain)"
+
+run svctl start stoponly
+expect_rc "a oneshot with ExecStop= only starts" 0
+expect_eq "... exited, nothing ran" "exited:" "$(svc_state stoponly):$(order stoponly)"
+run svctl stop stoponly
+expect_eq "... its stop runs ExecStop=" "0:inactive:stop |" "$RC:$(svc_state stoponly):$(order stoponly)"
 
 # ---- reload: what cannot be reloaded ----
 run svctl start noreload reloadfail

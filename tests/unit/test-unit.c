@@ -1363,8 +1363,14 @@ START_TEST(test_exec_command_lists) {
                                "plain file name");
         assert_fails_with("[Service]\nExecStart=/x\nExecStartPre=|/bin/sh\n", -EOPNOTSUPP,
                           PATH ":3: Invalid value '|/bin/sh' for ExecStartPre=: the prefix '|' is not supported");
-        /* Only ExecStart= is required. */
+        /* ExecStart= is required, but for a Type=oneshot with ExecStop= (systemd.service(5)). */
         assert_fails_with("[Service]\nExecStartPre=/x\n", -EINVAL, PATH ": Missing ExecStart= in [Service]");
+        assert_fails_with("[Service]\nType=oneshot\nExecStopPost=/x\n", -EINVAL,
+                          PATH ": Missing ExecStart= in [Service]");
+        assert_fails_with("[Service]\nExecStop=/x\n", -EINVAL, PATH ": Missing ExecStart= in [Service]");
+        _cleanup_(unit_freep) Unit *so = load_ok("[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStop=/x\n", NULL);
+        ck_assert_ptr_null(so->exec_start);
+        ck_assert_uint_eq(so->exec[UNIT_EXEC_START].n, 0);
 }
 END_TEST
 
