@@ -274,7 +274,10 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                 s->run.exit_result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
         }
         s->run.main_exited = reexec_bool(o, "mainExited", false);
-        s->control.started = reexec_bool(o, "started", false);
+        /* From an svd before the command keys: a service whose start had completed runs its ExecStop=. */
+        bool started = reexec_bool(o, "ready", false) &&
+                       IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED);
+        s->control.started = reexec_bool(o, "started", started);
         s->control.stop_done = reexec_bool(o, "stopDone", false);
         s->control.stop_post_done = reexec_bool(o, "stopPostDone", false);
         s->control.exec_start_index = (size_t) reexec_u64(o, "execStartIndex", 0);
