@@ -14,6 +14,9 @@ TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$TESTS_DIR/lib/lib.sh"
 
 setup_test
+# The path svd names a command by: the first word ("/bin/busybox" of "/bin/busybox sh" in the lab).
+SH0=${SH%% *}
+SLEEP0=${SLEEP%% *}
 
 # Each command appends one line "WHAT [env]" to $T/NAME.order.
 rec() { # rec NAME WHAT [SHELL-WORDS]: an Exec line's command that records WHAT
@@ -163,11 +166,11 @@ expect_eq "ExecStop= runs after the main process ended, without \$MAINPID; both 
 # ---- a failing ExecStartPre= ----
 run svctl start prefail
 expect_rc "a failing ExecStartPre= fails the start" 1
-expect_contains "... naming the command and its status" "$ERR" "ExecStartPre= '$SH' exited with status 3"
+expect_contains "... naming the command and its status" "$ERR" "ExecStartPre= '$SH0' exited with status 3"
 expect_eq "... failed" failed "$(svc_state prefail)"
 expect_eq "... the commands after it and the main one never ran, ExecStop= neither; ExecStopPost= did" \
         "pre1 |stoppost result=exit-code|" "$(order prefail)"
-expect_contains "... svctl status names it" "$(svctl status prefail 2>&1)" "ExecStartPre= '$SH' exited with status 3"
+expect_contains "... svctl status names it" "$(svctl status prefail 2>&1)" "ExecStartPre= '$SH0' exited with status 3"
 
 run svctl start preignored
 expect_rc "a failing ExecStartPre=- is ignored" 0
@@ -175,7 +178,7 @@ expect_eq "... the main command ran" "main |" "$(order preignored)"
 
 run svctl start pretimeout
 expect_rc "an ExecStartPre= that outlives TimeoutStartSec= fails the start" 1
-expect_contains "... saying so" "$ERR" "ExecStartPre= '$SLEEP' did not finish within TimeoutStartSec="
+expect_contains "... saying so" "$ERR" "ExecStartPre= '$SLEEP0' did not finish within TimeoutStartSec="
 expect_eq "... result timeout" timeout "$(svc_field pretimeout result)"
 expect_eq "... ExecStopPost= ran, the main command did not" "stoppost result=timeout|" "$(order pretimeout)"
 
@@ -185,7 +188,7 @@ START_PID=$!
 wait_until 30 state_is prewait start-pre
 expect_eq "while ExecStartPre= runs the state is start-pre" start-pre "$(svc_state prewait)"
 CONTROL=$(json_field pid "$(svc_field prewait control)")
-expect_contains "svctl status names the command" "$(svctl status prewait 2>&1)" "Control: $CONTROL (ExecStartPre=$SH)"
+expect_contains "svctl status names the command" "$(svctl status prewait 2>&1)" "Control: $CONTROL (ExecStartPre=$SH0)"
 expect_eq "... and has no main process yet" null "$(svc_pid prewait)"
 CONTROL_CG=$(cat "/proc/$CONTROL/cgroup" 2>/dev/null)
 touch "$T/pre-go"
@@ -233,7 +236,7 @@ expect_rc "svctl reload NAME without ExecReload= fails" 1
 expect_contains "... saying so" "$ERR" "no ExecReload="
 run svctl reload reloadfail
 expect_rc "a failing ExecReload= fails the reload" 1
-expect_contains "... naming the command" "$ERR" "ExecReload= '$SH' exited with status 9"
+expect_contains "... naming the command" "$ERR" "ExecReload= '$SH0' exited with status 9"
 expect_eq "... the service runs on" running "$(svc_state reloadfail)"
 run svctl reload order
 expect_rc "svctl reload NAME of an inactive service fails" 1
