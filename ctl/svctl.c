@@ -59,7 +59,8 @@ static const Verb verbs[] = {
         { "info", 0, 0, false, TIMEOUT_QUERY_USEC, verb_info },
         { "logs", 1, 1, true, TIMEOUT_QUERY_USEC, verb_logs },
         { "watch", 0, 0, false, TIMEOUT_QUERY_USEC, verb_watch },
-        { "reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_reload },
+        { "reload", 0, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_reload },
+        { "daemon-reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_reload },
         { "daemon-reexec", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_daemon_reexec },
         { "is-active", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_active },
         { "is-failed", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_failed },
@@ -86,8 +87,10 @@ static void help(void) {
                "  logs NAME            Show a service's output, with time and stream\n"
                "                       (-n N: the last N lines; -f: follow until Ctrl-C)\n"
                "  watch                Print every state change as it happens (Ctrl-C ends)\n"
-               "  reload               Re-read the unit directory; say what was added,\n"
-               "                       changed and removed (running services keep running)\n"
+               "  reload NAME...       Run the services' ExecReload= commands\n"
+               "  daemon-reload        Re-read the unit directory; say what was added,\n"
+               "                       changed and removed (running services keep running);\n"
+               "                       \"reload\" without a NAME does the same\n"
                "  daemon-reexec        Re-execute svd's binary (after an upgrade); every\n"
                "                       service keeps running, untouched\n"
                "  is-active NAME...    Print each service's state as systemd names it; exit 0\n"

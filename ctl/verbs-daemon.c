@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The verbs that act on svd itself rather than on a service: reload (re-read
- * the unit directory) and daemon-reexec (run svd's binary anew). */
+/* The verbs that act on svd itself rather than on a service: daemon-reload and
+ * reload without names (re-read the unit directory) and daemon-reexec (run
+ * svd's binary anew). */
 #include "verbs.h"
 
 #include <stdio.h>
@@ -25,6 +26,10 @@ static void print_names(const char *label, json_t *names) {
 
 int verb_reload(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
+
+        /* With names, as systemctl reload NAME: the services' ExecReload=. */
+        if (argc > 1 && streq(argv[0], "reload"))
+                return verb_reload_services(c, argc, argv);
         int r = call_or_fail(c, METHOD_RELOAD, "reload units", &reply);
         if (r != 0)
                 return r;

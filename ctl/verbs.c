@@ -24,6 +24,7 @@
 #define METHOD_KILL "io.svd.Manager.Kill"
 #define METHOD_STOP "io.svd.Manager.Stop"
 #define METHOD_RESTART "io.svd.Manager.Restart"
+#define METHOD_RELOAD_SERVICE "io.svd.Manager.ReloadService"
 #define METHOD_RESET_FAILED "io.svd.Manager.ResetFailed"
 
 #define ERROR_NO_SUCH_SERVICE "io.svd.Manager.NoSuchService"
@@ -483,6 +484,10 @@ int verb_restart(VarlinkClient *c, int argc, char **argv) {
         return verb_change(c, argc, argv, METHOD_RESTART);
 }
 
+int verb_reload_services(VarlinkClient *c, int argc, char **argv) {
+        return verb_change(c, argc, argv, METHOD_RELOAD_SERVICE);
+}
+
 /* ---- kill ---- */
 
 int verb_kill(VarlinkClient *c, int argc, char **argv) {
@@ -648,6 +653,11 @@ static void print_status_block(json_t *s) {
                 print_field("Main PID", "%lld", (long long) v);
         else
                 print_field("Main PID", "-");
+        json_t *control = json_object_get(s, "control");
+        if (json_is_object(control))
+                /* As systemctl's "Cntrl PID:" line, with the key and command. */
+                print_field("Control", "%lld (%s=%s)", (long long) json_integer_value(json_object_get(control, "pid")),
+                            json_get_str(control, "key") ?: "?", json_get_str(control, "command") ?: "?");
         print_field("Last exit", "%s", format_exit(buf, sizeof(buf), json_object_get(s, "lastExit")));
         if (!json_get_int(s, "restarts", &v))
                 v = 0;

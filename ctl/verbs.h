@@ -43,7 +43,9 @@ int verb_info(VarlinkClient *c, int argc, char **argv);
 int verb_kill(VarlinkClient *c, int argc, char **argv);
 int verb_logs(VarlinkClient *c, int argc, char **argv);
 int verb_watch(VarlinkClient *c, int argc, char **argv);
+/* reload NAME...: ExecReload= of each; reload alone and daemon-reload: the unit directory. */
 int verb_reload(VarlinkClient *c, int argc, char **argv);
+int verb_reload_services(VarlinkClient *c, int argc, char **argv);
 int verb_daemon_reexec(VarlinkClient *c, int argc, char **argv);
 
 /* For `logs` (set by svctl.c): -n/--lines (-1: all svd keeps), -f/--follow. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "basic/macros.h"
+#include "basic/missing-syscall.h"
 
 /* Longest line of /proc/self/mountinfo or /proc/self/cgroup read. */
 #define CGROUP_LINE_MAX 4096
@@ -351,6 +352,34 @@ int cgroup_has_processes(int cg_fd) {
 
 int cgroup_kill(int cg_fd) {
         return write_file_at(cg_fd, "cgroup.kill", "1");
+}
+
+int cgroup_signal(int cg_fd, int sig) {
+        _cleanup_close_ int fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        FILE *f = NULL;
+        unsigned n = 0;
+        int pid, r = 0;
+
+        if (fd < 0)
+                return -errno;
+        f = fdopen(fd, "re");
+        if (!f)
+                return -errno;
+        TAKE_FD(fd);
+        /* Each through a pidfd of its own: a process that is gone by now is skipped, never another one
+         * that got its number (a new process with that number would not be in this cgroup, which only
+         * svd's spawns and their children enter). */
+        while (n < CGROUP_SIGNAL_MAX && fscanf(f, "%d", &pid) == 1) {
+                n++;
+                int pidfd = sys_pidfd_open(pid, 0);
+                if (pidfd < 0)
+                        continue;
+                if (sys_pidfd_send_signal(pidfd, sig, NULL, 0) < 0 && errno != ESRCH && r == 0)
+                        r = -errno;
+                safe_close(pidfd);
+        }
+        fclose(f);
+        return r;
 }
 
 int cgroup_open_events(int cg_fd, int *ret_fd) {

@@ -77,6 +77,11 @@ int cgroup_is_populated(int cg_fd);
  * pidfd hung up) a moment before it leaves its cgroup. 1, 0 or -errno. */
 int cgroup_has_processes(int cg_fd);
 
+/* Sends sig to every process in the cgroup (KillMode=control-group), at most CGROUP_SIGNAL_MAX of
+ * them; 0 or the first -errno. */
+#define CGROUP_SIGNAL_MAX 65536U
+int cgroup_signal(int cg_fd, int sig);
+
 /* SIGKILLs every process in the cgroup (cgroup.kill). */
 int cgroup_kill(int cg_fd);
 

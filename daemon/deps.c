@@ -289,7 +289,8 @@ int deps_resolve(ServiceContext *c) {
 /* ---- run time ---- */
 
 static bool start_in_progress(const Service *s) {
-        return IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) || s->state == SERVICE_STARTING ||
+        return IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) ||
+               IN_SET(s->state, SERVICE_STARTING, SERVICE_START_PRE, SERVICE_START_POST) ||
                (s->state == SERVICE_RUNNING && !s->run.ready);
 }
 
@@ -338,7 +339,7 @@ bool deps_queue_stop(Service *s) {
                 Service *x = s->deps.required_by.items[i];
                 if (x->job == SERVICE_JOB_STOP || (service_is_settled(x) && x->job == SERVICE_JOB_NONE))
                         continue;
-                if (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING))
+                if (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST))
                         continue;
                 log_info("%s: stopping, as it requires '%s'.", x->name, s->name);
                 (void) service_stop(x, NULL, NULL);
@@ -346,7 +347,7 @@ bool deps_queue_stop(Service *s) {
         for (size_t i = 0; i < s->deps.before.n; i++) {
                 Service *x = s->deps.before.items[i];
                 if (x->job == SERVICE_JOB_STOP ||
-                    (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING))) {
+                    (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST))) {
                         s->job = SERVICE_JOB_STOP;
                         return true;
                 }
@@ -399,7 +400,7 @@ static bool stop_may_run(Service *s) {
         for (size_t i = 0; i < s->deps.before.n; i++) {
                 Service *x = s->deps.before.items[i];
                 if (x->job == SERVICE_JOB_STOP ||
-                    (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING)))
+                    (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST)))
                         return false;
         }
         return true;
@@ -415,9 +416,10 @@ void deps_dispatch(ServiceContext *c) {
                         Service *s = c->services[i];
 
                         if (s->job == SERVICE_JOB_START) {
-                                if (IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING))
+                                if (IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC,
+                                           SERVICE_STOP_POST))
                                         continue; /* finishes first, then starts again */
-                                if (s->state == SERVICE_STARTING ||
+                                if (IN_SET(s->state, SERVICE_STARTING, SERVICE_START_PRE, SERVICE_START_POST) ||
                                     (s->state == SERVICE_RUNNING && !s->run.ready)) {
                                         s->job = SERVICE_JOB_STARTING; /* someone else spawned it */
                                         continue;

@@ -363,6 +363,93 @@ fail:
         return r;
 }
 
+/* A write end of p's pipe for one more process: the pipe is opened anew through /proc/self/fd (a pipe
+ * opened there by path is the same pipe, with a file description of its own, blocking). */
+static int log_pipe_reopen(LogPipe *p) {
+        char path[sizeof("/proc/self/fd/") + 12];
+
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", p->fd);
+        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        safe_close(p->child_fd);
+        p->child_fd = fd;
+        return 0;
+}
+
+int service_log_attach(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error) {
+        LogOutput out[2] = { u->std_output, u->std_error };
+        const char *path[2] = { u->std_output_path, u->std_error_path };
+        int fd[2] = { 0, 0 };
+        int r;
+
+        assert(l);
+        assert(u);
+
+        if (out[1] == LOG_OUTPUT_INHERIT) {
+                out[1] = out[0];
+                path[1] = path[0];
+        }
+        for (size_t i = 0; i < 2; i++) {
+                LogFile *file = NULL;
+                switch (out[i]) {
+                case LOG_OUTPUT_INHERIT:
+                        fd[i] = 0;
+                        break;
+                case LOG_OUTPUT_NULL:
+                        if (l->null_fd < 0) {
+                                l->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                                if (l->null_fd < 0) {
+                                        r = -errno;
+                                        goto fail;
+                                }
+                        }
+                        fd[i] = l->null_fd;
+                        break;
+                case LOG_OUTPUT_FILE:
+                case LOG_OUTPUT_APPEND:
+                        if (i == 1 && l->files[0] && streq(l->files[0]->path, path[1]))
+                                file = l->files[0];
+                        else if (l->files[i])
+                                file = l->files[i];
+                        else {
+                                /* Opened by this start's first process and closed since: appended to. */
+                                r = logfile_open(path[i], /* truncate= */ false, u->log_rotate_size,
+                                                 u->log_rotate_keep, &file);
+                                if (r < 0) {
+                                        if (ret_error && asprintf(ret_error, "Failed to open '%s' for %s: %s",
+                                                                  path[i], i == 0 ? "StandardOutput=" : "StandardError=",
+                                                                  strerror(-r)) < 0)
+                                                *ret_error = NULL;
+                                        return r;
+                                }
+                        }
+                        l->files[i] = file;
+                        _fallthrough_;
+                case LOG_OUTPUT_LOG:
+                        if (l->pipes[i].fd < 0)
+                                r = log_pipe_open(l, &l->pipes[i], file);
+                        else
+                                r = log_pipe_reopen(&l->pipes[i]);
+                        if (r < 0)
+                                goto fail;
+                        fd[i] = l->pipes[i].child_fd;
+                        break;
+                default:
+                        assert(!"bad LogOutput");
+                }
+        }
+        *ret_stdout_fd = fd[0];
+        *ret_stderr_fd = fd[1];
+        return 0;
+
+fail:
+        if (ret_error && asprintf(ret_error, "Failed to set up the output pipes: %s", strerror(-r)) < 0)
+                *ret_error = NULL;
+        service_log_spawned(l);
+        return r;
+}
+
 void service_log_spawned(ServiceLog *l) {
         assert(l);
         for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)

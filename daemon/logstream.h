@@ -102,6 +102,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ServiceLog *, service_log_free);
 int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error);
 /* After the spawn (successful or not): closes svd's copies of the write ends. */
 void service_log_spawned(ServiceLog *l);
+/* The same for a further process of the same start (ExecStartPre=, ExecStartPost=, ExecReload=,
+ * ExecStop=, ExecStopPost=, the next ExecStart= of a oneshot): its output joins the service's, in
+ * the pipes already open, or in new ones; a file: output is not truncated again. */
+int service_log_attach(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error);
 /* Reads what the pipes hold now, up to LOGSTREAM_DRAIN_MAX (the main process exited). */
 void service_log_drain(ServiceLog *l);
 

@@ -139,12 +139,15 @@ static int on_main_service_check(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-/* The watched process with this PID: a fallback-mode main process not yet
+/* The watched process with this PID: a fallback-mode main or command process not yet
  * reaped (an autoreaped one's PID may name another process by now). */
 static Process *manager_lookup_process(pid_t pid, void *userdata) {
         Manager *m = userdata;
         for (size_t i = 0; i < m->ctx.n_services; i++) {
                 Process *p = &m->ctx.services[i]->run.main;
+                if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
+                        return p;
+                p = &m->ctx.services[i]->control.proc; /* ExecStartPre= ... ExecStopPost= */
                 if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
                         return p;
         }

@@ -12,7 +12,7 @@
 
 /* The environment a service starts with: a fixed PATH, the user's identity
  * when User= is set (as systemd does), then Environment= on top. */
-static int service_build_environment(Service *s, char ***ret, char **ret_error) {
+static int service_build_environment(Service *s, char **extra, char ***ret, char **ret_error) {
         _cleanup_strv_free_ char **env = NULL;
         char *a;
 
@@ -61,6 +61,13 @@ static int service_build_environment(Service *s, char ***ret, char **ret_error) 
                         return r;
                 }
         }
+        /* $MAINPID, $SERVICE_RESULT, $EXIT_CODE, $EXIT_STATUS of the commands around the main one: svd's,
+         * over the unit's (systemd.exec(5), "Environment Variables in Spawned Processes"). */
+        for (char **e = extra; e && *e; e++) {
+                char *c = strdup(*e);
+                if (!c || strv_env_replace_consume(&env, c) < 0)
+                        return -ENOMEM;
+        }
         if (!env && strv_extend(&env, NULL) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(env);
@@ -81,7 +88,7 @@ void service_exec_done(ServiceExec *e) {
         e->sandbox = NULL; /* the unit's */
 }
 
-int service_exec_prepare(Service *s, ServiceExec *e) {
+int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e) {
         ServiceContext *c = s->ctx;
         const Unit *u = s->unit;
         int r;
@@ -91,28 +98,28 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
                 return -ENOTCONN; /* svd has no notify socket: said at start-up */
-        r = service_build_environment(s, &e->env, &e->error);
+        r = service_build_environment(s, extra_env, &e->env, &e->error);
         if (r < 0)
                 return r;
-        if (u->exec_start_flags & EXEC_NO_ENV_EXPAND) {
-                e->argv = strv_copy(u->exec_start);
+        if (cmd->flags & EXEC_NO_ENV_EXPAND) {
+                e->argv = strv_copy(cmd->argv);
                 if (!e->argv)
                         return -ENOMEM;
         } else {
-                r = env_replace_argv(u->exec_start, e->env, &e->argv);
+                r = env_replace_argv(cmd->argv, e->env, &e->argv);
                 if (r == -E2BIG &&
                     asprintf(&e->error, "More than %u words after substituting variables", ENV_ARGV_MAX) < 0)
                         e->error = NULL;
                 if (r < 0)
                         return r;
         }
-        /* "@": the path stays exec_start[0]; argv[0] is the word after it (substituted too). */
-        if (u->exec_argv0) {
+        /* "@": the path stays argv[0] as written; argv[0] is the word after it (substituted too). */
+        if (cmd->argv0) {
                 char *a0 = NULL;
-                char *one[] = { u->exec_argv0, NULL };
+                char *one[] = { cmd->argv0, NULL };
                 _cleanup_strv_free_ char **x = NULL;
-                if (u->exec_start_flags & EXEC_NO_ENV_EXPAND)
-                        a0 = strdup(u->exec_argv0);
+                if (cmd->flags & EXEC_NO_ENV_EXPAND)
+                        a0 = strdup(cmd->argv0);
                 else if (env_replace_argv(one, e->env, &x) >= 0)
                         a0 = strdup(x[0] ?: "");
                 if (!a0)
@@ -121,8 +128,8 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 e->argv[0] = a0;
         }
         /* "+" runs with full privileges, "!" without the user and group change (systemd.service(5)). */
-        bool privileged = u->exec_start_flags & EXEC_PRIVILEGED;
-        bool keep_ids = privileged || (u->exec_start_flags & EXEC_NO_SETUID);
+        bool privileged = cmd->flags & EXEC_PRIVILEGED;
+        bool keep_ids = privileged || (cmd->flags & EXEC_NO_SETUID);
 
         /* A name without '/' is looked up here; if it is nowhere, exec of the
          * bare name fails in the child with ENOENT and that is what the user sees. */
@@ -130,8 +137,8 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
         for (char **v = e->env; *v; v++)
                 if (strneq(*v, "PATH=", 5))
                         search = *v + 5;
-        if (spawn_find_executable(u->exec_start[0], search, &e->path) < 0) {
-                e->path = strdup(u->exec_start[0]);
+        if (spawn_find_executable(cmd->argv[0], search, &e->path) < 0) {
+                e->path = strdup(cmd->argv[0]);
                 if (!e->path)
                         return -ENOMEM;
         }

@@ -22,10 +22,11 @@ typedef struct ServiceExec {
         const SandboxPlan *sandbox; /* params.sandbox, the unit's (compiled once per unit); NULL without */
 } ServiceExec;
 
-/* Fills e for the next spawn of s: environment, executable, credentials,
- * limits, and s's cgroup (opened if needed). -ENOTCONN when the unit needs
- * the notify socket and svd has none. */
-int service_exec_prepare(Service *s, ServiceExec *e);
+/* Fills e for the next spawn of s running cmd (the main command or one around it, with extra_env,
+ * "NAME=VALUE" strings or NULL, over the unit's environment): environment, executable, credentials,
+ * limits, sandbox and s's cgroup (opened if needed): every process of a service is made alike.
+ * -ENOTCONN when the unit needs the notify socket and svd has none. */
+int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e);
 void service_exec_done(ServiceExec *e);
 
 /* ---- service-sandbox.c ---- */
@@ -34,6 +35,24 @@ void service_exec_done(ServiceExec *e);
  * it): 0 and *ret (NULL when the unit has none), or -errno, with *ret_error naming the key when a
  * seccomp filter could not be built (may stay NULL). */
 int service_sandbox_prepare(const Unit *u, const SandboxPlan **ret, char **ret_error);
+
+/* ---- service-control.c ---- */
+
+void service_control_init(ServiceControl *c);
+/* Kills (fallback mode: and reaps) a command still running and forgets it. */
+void service_control_done(ServiceControl *c);
+bool service_control_running(const Service *s);
+/* Runs the commands of kind one after another: 1 when the first was spawned, or its spawn failed (then
+ * from the loop) — service_on_control_done() follows; 0 when the unit has none. */
+int service_control_start(Service *s, UnitExec kind);
+/* After a re-exec: watches the command's process (and its report pipe) again, with its timeout at
+ * deadline (CLOCK_MONOTONIC, USEC_INFINITY: none). */
+int service_control_resume(Service *s, uint64_t deadline);
+/* SIGKILLs the running command: its list ends as failed. */
+void service_control_abandon(Service *s);
+/* service.c: the commands of kind ended, all successfully (SERVICE_SUCCESS, failures of '-' commands
+ * included) or with the first failure's result (s->last_error names the command). */
+void service_on_control_done(Service *s, UnitExec kind, ServiceResult result);
 
 /* ---- service-restart.c ---- */
 

@@ -3,14 +3,27 @@
  * (RestartSec= with RestartSteps= back-off), and the start limit. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "basic/parse-util.h"
 #include "svd-log.h"
 #include "service-private.h"
 
+static bool service_exit_in_set(const ExitStatus *st, const ExitStatusSet *set) {
+        if (st->code == CLD_EXITED)
+                return exit_status_set_has_status(set, st->status);
+        return exit_status_set_has_signal(set, st->status);
+}
+
 bool service_should_restart(Service *s, ServiceResult result) {
         if (s->ctx->shutting_down || !s->want_running || result == SERVICE_FAILURE_START_LIMIT_HIT)
                 return false;
+        /* systemd.service(5): the main process's exit status or signal in RestartPreventExitStatus=
+         * prevents a restart whatever Restart= says, one in RestartForceExitStatus= forces it. */
+        if (s->run.main_exited && service_exit_in_set(&s->last_exit, &s->unit->restart_prevent_exit_status))
+                return false;
+        if (s->run.main_exited && service_exit_in_set(&s->last_exit, &s->unit->restart_force_exit_status))
+                return true;
         /* systemd.service(5), "Table 2. Exit causes and the effect of the Restart= settings". */
         switch (s->unit->restart) {
         case RESTART_ALWAYS:

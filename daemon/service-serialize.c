@@ -87,10 +87,49 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
         SET("spawnError", json_boolean(s->spawn_error));
         SET("cgroupFd", reexec_fd_to_json(fds, s->cgroup_fd));
         /* Waiting for the cgroup to empty after the main process exited. */
-        if (s->run.cgroup_source) {
+        if (s->run.cgroup_source)
                 SET("cgroupEventsFd", reexec_fd_to_json(fds, s->run.cgroup_events_fd));
+        /* How the main process ended: what the cgroup's emptying and the commands after it go on with. */
+        if (s->run.cgroup_source || s->run.main_exited || service_control_running(s)) {
                 SET("exitWas", json_string(service_state_to_string(s->run.exit_was)));
                 SET("exitResult", json_string(service_result_to_string(s->run.exit_result)));
+        }
+        SET("mainExited", json_boolean(s->run.main_exited));
+        /* The commands around the main one: where this start is, and the one that runs. */
+        SET("started", json_boolean(s->control.started));
+        SET("stopDone", json_boolean(s->control.stop_done));
+        SET("stopPostDone", json_boolean(s->control.stop_post_done));
+        SET("execStartIndex", json_integer((json_int_t) s->control.exec_start_index));
+        SET("logFresh", json_boolean(s->control.log_fresh));
+        if (service_control_running(s)) {
+                json_t *c = json_pack("{s:s,s:I,s:b,s:s,s:b,s:b}", "kind", unit_exec_to_string(s->control.kind),
+                                      "index", (json_int_t) s->control.index, "pid1", s->control.pid1, "result",
+                                      service_result_to_string(s->control.result), "timedOut", s->control.timed_out,
+                                      "stopping", s->control.stopping);
+                if (!c)
+                        goto oom;
+                if (process_is_set(&s->control.proc) &&
+                    (json_object_set_new(c, "pid", json_integer(s->control.proc.pid)) < 0 ||
+                     json_object_set_new(c, "pidfd", reexec_fd_to_json(fds, s->control.proc.pidfd)) < 0 ||
+                     json_object_set_new(c, "mode", json_string(spawn_mode_to_string(s->control.proc.mode))) < 0 ||
+                     json_object_set_new(c, "reaped", json_boolean(s->control.proc.reaped)) < 0 ||
+                     (s->control.proc.have_exit &&
+                      json_object_set_new(c, "exit", exit_status_to_json(&s->control.proc.exit)) < 0) ||
+                     json_object_set_new(c, "reportFd", reexec_fd_to_json(fds, s->control.report_fd)) < 0)) {
+                        json_decref(c);
+                        goto oom;
+                }
+                if (s->control.have_reported_exit &&
+                    json_object_set_new(c, "reportedExit", exit_status_to_json(&s->control.reported_exit)) < 0) {
+                        json_decref(c);
+                        goto oom;
+                }
+                if (s->control.timer_source && sd_event_source_get_time(s->control.timer_source, &usec) >= 0 &&
+                    json_object_set_new(c, "deadline", json_integer((json_int_t) usec)) < 0) {
+                        json_decref(c);
+                        goto oom;
+                }
+                SET("control", c);
         }
         SET("lastError", s->last_error ? json_string(s->last_error) : json_null());
         SET("conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
@@ -230,12 +269,61 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         if (r >= 0)
                 s->cgroup_fd = r;
         r = reexec_fd_take(o, "cgroupEventsFd");
-        if (r >= 0) {
+        if (r >= 0)
                 s->run.cgroup_events_fd = r;
+        if (reexec_str(o, "exitWas")) {
                 state = service_state_from_string(reexec_str(o, "exitWas"));
                 s->run.exit_was = state >= 0 ? state : SERVICE_RUNNING;
                 r = service_result_from_string(reexec_str(o, "exitResult"));
                 s->run.exit_result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
+        }
+        s->run.main_exited = reexec_bool(o, "mainExited", false);
+        /* From an svd before the command keys: a service whose start had completed runs its ExecStop=. */
+        bool started = reexec_bool(o, "ready", false) &&
+                       IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED);
+        s->control.started = reexec_bool(o, "started", started);
+        s->control.stop_done = reexec_bool(o, "stopDone", false);
+        s->control.stop_post_done = reexec_bool(o, "stopPostDone", false);
+        s->control.exec_start_index = (size_t) reexec_u64(o, "execStartIndex", 0);
+        s->control.log_fresh = reexec_bool(o, "logFresh", false);
+        json_t *control = json_object_get(o, "control");
+        if (json_is_object(control) && s->unit) {
+                UnitExec kind = _UNIT_EXEC_INVALID;
+                const char *kind_name = reexec_str(control, "kind");
+                for (UnitExec k = 0; kind_name && k < _UNIT_EXEC_MAX; k++)
+                        if (streq(kind_name, unit_exec_to_string(k)))
+                                kind = k;
+                size_t index = (size_t) reexec_u64(control, "index", 0);
+                if (kind < 0 || index >= s->unit->exec[kind].n)
+                        return log_error_errno(-EINVAL, "%s: The running command's key is not in the unit: %m", name);
+                s->control.kind = kind;
+                s->control.index = index;
+                s->control.pid1 = reexec_bool(control, "pid1", false);
+                s->control.timed_out = reexec_bool(control, "timedOut", false);
+                s->control.stopping = reexec_bool(control, "stopping", false);
+                r = service_result_from_string(reexec_str(control, "result"));
+                s->control.result = r >= 0 ? (ServiceResult) r : SERVICE_SUCCESS;
+                if (json_object_get(control, "pidfd")) {
+                        int fd = reexec_fd_take(control, "pidfd");
+                        if (fd < 0)
+                                return log_error_errno(fd, "%s: The pidfd of the running command was not handed over: %m",
+                                                       name);
+                        SpawnMode mode = spawn_mode_from_string(reexec_str(control, "mode"));
+                        s->control.proc = (Process){ .pid = (pid_t) reexec_i64(control, "pid", 0), .pidfd = fd,
+                                                     .mode = mode >= 0 ? mode : c->probe->mode,
+                                                     .reaped = reexec_bool(control, "reaped", false) };
+                        if ((j = json_object_get(control, "exit"))) {
+                                s->control.proc.have_exit = true;
+                                s->control.proc.exit = exit_status_from_json(j);
+                        }
+                        r = reexec_fd_take(control, "reportFd");
+                        if (r >= 0)
+                                s->control.report_fd = r;
+                }
+                if ((j = json_object_get(control, "reportedExit"))) {
+                        s->control.have_reported_exit = true;
+                        s->control.reported_exit = exit_status_from_json(j);
+                }
         }
         const char *t = reexec_str(o, "lastError");
         if (t && !(s->last_error = strdup(t)))
@@ -279,6 +367,18 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                 s->want_running = false;
                 s->job = SERVICE_JOB_NONE;
                 s->run.report_fd = safe_close(s->run.report_fd);
+                /* The same for a command that ran. */
+                if (json_is_object(control) && json_object_get(control, "pidfd")) {
+                        int fd = reexec_fd_take(control, "pidfd");
+                        if (fd >= 0) {
+                                Process p = { .pid = (pid_t) reexec_i64(control, "pid", 0), .pidfd = fd,
+                                              .mode = spawn_mode_from_string(reexec_str(control, "mode")) };
+                                if (p.mode < 0)
+                                        p.mode = c->probe->mode;
+                                process_kill_and_reap(&p);
+                        }
+                        safe_close(reexec_fd_take(control, "reportFd"));
+                }
         }
         *ret = TAKE_PTR(s);
         return 0;
@@ -318,6 +418,12 @@ int service_resume(Service *s, json_t *o) {
                 if (r < 0)
                         return r;
                 s->timer_cb = service_timers[i].cb;
+        }
+        json_t *control = json_object_get(o, "control");
+        if (service_control_running(s)) {
+                r = service_control_resume(s, reexec_u64(control, "deadline", USEC_INFINITY));
+                if (r < 0)
+                        return r;
         }
         if (json_object_get(o, "watchdogDeadline") && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING)) {
                 r = sd_event_add_time(e, &s->run.watchdog_source, CLOCK_MONOTONIC, reexec_u64(o, "watchdogDeadline", 0),

@@ -37,6 +37,8 @@ static const char *const service_state_table[_SERVICE_STATE_MAX] = {
         [SERVICE_KILLING] = "killing",     [SERVICE_AUTO_RESTART] = "auto-restart",
         [SERVICE_FAILED] = "failed",
         [SERVICE_RELOADING] = "reloading", [SERVICE_EXITED] = "exited",
+        [SERVICE_START_PRE] = "start-pre", [SERVICE_START_POST] = "start-post",
+        [SERVICE_STOP_EXEC] = "stop",      [SERVICE_STOP_POST] = "stop-post",
 };
 
 static const char *const service_job_table[_SERVICE_JOB_MAX] = {
@@ -145,6 +147,7 @@ static void service_answer(Service *s, unsigned ops, ServiceJobOutcome outcome, 
 
 #define OPS_START ((1U << SERVICE_OP_START) | (1U << SERVICE_OP_RESTART))
 #define OPS_STOP (1U << SERVICE_OP_STOP)
+#define OPS_RELOAD (1U << SERVICE_OP_RELOAD)
 
 void service_answer_start_waiters(Service *s, const ServiceJobResult *r) {
         service_answer_waiters(s, OPS_START, r);
@@ -267,13 +270,43 @@ static void service_enter_dead(Service *s, ServiceResult result, bool allow_rest
 
 static void service_drain_report(Service *s);
 static void service_note_execed(Service *s);
+static int service_spawn_main(Service *s);
+static void service_enter_start_post(Service *s);
+static void service_after_main(Service *s);
 
+/* The command of ExecStart= that runs (or ran last): the only one but for Type=oneshot. */
+static const ExecCommand *service_main_command(const Service *s) {
+        static char *const none_argv[] = { (char *) "(none)", NULL };
+        static const ExecCommand none = { .argv = (char **) none_argv };
+        const ExecCommandList *l = &s->unit->exec[UNIT_EXEC_START];
+        if (l->n == 0)
+                return &none; /* Type=oneshot with ExecStop= only */
+        return &l->commands[s->control.exec_start_index < l->n ? s->control.exec_start_index : l->n - 1];
+}
+
+/* A start begins: ExecStartPre=, then the main command. */
 int service_spawn(Service *s) {
         /* A restart is the next start: a reloaded unit file applies now. */
         service_take_next_unit(s);
         if (!service_conditions_allow_start(s))
                 return 0;
 
+        assert(s->unit);
+        assert(!process_is_set(&s->run.main));
+        assert(!service_control_running(s));
+
+        service_run_reset(&s->run);
+        s->control.started = s->control.stop_done = s->control.stop_post_done = s->control.stopping = false;
+        s->control.exec_start_index = 0;
+        s->control.log_fresh = true; /* file: outputs are truncated by this start's first process */
+        if (service_control_start(s, UNIT_EXEC_START_PRE) > 0) {
+                service_set_state(s, SERVICE_START_PRE);
+                return 0;
+        }
+        return service_spawn_main(s);
+}
+
+static int service_spawn_main(Service *s) {
         _cleanup_(service_exec_done) ServiceExec exec = {};
         _cleanup_free_ char *log_error = NULL;
         _cleanup_close_ int report_fd = -EBADF;
@@ -285,15 +318,27 @@ int service_spawn(Service *s) {
         assert(u);
         assert(!process_is_set(&s->run.main));
 
-        r = service_exec_prepare(s, &exec);
+        if (u->exec[UNIT_EXEC_START].n == 0) {
+                /* Type=oneshot with ExecStop= only: nothing to run, the start has succeeded. */
+                s->run.execed = true;
+                s->run.exit_was = SERVICE_STARTING;
+                s->run.exit_result = SERVICE_SUCCESS;
+                service_set_state(s, SERVICE_STARTING);
+                service_after_main(s);
+                return 0;
+        }
+        const ExecCommand *cmd = service_main_command(s);
+        r = service_exec_prepare(s, cmd, /* extra_env= */ NULL, &exec);
         if (r < 0)
                 goto fail;
         SpawnParams params = exec.params;
-        r = service_log_prepare(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error);
+        r = s->control.log_fresh ? service_log_prepare(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error)
+                                 : service_log_attach(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error);
         if (r < 0) {
                 log_error("%s: %s", s->name, strna(log_error));
                 goto fail;
         }
+        s->control.log_fresh = false;
         r = spawn_process(&params, &proc, &report_fd);
         service_log_spawned(s->log);
         if (r < 0)
@@ -318,8 +363,12 @@ int service_spawn(Service *s) {
                 goto fail;
         }
         log_debug("%s: spawned pid %d (%s)", s->name, (int) s->run.main.pid, spawn_mode_to_string(s->run.main.mode));
-        /* Type=simple is running once created; Start still waits for the exec (service_note_execed). */
-        service_set_state(s, u->type == SERVICE_TYPE_SIMPLE ? SERVICE_RUNNING : SERVICE_STARTING);
+        /* Type=simple is running once created (after ExecStartPost=); Start still waits for the exec
+         * (service_note_execed). */
+        if (u->type == SERVICE_TYPE_SIMPLE)
+                service_enter_start_post(s);
+        else
+                service_set_state(s, SERVICE_STARTING);
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
         if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT)) {
@@ -337,12 +386,12 @@ fail:
                 s->cgroup_fd = safe_close(s->cgroup_fd);
                 if (exec.error)
                         msg = strdup(exec.error);
-                else if (asprintf(&msg, "Failed to spawn '%s': %s", u->exec_start[0], strerror(-r)) < 0)
+                else if (asprintf(&msg, "Failed to spawn '%s': %s", service_main_command(s)->argv[0], strerror(-r)) < 0)
                         msg = NULL;
                 if (exec.error)
                         log_error("%s: %s", s->name, exec.error);
                 else
-                        log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
+                        log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, service_main_command(s)->argv[0]);
                 service_set_last_error(s, msg);
                 s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
                 service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
@@ -358,7 +407,12 @@ static bool exit_is_clean_signal(int sig) {
         return IN_SET(sig, SIGHUP, SIGINT, SIGTERM, SIGPIPE);
 }
 
-static ServiceResult result_from_exit(const ExitStatus *st) {
+static ServiceResult result_from_exit(const Unit *u, const ExitStatus *st) {
+        /* SuccessExitStatus=: further exit statuses and signals that are a clean end. */
+        if (st->code == CLD_EXITED && exit_status_set_has_status(&u->success_exit_status, st->status))
+                return SERVICE_SUCCESS;
+        if (st->code != CLD_EXITED && exit_status_set_has_signal(&u->success_exit_status, st->status))
+                return SERVICE_SUCCESS;
         switch (st->code) {
         case CLD_EXITED:
                 return st->status == 0 ? SERVICE_SUCCESS : SERVICE_FAILURE_EXIT_CODE;
@@ -419,7 +473,7 @@ static void service_note_spawn_failure(Service *s) {
         int r;
 
         if (f->stage == SPAWN_STAGE_EXEC)
-                r = asprintf(&msg, "exec %s: %s", s->unit->exec_start[0], strerror(f->error));
+                r = asprintf(&msg, "exec %s: %s", service_main_command(s)->argv[0], strerror(f->error));
         else
                 r = asprintf(&msg, "failed at %s: %s", strna(stage), strerror(f->error));
         if (r < 0)
@@ -466,7 +520,7 @@ static void service_drain_report(Service *s) {
 static void service_note_execed(Service *s) {
         if (s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) {
                 log_debug("%s: exec'd, pid %d", s->name, (int) s->run.main.pid);
-                service_set_state(s, SERVICE_RUNNING);
+                service_enter_start_post(s);
         } else if (s->state == SERVICE_RUNNING && !s->run.ready) {
                 log_debug("%s: exec'd, pid %d", s->name, (int) s->run.main.pid);
                 service_ready(s);
@@ -483,10 +537,18 @@ int service_on_report_event(sd_event_source *source, int fd, uint32_t revents, v
 }
 
 static int service_kill_leftovers(Service *s);
+static void service_after_main(Service *s);
 
 static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         ServiceState was = s->state;
         const ExitStatus *st = exit_status;
+
+        /* While ExecStop= runs the main process is expected to go; while ExecStartPost= runs it counts as
+         * running. */
+        if (was == SERVICE_STOP_EXEC)
+                was = SERVICE_STOPPING;
+        else if (was == SERVICE_START_POST)
+                was = SERVICE_RUNNING;
 
         /* Its last words go into the log before its state changes. */
         service_log_drain(s->log);
@@ -525,9 +587,9 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         else if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
-                result = result_from_exit(st);
+                result = result_from_exit(s->unit, st);
         /* ExecStart=-...: a failed exit is recorded but counts as success. */
-        if (!s->run.have_spawn_failure && (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE) &&
+        if (!s->run.have_spawn_failure && (service_main_command(s)->flags & EXEC_IGNORE_FAILURE) &&
             result != SERVICE_SUCCESS && !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING)) {
                 log_info("%s: %s %d, ignored ('-' prefix).", s->name, strna(exit_code_to_string(st->code)), st->status);
                 result = SERVICE_SUCCESS;
@@ -549,16 +611,63 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         }
         s->run.exit_was = was;
         s->run.exit_result = result;
+        s->run.main_exited = true;
 
+        if (service_control_running(s))
+                return; /* ExecStartPost=, ExecReload= or ExecStop= runs: its end goes on from here */
+        service_after_main(s);
+}
+
+/* Type=oneshot with RemainAfterExit=yes whose commands all succeeded: it stays "exited", without the
+ * stop commands. */
+static bool service_remains(const Service *s) {
+        return s->unit->type == SERVICE_TYPE_ONESHOT && s->unit->remain_after_exit &&
+               s->run.exit_was == SERVICE_STARTING && s->run.exit_result == SERVICE_SUCCESS && !s->run.failing &&
+               !s->run.have_spawn_failure && s->result == SERVICE_SUCCESS;
+}
+
+/* The main process is gone and no command runs: the next ExecStart= of a oneshot, ExecStop= if the
+ * start had completed, then the rest of the tree goes (service_finish_exit). */
+static void service_after_main(Service *s) {
+        const Unit *u = s->unit;
+
+        if (u->type == SERVICE_TYPE_ONESHOT && !s->control.started && s->run.exit_was == SERVICE_STARTING &&
+            s->run.exit_result == SERVICE_SUCCESS && !s->run.failing && !s->run.have_spawn_failure &&
+            s->want_running) {
+                if (s->control.exec_start_index + 1 < u->exec[UNIT_EXEC_START].n) {
+                        s->control.exec_start_index++;
+                        (void) service_spawn_main(s);
+                        return;
+                }
+                service_enter_start_post(s); /* then service_enter_running(), which comes back here */
+                return;
+        }
+        /* systemd.service(5): ExecStop= runs once the start had completed, also when the main process
+         * ended by itself. */
+        if (s->control.started && !s->control.stop_done && !service_remains(s)) {
+                s->control.stop_done = true;
+                if (service_control_start(s, UNIT_EXEC_STOP) > 0) {
+                        service_set_state(s, SERVICE_STOP_EXEC);
+                        return;
+                }
+        }
         if (service_kill_leftovers(s) > 0)
                 return; /* service_on_cgroup_event finishes once the cgroup is empty */
         service_finish_exit(s);
 }
 
-/* The main process is gone; the rest of its tree goes now. */
+/* The main process is gone and so is the rest of its tree: ExecStopPost=, then what follows. */
 void service_finish_exit(Service *s) {
         ServiceState was = s->run.exit_was;
         bool start_pending = false;
+
+        if (!s->control.stop_post_done && !service_remains(s)) {
+                s->control.stop_post_done = true;
+                if (service_control_start(s, UNIT_EXEC_STOP_POST) > 0) {
+                        service_set_state(s, SERVICE_STOP_POST);
+                        return;
+                }
+        }
 
         if (s->cgroup_fd >= 0) {
                 /* Empty now; the next start gets a fresh one (see cgroup.h). */
@@ -615,6 +724,9 @@ static int service_kill_leftovers(Service *s) {
         int r;
 
         if (s->cgroup_fd < 0)
+                return 0;
+        /* systemd.kill(5): KillMode=process and none leave the other processes alone. */
+        if (IN_SET(s->unit->kill_mode, KILL_MODE_PROCESS, KILL_MODE_NONE))
                 return 0;
         /* Watch first, then kill, then look: no change can slip in between. */
         r = cgroup_open_events(s->cgroup_fd, &s->run.cgroup_events_fd);
@@ -707,15 +819,39 @@ int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userda
         int r = process_kill(&s->run.main, SIGKILL);
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to send SIGKILL: %m", s->name);
+        if (s->cgroup_fd >= 0 && IN_SET(s->unit->kill_mode, KILL_MODE_CONTROL_GROUP, KILL_MODE_MIXED)) {
+                r = cgroup_kill(s->cgroup_fd);
+                if (r < 0)
+                        log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
+        }
         service_set_state(s, SERVICE_KILLING);
         return 0;
+}
+
+/* Sends sig as KillMode= says (systemd.kill(5)): control-group to every process of the service (the
+ * main one only when svd has no cgroup: the others cannot be told apart then), mixed and process to
+ * the main process, none to no one. */
+static int service_signal(Service *s, int sig) {
+        int r = 0;
+
+        if (s->unit->kill_mode == KILL_MODE_NONE)
+                return 0;
+        if (s->unit->kill_mode == KILL_MODE_CONTROL_GROUP && s->cgroup_fd >= 0 && !s->run.main_pid1) {
+                r = cgroup_signal(s->cgroup_fd, sig);
+                if (r >= 0)
+                        return 0;
+                log_warning_errno(r, "%s: Failed to signal the cgroup, signalling the main process: %m", s->name);
+        }
+        r = process_kill(&s->run.main, sig);
+        return r == -ESRCH ? 0 : r;
 }
 
 static void service_enter_stopping_signal(Service *s, int sig) {
         assert(process_is_set(&s->run.main));
 
-        int r = process_kill(&s->run.main, sig);
-        if (r < 0 && r != -ESRCH)
+        s->control.stop_done = true;
+        int r = service_signal(s, sig);
+        if (r < 0)
                 log_error_errno(r, "%s: Failed to send %s: %m", s->name, strna(signal_to_string(sig)));
         r = service_arm_timer(s, s->unit->timeout_stop_usec, service_on_stop_timeout);
         if (r < 0) {
@@ -727,8 +863,128 @@ static void service_enter_stopping_signal(Service *s, int sig) {
         service_set_state(s, SERVICE_STOPPING);
 }
 
+/* A stop (or restart) by request: ExecStop= if the start had completed, then KillSignal=; a command
+ * of the start or a reload that runs is cut short first. */
 static void service_enter_stopping(Service *s) {
+        if (service_control_running(s)) {
+                if (IN_SET(s->state, SERVICE_STOP_EXEC, SERVICE_STOP_POST))
+                        return; /* stopping already */
+                s->control.stopping = true;
+                service_control_abandon(s); /* service_on_control_done() goes on */
+                return;
+        }
+        if (!process_is_set(&s->run.main))
+                return; /* ending already (leftovers, ExecStopPost=) */
+        if (s->control.started && !s->control.stop_done) {
+                s->control.stop_done = true;
+                if (service_control_start(s, UNIT_EXEC_STOP) > 0) {
+                        service_set_state(s, SERVICE_STOP_EXEC);
+                        return;
+                }
+        }
         service_enter_stopping_signal(s, s->unit->kill_signal);
+}
+
+/* The start is complete as Type= defines it: ExecStartPost=, then running. */
+static void service_enter_running(Service *s);
+
+static void service_enter_start_post(Service *s) {
+        if (service_control_start(s, UNIT_EXEC_START_POST) > 0) {
+                service_set_state(s, SERVICE_START_POST);
+                return;
+        }
+        service_enter_running(s);
+}
+
+static void service_enter_running(Service *s) {
+        if (process_is_set(&s->run.main)) {
+                s->control.started = true;
+                service_set_state(s, SERVICE_RUNNING);
+                return;
+        }
+        /* Type=oneshot: every command succeeded. Another type: the main process ended meanwhile. */
+        if (s->unit->type == SERVICE_TYPE_ONESHOT)
+                s->control.started = true;
+        service_after_main(s);
+}
+
+/* The end of a list of commands (service-control.c). */
+void service_on_control_done(Service *s, UnitExec kind, ServiceResult result) {
+        bool stopping = s->control.stopping;
+
+        s->control.stopping = false;
+        switch (kind) {
+        case UNIT_EXEC_START_PRE:
+                if (stopping || !s->want_running) {
+                        /* Stopped (or restarted) before the main command ran: nothing failed. */
+                        s->run.exit_was = SERVICE_STOPPING;
+                        s->run.exit_result = SERVICE_SUCCESS;
+                } else if (result != SERVICE_SUCCESS) {
+                        /* systemd.service(5): a failed ExecStartPre= fails the start; ExecStopPost= runs. */
+                        s->run.exit_was = SERVICE_STARTING;
+                        s->run.exit_result = result;
+                } else {
+                        (void) service_spawn_main(s);
+                        return;
+                }
+                if (service_kill_leftovers(s) > 0)
+                        return;
+                service_finish_exit(s);
+                return;
+
+        case UNIT_EXEC_START_POST:
+                if (!stopping && result != SERVICE_SUCCESS) {
+                        if (s->result == SERVICE_SUCCESS)
+                                s->result = result;
+                        s->run.failing = true;
+                        service_start_failed(s);
+                }
+                if (stopping || result != SERVICE_SUCCESS) {
+                        s->control.stop_done = true;
+                        if (process_is_set(&s->run.main))
+                                service_enter_stopping_signal(s, s->unit->kill_signal);
+                        else
+                                service_after_main(s);
+                        return;
+                }
+                service_enter_running(s);
+                return;
+
+        case UNIT_EXEC_RELOAD:
+                if (result == SERVICE_SUCCESS)
+                        service_answer(s, OPS_RELOAD, SERVICE_OUTCOME_DONE, NULL);
+                else
+                        service_answer(s, OPS_RELOAD, SERVICE_OUTCOME_RELOAD_FAILED,
+                                       s->last_error ? s->last_error : "the reload failed");
+                if (stopping)
+                        service_enter_stopping(s);
+                else if (process_is_set(&s->run.main))
+                        service_set_state(s, SERVICE_RUNNING);
+                else
+                        service_after_main(s);
+                return;
+
+        case UNIT_EXEC_STOP:
+                /* systemd: a failed stop command makes the result a failure; the stop goes on. */
+                if (result != SERVICE_SUCCESS && s->result == SERVICE_SUCCESS)
+                        s->result = result;
+                if (process_is_set(&s->run.main))
+                        service_enter_stopping_signal(s, s->unit->kill_signal);
+                else
+                        service_after_main(s);
+                return;
+
+        case UNIT_EXEC_STOP_POST:
+                if (result != SERVICE_SUCCESS && s->result == SERVICE_SUCCESS)
+                        s->result = result;
+                if (service_kill_leftovers(s) > 0)
+                        return;
+                service_finish_exit(s);
+                return;
+
+        default:
+                assert(!"bad command list");
+        }
 }
 
 /* svd ends the service because of a failure (start timeout, watchdog): the exit that follows is
@@ -813,12 +1069,13 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
                 log_debug("%s: READY=1 from pid %d", s->name, (int) pid);
                 s->run.execed = true; /* it runs our command, so it exec'd */
                 service_unset_timer(s); /* TimeoutStartSec= */
-                service_set_state(s, SERVICE_RUNNING);
-        } else if (msg->ready && s->state == SERVICE_RELOADING)
+                service_enter_start_post(s);
+        } else if (msg->ready && s->state == SERVICE_RELOADING && !service_control_running(s))
                 service_set_state(s, SERVICE_RUNNING);
         if (msg->reloading && s->state == SERVICE_RUNNING && s->unit->type == SERVICE_TYPE_NOTIFY)
                 service_set_state(s, SERVICE_RELOADING);
-        if (msg->stopping && IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING)) {
+        if (msg->stopping && IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING) &&
+            !service_control_running(s)) {
                 s->run.stop_by_notify = true;
                 int r = service_arm_timer(s, s->unit->timeout_stop_usec, service_on_stop_timeout);
                 if (r < 0)
@@ -864,8 +1121,12 @@ int service_start(Service *s, ServiceDoneFn done, void *userdata) {
                         service_answer(s, OPS_START, SERVICE_OUTCOME_DONE, NULL);
                 break; /* else Type=simple before its exec: service_note_execed answers */
         case SERVICE_STARTING:
+        case SERVICE_START_PRE:
+        case SERVICE_START_POST:
         case SERVICE_STOPPING:
         case SERVICE_KILLING:
+        case SERVICE_STOP_EXEC:
+        case SERVICE_STOP_POST:
                 break; /* readiness or the exit handler finishes the job */
         case SERVICE_AUTO_RESTART:
         case SERVICE_INACTIVE:
@@ -938,6 +1199,24 @@ int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
         return 0;
 }
 
+static bool service_has_stop_commands(const Service *s) {
+        return s->unit && (s->unit->exec[UNIT_EXEC_STOP].n > 0 || s->unit->exec[UNIT_EXEC_STOP_POST].n > 0);
+}
+
+/* Type=oneshot with RemainAfterExit=yes, "exited": ExecStop=, ExecStopPost=, then inactive (or the start
+ * again, for a restart). */
+static void service_stop_exited(Service *s) {
+        assert(s->state == SERVICE_EXITED);
+
+        if (!service_has_stop_commands(s)) {
+                service_set_state(s, SERVICE_INACTIVE);
+                return;
+        }
+        s->run.exit_was = SERVICE_STOPPING;
+        s->run.exit_result = SERVICE_SUCCESS;
+        service_after_main(s);
+}
+
 void service_stop_now(Service *s) {
         assert(s);
 
@@ -951,15 +1230,19 @@ void service_stop_now(Service *s) {
                 service_set_state(s, SERVICE_INACTIVE);
                 break;
         case SERVICE_EXITED:
-                service_set_state(s, SERVICE_INACTIVE);
+                service_stop_exited(s);
                 break;
+        case SERVICE_START_PRE:
         case SERVICE_STARTING:
+        case SERVICE_START_POST:
         case SERVICE_RUNNING:
         case SERVICE_RELOADING:
                 service_enter_stopping(s);
                 break;
         case SERVICE_STOPPING:
         case SERVICE_KILLING:
+        case SERVICE_STOP_EXEC:
+        case SERVICE_STOP_POST:
                 break;
         default:
                 assert(!"bad state");
@@ -974,10 +1257,11 @@ int service_restart(Service *s, ServiceDoneFn done, void *userdata) {
         deps_relations_restart(s); /* PartOf= */
         s->run.failing = false;
         s->run.stop_by_notify = false;
-        if (s->state == SERVICE_EXITED)
+        if (s->state == SERVICE_EXITED && !service_has_stop_commands(s))
                 service_set_state(s, SERVICE_INACTIVE); /* nothing to stop: start again */
-        if (!IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_STOPPING,
-                    SERVICE_KILLING)) {
+        if (!IN_SET(s->state, SERVICE_START_PRE, SERVICE_STARTING, SERVICE_START_POST, SERVICE_RUNNING,
+                    SERVICE_RELOADING, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST,
+                    SERVICE_EXITED)) {
                 return service_start(s, done, userdata);
         }
         if (service_add_waiter(s, done, userdata, SERVICE_OP_RESTART) < 0)
@@ -985,8 +1269,36 @@ int service_restart(Service *s, ServiceDoneFn done, void *userdata) {
         service_cancel_waiters(s, OPS_STOP | (1U << SERVICE_OP_START));
         s->want_running = true;
         s->restarts = 0;
-        if (IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING))
+        if (s->state == SERVICE_EXITED)
+                service_stop_exited(s);
+        else if (IN_SET(s->state, SERVICE_START_PRE, SERVICE_STARTING, SERVICE_START_POST, SERVICE_RUNNING,
+                        SERVICE_RELOADING))
                 service_enter_stopping(s);
+        return 0;
+}
+
+int service_reload(Service *s, ServiceDoneFn done, void *userdata) {
+        const char *why = NULL;
+
+        assert(s);
+
+        if (!s->unit)
+                why = s->load_error ? s->load_error : "the unit is not loaded";
+        else if (s->unit->exec[UNIT_EXEC_RELOAD].n == 0)
+                why = "the unit has no ExecReload=";
+        else if (!(IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING) && s->run.ready))
+                why = "it is not running";
+        if (why) {
+                if (done)
+                        done(s, &(ServiceJobResult){ .outcome = SERVICE_OUTCOME_RELOAD_FAILED, .message = why }, userdata);
+                return 0;
+        }
+        if (service_add_waiter(s, done, userdata, SERVICE_OP_RELOAD) < 0)
+                return -ENOMEM;
+        if (service_control_running(s))
+                return 0; /* a reload runs: its end answers this one too */
+        if (service_control_start(s, UNIT_EXEC_RELOAD) > 0)
+                service_set_state(s, SERVICE_RELOADING);
         return 0;
 }
 
@@ -1045,6 +1357,7 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
                 .state_change_usec = now_usec(CLOCK_REALTIME),
         };
         service_run_init(&s->run);
+        service_control_init(&s->control);
         s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
         s->name = strdup(name);
         s->unit_path = strdup(unit_path ? unit_path : "");
@@ -1077,9 +1390,10 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
 Service *service_free(Service *s) {
         if (!s)
                 return NULL;
-        service_cancel_waiters(s, OPS_START | OPS_STOP);
+        service_cancel_waiters(s, OPS_START | OPS_STOP | OPS_RELOAD);
         service_unset_timer(s);
         service_deps_done(&s->deps);
+        service_control_done(&s->control);
         s->cgroup_fd = safe_close(s->cgroup_fd);
         if (process_is_set(&s->run.main) && s->run.main.mode == SPAWN_MODE_FALLBACK) {
                 /* Only at exit with the service still up after its stop sequence. */

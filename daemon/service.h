@@ -7,9 +7,15 @@
  * only, which logs every transition. `want_running` is the desired state,
  * `state` the current one; the machine moves the second towards the first.
  *
- *   inactive ──start──▶ starting ──exec'd──▶ running ──exit──▶ (restart? auto-restart : inactive/failed)
- *   running/starting ──stop──▶ stopping ──TimeoutStopSec──▶ killing ──exit──▶ inactive/failed
- *   auto-restart ──RestartSec──▶ starting
+ *   inactive ──start──▶ [start-pre] ──▶ starting ──ready──▶ [start-post] ──▶ running
+ *   running ──stop──▶ [stop] ──▶ stopping ──TimeoutStopSec──▶ killing ──exit──▶ [stop-post] ──▶ inactive/failed
+ *   running ──exit──▶ [stop] ──▶ [stop-post] ──▶ (restart? auto-restart : inactive/failed)
+ *   running ──reload──▶ [reloading] ──▶ running
+ *   auto-restart ──RestartSec──▶ [start-pre] ──▶ starting
+ *
+ * The bracketed states run the commands of ExecStartPre=, ExecStartPost=, ExecStop=, ExecStopPost= and
+ * ExecReload= one after another (service-control.c), and are skipped when the unit has none, as in
+ * systemd.service(5).
  *
  * Callers waiting for an outcome (a client's Start/Stop/Restart) are queued
  * as waiters and told through their callback when the machine gets there,
@@ -46,6 +52,10 @@ typedef enum ServiceState {
         SERVICE_FAILED,
         SERVICE_RELOADING, /* Type=notify: RELOADING=1 until the next READY=1 */
         SERVICE_EXITED,    /* Type=oneshot with RemainAfterExit=yes, after a successful exit */
+        SERVICE_START_PRE,  /* ExecStartPre= commands run */
+        SERVICE_START_POST, /* ExecStartPost= commands run, the main process is ready */
+        SERVICE_STOP_EXEC,  /* "stop": ExecStop= commands run */
+        SERVICE_STOP_POST,  /* ExecStopPost= commands run, the main process is gone */
         _SERVICE_STATE_MAX,
         _SERVICE_STATE_INVALID = -EINVAL,
 } ServiceState;
@@ -73,6 +83,7 @@ typedef enum ServiceOp {
         SERVICE_OP_START,
         SERVICE_OP_STOP,
         SERVICE_OP_RESTART,
+        SERVICE_OP_RELOAD,
         _SERVICE_OP_MAX,
 } ServiceOp;
 
@@ -89,6 +100,7 @@ typedef enum ServiceJobOutcome {
         SERVICE_OUTCOME_START_FAILED,      /* it exited or timed out before it was ready: result, message */
         SERVICE_OUTCOME_DEPENDENCY_FAILED, /* a required unit failed: dependency, message */
         SERVICE_OUTCOME_ASSERT_FAILED,     /* an Assert*= was not met: message */
+        SERVICE_OUTCOME_RELOAD_FAILED,     /* no ExecReload=, not running, or a command failed: message */
         _SERVICE_OUTCOME_MAX,
         _SERVICE_OUTCOME_INVALID = -EINVAL,
 } ServiceJobOutcome;
@@ -205,9 +217,39 @@ typedef struct ServiceRun {
         sd_event_source *watchdog_source;
         int cgroup_events_fd;           /* cgroup.events, while leftovers are being killed */
         sd_event_source *cgroup_source; /* cgroup.events changed */
+        bool main_exited;               /* the main process of this start exited (last_exit is its status) */
         ServiceState exit_was;          /* the state when the main process exited */
         ServiceResult exit_result;      /* the result that exit gives */
 } ServiceRun;
+
+/* The process of a command around the main one (ExecStartPre= ... ExecStopPost=), spawned exactly as the
+ * main one is: one at a time, the next when it has exited (service-control.c). `started`,
+ * `stop_done` and `stop_post_done` are about the current start, from its first command on. */
+typedef struct ServiceControl {
+        Process proc;
+        UnitExec kind;                /* the list it runs, _UNIT_EXEC_INVALID when none */
+        size_t index;                 /* which command of it */
+        bool pid1;                    /* proc is svd's init of a PID namespace (PrivatePIDs=yes) */
+        sd_event_source *exit_source;
+        sd_event_source *report_source;
+        int report_fd;
+        bool exit_wait_hangup;
+        unsigned exit_info_retries;
+        bool have_spawn_failure;
+        SpawnFailure spawn_failure;
+        bool have_reported_exit;
+        ExitStatus reported_exit;
+        bool timed_out;               /* TimeoutStartSec=/TimeoutStopSec= passed: SIGKILLed */
+        sd_event_source *timer_source;
+        ServiceResult result;         /* of the commands of this list so far */
+
+        bool started;        /* the start completed: ExecStop= runs at the end */
+        bool stop_done;      /* ExecStop= ran (or is not to run) in this start */
+        bool stop_post_done; /* ExecStopPost= ran in this start */
+        bool stopping;       /* a stop or restart cut the running command short */
+        size_t exec_start_index; /* Type=oneshot: which ExecStart= runs */
+        bool log_fresh;      /* the next process is the start's first: its output files are truncated */
+} ServiceControl;
 
 struct Service {
         ServiceContext *ctx;
@@ -224,6 +266,7 @@ struct Service {
         uint64_t state_enter_usec[_SERVICE_STATE_MAX]; /* last entry into each state, 0 = never */
 
         ServiceRun run;                 /* the current (or last) process; reset at each spawn */
+        ServiceControl control;         /* the command around it that runs, if any */
         sd_event_source *timer_source;  /* stop timeout, restart delay, exit-info retry */
         sd_event_time_handler_t timer_cb; /* which of them (re-exec carries the deadline over) */
         bool spawn_error;               /* clone failed: the waiting start gets SpawnFailed */
@@ -271,11 +314,19 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Service *, service_free);
 int service_start(Service *s, ServiceDoneFn done, void *userdata);
 int service_stop(Service *s, ServiceDoneFn done, void *userdata);
 int service_restart(Service *s, ServiceDoneFn done, void *userdata);
+/* Runs ExecReload= of an active service (systemctl reload NAME); done is told RELOAD_FAILED when the
+ * unit has none, the service is not active, or a command failed. */
+int service_reload(Service *s, ServiceDoneFn done, void *userdata);
 void service_forget_waiters(Service *s, void *userdata);
 
 /* Sends sig to the main process (with PrivatePIDs=, svd's init forwards all
  * but SIGKILL/SIGSTOP to the command). -ESRCH when there is none. */
 int service_kill(Service *s, int sig);
+
+/* The command of ExecStartPre= ... ExecStopPost= that runs (its process, its path as written; NULL when
+ * none runs); s->control.kind is its key. */
+Process *service_control_process(Service *s);
+const char *service_control_command(const Service *s);
 
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
 bool service_is_active(const Service *s);  /* running, reloading or exited (a start is complete) */

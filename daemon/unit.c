@@ -106,7 +106,8 @@ typedef struct UnitParser {
         const char *value;
         char section[UNIT_SECTION_NAME_MAX + 1]; /* of the last header; "" before the first */
 
-        unsigned exec_start_line; /* 0: no ExecStart= in force */
+        unsigned exec_start_line;        /* 0: no ExecStart= in force */
+        unsigned exec_start_second_line; /* of a second ExecStart= (Type=oneshot only), 0: none */
         unsigned n_env_assignments;
         unsigned n_wanted_by;
 
@@ -283,6 +284,19 @@ static bool name_is_plain(const char *s, size_t n, size_t max) {
         return true;
 }
 
+static void exec_command_done(ExecCommand *c) {
+        c->argv = strv_free(c->argv);
+        free(c->argv0);
+        c->argv0 = NULL;
+}
+
+static void exec_command_list_done(ExecCommandList *l) {
+        for (size_t i = 0; i < l->n; i++)
+                exec_command_done(&l->commands[i]);
+        free(l->commands);
+        *l = (ExecCommandList){};
+}
+
 Unit *unit_free(Unit *u) {
         if (!u)
                 return NULL;
@@ -290,8 +304,8 @@ Unit *unit_free(Unit *u) {
         free(u->path);
         free(u->description);
         strv_free(u->documentation);
-        strv_free(u->exec_start);
-        free(u->exec_argv0);
+        for (size_t i = 0; i < _UNIT_EXEC_MAX; i++)
+                exec_command_list_done(&u->exec[i]);
         free(u->working_directory);
         strv_free(u->environment);
         strv_free(u->environment_files);
@@ -759,28 +773,23 @@ static int parse_also(UnitParser *p, const UnitKey *k, void *field) {
         }
 }
 
-static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
+/* ExecStart=, ExecStartPre=, ExecStartPost=, ExecReload=, ExecStop=, ExecStopPost=: one command line
+ * each, appended to the key's list; an empty assignment empties it (systemd.service(5)). */
+static int parse_exec_command(UnitParser *p, const UnitKey *k, void *field) {
         _cleanup_strv_free_ char **argv = NULL;
-        char ***exec_start = field;
+        ExecCommandList *list = field;
+        bool start = field == &p->unit->exec[UNIT_EXEC_START];
         const char *cmd;
         int r;
 
-        /* An empty assignment resets the list, as in systemd (useful after an earlier one). */
         if (isempty(p->value)) {
-                *exec_start = strv_free(*exec_start);
-                p->unit->exec_start_flags = 0;
-                free(p->unit->exec_argv0);
-                p->unit->exec_argv0 = NULL;
-                p->exec_start_line = 0;
+                exec_command_list_done(list);
+                if (start)
+                        p->exec_start_line = p->exec_start_second_line = 0;
                 return 0;
         }
-
-        /* systemd allows several only for Type=oneshot; svd runs exactly one command. */
-        if (p->exec_start_line > 0)
-                return parser_error(
-                        p, -EINVAL, p->line,
-                        "Duplicate ExecStart= (the first one is on line %u); only one is allowed",
-                        p->exec_start_line);
+        if (list->n >= UNIT_EXEC_COMMANDS_MAX)
+                return invalid_value(p, -E2BIG, "more than %u commands", UNIT_EXEC_COMMANDS_MAX);
 
         r = split_exec_line(p->value, UNIT_ARGV_MAX, &argv);
         if (r == -ENOMEM)
@@ -855,12 +864,40 @@ static int parse_exec_start(UnitParser *p, const UnitKey *k, void *field) {
         if (strlen(cmd) >= PATH_MAX)
                 return invalid_value(p, -ENAMETOOLONG, "the command path is too long");
 
-        strv_free(*exec_start);
-        *exec_start = TAKE_PTR(argv);
-        p->unit->exec_start_flags = flags;
-        free(p->unit->exec_argv0);
-        p->unit->exec_argv0 = TAKE_PTR(argv0);
-        p->exec_start_line = p->line;
+        ExecCommand *a = reallocarray(list->commands, list->n + 1, sizeof(ExecCommand));
+        if (!a)
+                return parser_oom(p);
+        list->commands = a;
+        list->commands[list->n++] = (ExecCommand){ .argv = TAKE_PTR(argv), .flags = flags, .argv0 = TAKE_PTR(argv0) };
+        if (start && p->exec_start_line == 0)
+                p->exec_start_line = p->line;
+        else if (start && p->exec_start_second_line == 0)
+                p->exec_start_second_line = p->line;
+        return 0;
+}
+
+/* SuccessExitStatus=, RestartPreventExitStatus=, RestartForceExitStatus=: assignments add up, an empty
+ * one empties the set. */
+static int parse_exit_status_set(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *bad = NULL;
+        int r = exit_status_set_parse(p->value, field, &bad);
+        if (r == -ENOMEM)
+                return parser_oom(p);
+        if (r < 0) {
+                _cleanup_free_ char *q = bad ? message_quote(bad) : NULL;
+                return invalid_value(p, r, "'%s' is neither an exit status (0-255 or a name such as 'TEMPFAIL') "
+                                     "nor a signal name", q ?: "");
+        }
+        return 0;
+}
+
+static int parse_kill_mode(UnitParser *p, const UnitKey *k, void *field) {
+        if (isempty(p->value))
+                return key_reset(k, field);
+        KillMode m = kill_mode_from_string(p->value);
+        if (m < 0)
+                return invalid_value(p, -EINVAL, "expected one of: control-group, mixed, process, none");
+        *(KillMode *) field = m;
         return 0;
 }
 
@@ -1380,7 +1417,7 @@ static const UnitKey unit_keys[] = {
           .expected = "expected a number (0: no limit)" },
 
         { "Service", "Type", parse_type, UNIT_FIELD(type) },
-        { "Service", "ExecStart", parse_exec_start, UNIT_FIELD(exec_start) },
+        { "Service", "ExecStart", parse_exec_command, UNIT_FIELD(exec[UNIT_EXEC_START]) },
         { "Service", "WorkingDirectory", parse_working_directory, UNIT_FIELD(working_directory) },
         { "Service", "Environment", parse_environment, UNIT_FIELD(environment) },
         { "Service", "User", parse_user_group, UNIT_FIELD(user), .expected = "not a valid user name or id" },
@@ -1428,11 +1465,16 @@ static const UnitKey unit_keys[] = {
         { "Service", "LogRotateKeep", parse_unsigned_key, UNIT_FIELD(log_rotate_keep),
           .max = LOGFILE_ROTATE_KEEP_MAX },
         { "Service", "LimitNOFILE", parse_limit, UNIT_FIELD(limit_nofile) },
-        KEY_NOT_YET("Service", "ExecStartPre"),
-        KEY_NOT_YET("Service", "ExecStartPost"),
-        KEY_NOT_YET("Service", "ExecStop"),
-        KEY_NOT_YET("Service", "ExecReload"),
-        KEY_NOT_YET("Service", "KillMode"),
+        /* The commands around the main one and how a service ends (systemd.service(5), systemd.kill(5)). */
+        { "Service", "ExecStartPre", parse_exec_command, UNIT_FIELD(exec[UNIT_EXEC_START_PRE]) },
+        { "Service", "ExecStartPost", parse_exec_command, UNIT_FIELD(exec[UNIT_EXEC_START_POST]) },
+        { "Service", "ExecReload", parse_exec_command, UNIT_FIELD(exec[UNIT_EXEC_RELOAD]) },
+        { "Service", "ExecStop", parse_exec_command, UNIT_FIELD(exec[UNIT_EXEC_STOP]) },
+        { "Service", "ExecStopPost", parse_exec_command, UNIT_FIELD(exec[UNIT_EXEC_STOP_POST]) },
+        { "Service", "KillMode", parse_kill_mode, UNIT_FIELD(kill_mode) },
+        { "Service", "SuccessExitStatus", parse_exit_status_set, UNIT_FIELD(success_exit_status) },
+        { "Service", "RestartPreventExitStatus", parse_exit_status_set, UNIT_FIELD(restart_prevent_exit_status) },
+        { "Service", "RestartForceExitStatus", parse_exit_status_set, UNIT_FIELD(restart_force_exit_status) },
         { "Service", "TimeoutStartSec", parse_sec_key, UNIT_FIELD(timeout_start_usec),
           .flags = KEY_SEC_0_IS_INFINITY,
           .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
@@ -1785,9 +1827,24 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                         return fail(&p, ret_error);
                 }
 
-        if (!u->exec_start) {
+        /* systemd.service(5): Type=oneshot may do without ExecStart= when it has ExecStop= (a unit that
+         * only acts when it is stopped). */
+        if (u->exec[UNIT_EXEC_START].n == 0 &&
+            !(u->type == SERVICE_TYPE_ONESHOT && u->exec[UNIT_EXEC_STOP].n > 0)) {
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");
                 return fail(&p, ret_error);
+        }
+        if (p.exec_start_second_line > 0 && u->type != SERVICE_TYPE_ONESHOT) {
+                /* systemd.service(5): several ExecStart= lines are for Type=oneshot only. */
+                parser_error(&p, -EINVAL, p.exec_start_second_line,
+                             "Several ExecStart= (the first one is on line %u) are allowed with Type=oneshot only",
+                             p.exec_start_line);
+                return fail(&p, ret_error);
+        }
+        if (u->exec[UNIT_EXEC_START].n > 0) {
+                u->exec_start = u->exec[UNIT_EXEC_START].commands[0].argv;
+                u->exec_start_flags = u->exec[UNIT_EXEC_START].commands[0].flags;
+                u->exec_argv0 = u->exec[UNIT_EXEC_START].commands[0].argv0;
         }
         if (u->remain_after_exit && u->type != SERVICE_TYPE_ONESHOT) {
                 /* systemd keeps such a unit "active (exited)" after any type's exit; svd only for oneshot. */

@@ -138,16 +138,78 @@ typedef enum ExecFlags {
                                           * which every kernel svd runs on has: no effect */
 } ExecFlags;
 
+/* One command line of an Exec*= key, as ExecStart= is read (prefixes, quoting, specifiers). */
+typedef struct ExecCommand {
+        char **argv;     /* argv[0] is the path or name as written, prefixes removed; variables not yet
+                          * substituted */
+        ExecFlags flags;
+        char *argv0;     /* with "@": argv[0] for the command, argv[0] above being the path */
+} ExecCommand;
+
+/* The command keys of [Service], in the order a start and a stop run them (systemd.service(5)). */
+typedef enum UnitExec {
+        UNIT_EXEC_START_PRE,
+        UNIT_EXEC_START,
+        UNIT_EXEC_START_POST,
+        UNIT_EXEC_RELOAD,
+        UNIT_EXEC_STOP,
+        UNIT_EXEC_STOP_POST,
+        _UNIT_EXEC_MAX,
+        _UNIT_EXEC_INVALID = -EINVAL,
+} UnitExec;
+
+const char *unit_exec_to_string(UnitExec e); /* "ExecStartPre", ... */
+
+#define UNIT_EXEC_COMMANDS_MAX 256U /* command lines of one Exec*= key in one file */
+
+typedef struct ExecCommandList {
+        ExecCommand *commands;
+        size_t n;
+} ExecCommandList;
+
+/* SuccessExitStatus=, RestartPreventExitStatus=, RestartForceExitStatus=: exit statuses 0-255 and
+ * signals (systemd.service(5)). */
+typedef struct ExitStatusSet {
+        uint64_t status[4]; /* bit n: exit status n */
+        uint64_t signals;   /* bit n: signal n (1-64) - 1 */
+} ExitStatusSet;
+
+/* Parses a space-separated list of numbers 0-255 and signal names (with or without "SIG") into set,
+ * adding to it; an empty value empties it. -EINVAL with *ret_bad the first word that is neither (the
+ * caller frees it). */
+int exit_status_set_parse(const char *value, ExitStatusSet *set, char **ret_bad);
+bool exit_status_set_has_status(const ExitStatusSet *set, int status);
+bool exit_status_set_has_signal(const ExitStatusSet *set, int sig);
+bool exit_status_set_is_empty(const ExitStatusSet *set);
+
+/* KillMode= (systemd.kill(5)): which processes a stop signals. */
+typedef enum KillMode {
+        KILL_MODE_CONTROL_GROUP, /* every process of the service */
+        KILL_MODE_MIXED,         /* KillSignal= to the main process, SIGKILL to all at the end */
+        KILL_MODE_PROCESS,       /* the main process only */
+        KILL_MODE_NONE,          /* none: only ExecStop= stops it */
+        _KILL_MODE_MAX,
+        _KILL_MODE_INVALID = -EINVAL,
+} KillMode;
+
+const char *kill_mode_to_string(KillMode m);
+KillMode kill_mode_from_string(const char *s);
+
 typedef struct Unit {
         char *name;        /* "web" for web.service */
         char *path;        /* file it was loaded from */
         char *description; /* may be NULL */
         char **documentation; /* Documentation= URIs, NULL-terminated */
 
-        char **exec_start; /* NULL-terminated argv, argv[0] is the path or name as written (prefixes
-                            * removed); variables not yet substituted */
+        /* ExecStartPre= ... ExecStopPost=, each a list of commands in the order written. An empty
+         * assignment empties a list. */
+        ExecCommandList exec[_UNIT_EXEC_MAX];
+        /* The first ExecStart= (exec[UNIT_EXEC_START].commands[0]), which is all of it but for
+         * Type=oneshot: aliases into that list, not owned. NULL for a Type=oneshot without ExecStart=
+         * (it has ExecStop=). */
+        char **exec_start;
         ExecFlags exec_start_flags;
-        char *exec_argv0;  /* with "@": argv[0] for the command, exec_start[0] being the path */
+        char *exec_argv0;
         char *working_directory; /* absolute path; NULL: "/" (or the home directory, see below) */
         bool working_directory_home; /* WorkingDirectory=~ (working_directory is then NULL) */
         bool working_directory_missing_ok; /* WorkingDirectory=-/path */
@@ -174,6 +236,10 @@ typedef struct Unit {
         char **aliases;             /* [Install] Alias= names of this unit (without ".service") */
         bool default_dependencies;  /* DefaultDependencies= (svd has no implicit dependencies to add) */
         int kill_signal;            /* KillSignal=, default SIGTERM */
+        KillMode kill_mode;         /* KillMode=, default control-group */
+        ExitStatusSet success_exit_status;  /* SuccessExitStatus= */
+        ExitStatusSet restart_prevent_exit_status; /* RestartPreventExitStatus= */
+        ExitStatusSet restart_force_exit_status;   /* RestartForceExitStatus= */
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;
 

@@ -147,6 +147,13 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "assertFailed", s->assert_failed ? json_string(s->assert_failed) : json_null());
         json_object_set_new(o, "assertUsec",
                             s->assert_usec > 0 ? json_integer((json_int_t) s->assert_usec) : json_null());
+        /* ExecStartPre= ... ExecStopPost=: the command that runs now. */
+        Process *control = service_control_process((Service *) s);
+        const char *control_command = service_control_command(s);
+        if (control && control_command)
+                json_object_set_new(o, "control",
+                                    json_pack("{s:i,s:s,s:s}", "pid", (int) control->pid, "key",
+                                              unit_exec_to_string(s->control.kind), "command", control_command));
         return o;
 }
 
@@ -189,6 +196,10 @@ static void on_job_done(Service *s, const ServiceJobResult *r, void *userdata) {
                                           json_pack("{s:s,s:s,s:s}", "name", s->name, "result",
                                                     strna(service_result_to_string(r->result)), "message",
                                                     r->message));
+                return;
+        case SERVICE_OUTCOME_RELOAD_FAILED:
+                (void) varlink_call_error(call, "io.svd.Manager.ServiceReloadFailed",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", r->message));
                 return;
         case SERVICE_OUTCOME_DEPENDENCY_FAILED:
                 (void) varlink_call_error(call, "io.svd.Manager.DependencyFailed",
@@ -391,6 +402,14 @@ static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata)
         return service_job(s, call, service_restart);
 }
 
+static int method_reload_service(VarlinkCall *call, json_t *parameters, void *userdata) {
+        VarlinkManager *vm = userdata;
+        Service *s = lookup_service(vm, call, parameters);
+        if (!s)
+                return 0;
+        return service_job(s, call, service_reload);
+}
+
 static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = {
                 { "name", JSON_STRING, true }, { "lines", JSON_INTEGER, false }, { "follow", JSON_TRUE, false }, {}
@@ -536,6 +555,7 @@ static const VarlinkMethod manager_methods[] = {
         { "Logs", method_logs, 0 },
         { "Subscribe", method_subscribe, VARLINK_METHOD_REQUIRES_MORE },
         { "Reload", method_reload, VARLINK_METHOD_WRITE },
+        { "ReloadService", method_reload_service, VARLINK_METHOD_WRITE },
         /* Runs a binary as svd's user: not for the manage group. */
         { "Reexec", method_reexec, VARLINK_METHOD_WRITE | VARLINK_METHOD_OWNER },
         { "ResetFailed", method_reset_failed, VARLINK_METHOD_WRITE },

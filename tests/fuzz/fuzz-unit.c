@@ -58,11 +58,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         fuzz_assert(u);
         fuzz_assert(!error);
-        fuzz_assert(u->exec_start && u->exec_start[0]);
-        size_t n = 0;
-        for (char **a = u->exec_start; *a; a++)
-                n++;
-        fuzz_assert(n <= UNIT_ARGV_MAX);
+        /* Only a Type=oneshot with ExecStop= may do without ExecStart=. */
+        fuzz_assert((u->exec_start && u->exec_start[0]) ||
+                    (u->type == SERVICE_TYPE_ONESHOT && u->exec[UNIT_EXEC_STOP].n > 0));
+        for (size_t k = 0; k < _UNIT_EXEC_MAX; k++) {
+                fuzz_assert(u->exec[k].n <= UNIT_EXEC_COMMANDS_MAX);
+                for (size_t i = 0; i < u->exec[k].n; i++) {
+                        size_t n = 0;
+                        fuzz_assert(u->exec[k].commands[i].argv && u->exec[k].commands[i].argv[0]);
+                        for (char **a = u->exec[k].commands[i].argv; *a; a++)
+                                n++;
+                        fuzz_assert(n <= UNIT_ARGV_MAX);
+                }
+        }
         if (u->working_directory)
                 fuzz_assert(u->working_directory[0] == '/');
         for (char **e = u->environment; e && *e; e++)

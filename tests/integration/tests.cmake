@@ -30,6 +30,8 @@ svd_integration_test(e2e-exec-prefix)
 svd_integration_test(e2e-conditions)
 svd_integration_test(e2e-svctl-unit)
 svd_integration_test(e2e-unit-relations)
+svd_integration_test(e2e-exec-commands)
+svd_integration_test(e2e-exit-status)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)

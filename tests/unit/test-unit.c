@@ -405,7 +405,7 @@ END_TEST
 
 START_TEST(test_exec_start_duplicate_and_reset) {
         assert_fails_with("[Service]\nExecStart=/bin/true\n\nExecStart=/bin/false\n", -EINVAL,
-                          PATH ":4: Duplicate ExecStart= (the first one is on line 2); only one is allowed");
+                          PATH ":4: Several ExecStart= (the first one is on line 2) are allowed with Type=oneshot only");
 
         /* An empty ExecStart= clears the earlier one, as in systemd. */
         _cleanup_(unit_freep) Unit *u =
@@ -1290,6 +1290,7 @@ static const ScalarKey scalar_keys[] = {
         SCALAR("TimeoutStopSec=3s", timeout_stop_usec),
         SCALAR("WatchdogSec=4s", watchdog_usec),
         SCALAR("KillSignal=SIGINT", kill_signal),
+        SCALAR("KillMode=mixed", kill_mode),
         SCALAR("NoNewPrivileges=yes", no_new_privileges),
         SCALAR("CapabilityBoundingSet=CAP_CHOWN", capability_bounding_set),
         SCALAR("AmbientCapabilities=CAP_CHOWN", ambient_capabilities),
@@ -1328,6 +1329,106 @@ START_TEST(test_key_table_reset) {
 }
 END_TEST
 
+/* ExecStartPre= ... ExecStopPost=: lists in order, prefixes as ExecStart=, an empty assignment resets. */
+START_TEST(test_exec_command_lists) {
+        _cleanup_strv_free_ char **w = NULL;
+        _cleanup_(unit_freep) Unit *u = load_ok("[Service]\n"
+                                                "ExecStartPre=/bin/echo pre1\n"
+                                                "ExecStartPre=-/bin/false\n"
+                                                "ExecStart=/bin/sleep 1\n"
+                                                "ExecStartPost=@/bin/echo post argv0 x\n"
+                                                "ExecReload=/bin/kill -HUP $MAINPID\n"
+                                                "ExecStop=/bin/kill $MAINPID\n"
+                                                "ExecStop=\n"
+                                                "ExecStop=+/bin/echo stop\n"
+                                                "ExecStopPost=:/bin/echo $SERVICE_RESULT\n",
+                                                &w);
+        ck_assert_uint_eq(strv_length(w), 0);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_PRE].n, 2);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_PRE].commands[0].argv[1], "pre1");
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_PRE].commands[1].flags, EXEC_IGNORE_FAILURE);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_PRE].commands[1].argv[0], "/bin/false");
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START].n, 1);
+        ck_assert_ptr_eq(u->exec_start, u->exec[UNIT_EXEC_START].commands[0].argv);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_POST].n, 1);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_POST].commands[0].flags, EXEC_ARGV0);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_POST].commands[0].argv0, "post");
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_POST].commands[0].argv[1], "argv0");
+        ck_assert_str_eq(u->exec[UNIT_EXEC_RELOAD].commands[0].argv[2], "$MAINPID");
+        /* The empty ExecStop= dropped the first one. */
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_STOP].n, 1);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_STOP].commands[0].flags, EXEC_PRIVILEGED);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_STOP].commands[0].argv[1], "stop");
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_STOP_POST].commands[0].flags, EXEC_NO_ENV_EXPAND);
+
+        /* Several ExecStart= for Type=oneshot, in order; the type may come after them. */
+        _cleanup_(unit_freep) Unit *o =
+                load_ok("[Service]\nExecStart=/bin/echo 1\nExecStart=-/bin/echo 2\nType=oneshot\n", NULL);
+        ck_assert_uint_eq(o->exec[UNIT_EXEC_START].n, 2);
+        ck_assert_str_eq(o->exec_start[1], "1");
+        ck_assert_str_eq(o->exec[UNIT_EXEC_START].commands[1].argv[1], "2");
+        ck_assert_uint_eq(o->exec[UNIT_EXEC_START].commands[1].flags, EXEC_IGNORE_FAILURE);
+        ck_assert_uint_eq(o->exec_start_flags, 0);
+
+        /* A bad command line of a helper key fails the unit as one of ExecStart= does. */
+        assert_fails_with("[Service]\nExecStart=/x\nExecStop=bin/x\n", -EINVAL,
+                          PATH ":3: Invalid value 'bin/x' for ExecStop=: the command must be an absolute path or a "
+                               "plain file name");
+        assert_fails_with("[Service]\nExecStart=/x\nExecStartPre=|/bin/sh\n", -EOPNOTSUPP,
+                          PATH ":3: Invalid value '|/bin/sh' for ExecStartPre=: the prefix '|' is not supported");
+        /* ExecStart= is required, but for a Type=oneshot with ExecStop= (systemd.service(5)). */
+        assert_fails_with("[Service]\nExecStartPre=/x\n", -EINVAL, PATH ": Missing ExecStart= in [Service]");
+        assert_fails_with("[Service]\nType=oneshot\nExecStopPost=/x\n", -EINVAL,
+                          PATH ": Missing ExecStart= in [Service]");
+        assert_fails_with("[Service]\nExecStop=/x\n", -EINVAL, PATH ": Missing ExecStart= in [Service]");
+        _cleanup_(unit_freep) Unit *so = load_ok("[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStop=/x\n", NULL);
+        ck_assert_ptr_null(so->exec_start);
+        ck_assert_uint_eq(so->exec[UNIT_EXEC_START].n, 0);
+}
+END_TEST
+
+/* SuccessExitStatus=, RestartPreventExitStatus=, RestartForceExitStatus=, KillMode=. */
+START_TEST(test_exit_status_keys) {
+        _cleanup_(unit_freep) Unit *u = load_ok("[Service]\nExecStart=/x\n"
+                                                "SuccessExitStatus=3 TEMPFAIL SIGUSR1\n"
+                                                "SuccessExitStatus=KILL 255\n"
+                                                "RestartPreventExitStatus=42 SIGTERM\n"
+                                                "RestartForceExitStatus=7\n"
+                                                "RestartForceExitStatus=\n"
+                                                "RestartForceExitStatus=8\n"
+                                                "KillMode=process\n",
+                                                NULL);
+        const ExitStatusSet *ok = &u->success_exit_status;
+        ck_assert(exit_status_set_has_status(ok, 3));
+        ck_assert(exit_status_set_has_status(ok, 75)); /* TEMPFAIL */
+        ck_assert(exit_status_set_has_status(ok, 255));
+        ck_assert(!exit_status_set_has_status(ok, 0));
+        ck_assert(!exit_status_set_has_status(ok, 4));
+        ck_assert(exit_status_set_has_signal(ok, SIGUSR1));
+        ck_assert(exit_status_set_has_signal(ok, SIGKILL));
+        ck_assert(!exit_status_set_has_signal(ok, SIGTERM));
+        ck_assert(exit_status_set_has_status(&u->restart_prevent_exit_status, 42));
+        ck_assert(exit_status_set_has_signal(&u->restart_prevent_exit_status, SIGTERM));
+        ck_assert(!exit_status_set_has_status(&u->restart_force_exit_status, 7)); /* reset */
+        ck_assert(exit_status_set_has_status(&u->restart_force_exit_status, 8));
+        ck_assert_int_eq(u->kill_mode, KILL_MODE_PROCESS);
+
+        _cleanup_(unit_freep) Unit *d = load_ok("[Service]\nExecStart=/x\n", NULL);
+        ck_assert(exit_status_set_is_empty(&d->success_exit_status));
+        ck_assert_int_eq(d->kill_mode, KILL_MODE_CONTROL_GROUP);
+
+        assert_fails_with("[Service]\nExecStart=/x\nSuccessExitStatus=1 256\n", -EINVAL,
+                          PATH ":3: Invalid value '1 256' for SuccessExitStatus=: '256' is neither an exit status "
+                               "(0-255 or a name such as 'TEMPFAIL') nor a signal name");
+        assert_fails_with("[Service]\nExecStart=/x\nRestartPreventExitStatus=SIGNOPE\n", -EINVAL,
+                          PATH ":3: Invalid value 'SIGNOPE' for RestartPreventExitStatus=: 'SIGNOPE' is neither an "
+                               "exit status (0-255 or a name such as 'TEMPFAIL') nor a signal name");
+        assert_fails_with("[Service]\nExecStart=/x\nKillMode=all\n", -EINVAL,
+                          PATH ":3: Invalid value 'all' for KillMode=: expected one of: control-group, mixed, "
+                               "process, none");
+}
+END_TEST
+
 START_TEST(test_key_table_rows) {
         _cleanup_strv_free_ char **w = NULL;
 
@@ -1345,11 +1446,11 @@ START_TEST(test_key_table_rows) {
         ck_assert_uint_eq(b->start_limit_burst, 2);
         ck_assert_uint_eq(b->start_limit_interval_usec, 3 * USEC_PER_SEC);
 
-        /* A row without a parser is a systemd key svd does not implement yet; no row is unknown. */
-        _cleanup_(unit_freep) Unit *c = load_ok("[Service]\nExecStart=/x\nKillMode=process\nKillMood=x\n", &w);
-        ck_assert_uint_eq(strv_length(w), 2);
-        ck_assert_str_eq(w[0], PATH ":3: Key 'KillMode=' in [Service] is not supported yet, ignoring.");
-        ck_assert_str_eq(w[1], PATH ":4: Unknown key 'KillMood=' in [Service], ignoring.");
+        /* A key of the table is taken without a word (Also= has no effect in svd, but is systemd's); one
+         * that is not in it is unknown. */
+        _cleanup_(unit_freep) Unit *c = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=y.service\nAlsa=x\n", &w);
+        ck_assert_uint_eq(strv_length(w), 1);
+        ck_assert_str_eq(w[0], PATH ":5: Unknown key 'Alsa=' in [Install], ignoring.");
 
         /* A key of another section is unknown there. */
         _cleanup_strv_free_ char **w2 = NULL;
@@ -1418,6 +1519,8 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_restart_policy_strings);
         tcase_add_loop_test(tc, test_key_table_reset, 0, ELEMENTSOF(scalar_keys));
         tcase_add_test(tc, test_key_table_rows);
+        tcase_add_test(tc, test_exec_command_lists);
+        tcase_add_test(tc, test_exit_status_keys);
         tcase_add_test(tc, test_example_units);
         tcase_add_test(tc, test_example_unit_contents);
         suite_add_tcase(s, tc);

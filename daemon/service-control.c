@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The commands around a service's main process: ExecStartPre=, ExecStartPost=, ExecReload=, ExecStop=
+ * and ExecStopPost= (systemd.service(5)). They run one at a time, each a process spawned exactly as
+ * the main one (spawn_process() with the unit's credentials, sandbox, cgroup and output, and
+ * CLONE_PIDFD_AUTOKILL where the kernel has it), so they die with svd as the main process does. When
+ * the last command of a list has exited, or one failed, service.c is told (service_on_control_done)
+ * and decides what comes next. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "basic/parse-util.h"
+#include "basic/strv.h"
+#include "basic/time-util.h"
+#include "service-private.h"
+#include "svd-log.h"
+
+#define CONTROL_EXIT_INFO_RETRIES 1000U
+#define CONTROL_EXIT_INFO_RETRY_USEC (1 * USEC_PER_MSEC)
+
+void service_control_init(ServiceControl *c) {
+        *c = (ServiceControl){
+                .proc = PROCESS_NULL,
+                .kind = _UNIT_EXEC_INVALID,
+                .report_fd = -EBADF,
+        };
+}
+
+/* Forgets the process: its pidfd is closed (in autokill mode that SIGKILLs it). */
+static void control_release(ServiceControl *c) {
+        c->exit_source = sd_event_source_disable_unref(c->exit_source);
+        c->report_source = sd_event_source_disable_unref(c->report_source);
+        c->report_fd = safe_close(c->report_fd);
+        c->timer_source = sd_event_source_disable_unref(c->timer_source);
+        process_done(&c->proc);
+        c->exit_wait_hangup = false;
+        c->exit_info_retries = 0;
+        c->have_spawn_failure = false;
+        c->have_reported_exit = false;
+        c->timed_out = false;
+        c->pid1 = false;
+}
+
+void service_control_done(ServiceControl *c) {
+        if (process_is_set(&c->proc) && c->proc.mode == SPAWN_MODE_FALLBACK) {
+                /* Only when svd exits with the command still running. */
+                (void) process_kill(&c->proc, SIGKILL);
+                (void) waitid(P_PIDFD, (id_t) c->proc.pidfd, &(siginfo_t){}, WEXITED);
+        }
+        control_release(c);
+        c->kind = _UNIT_EXEC_INVALID;
+}
+
+bool service_control_running(const Service *s) {
+        return s->control.kind >= 0;
+}
+
+Process *service_control_process(Service *s) {
+        return process_is_set(&s->control.proc) ? &s->control.proc : NULL;
+}
+
+static const ExecCommand *control_command(const Service *s) {
+        const ExecCommandList *l = &s->unit->exec[s->control.kind];
+        return s->control.index < l->n ? &l->commands[s->control.index] : NULL;
+}
+
+const char *service_control_command(const Service *s) {
+        const ExecCommand *cmd = service_control_running(s) ? control_command(s) : NULL;
+        return cmd ? cmd->argv[0] : NULL;
+}
+
+static uint64_t control_timeout_usec(const Service *s) {
+        /* systemd.service(5): the start-up commands and ExecReload= are bound by TimeoutStartSec=, the
+         * stop commands by TimeoutStopSec=. */
+        return IN_SET(s->control.kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST) ? s->unit->timeout_stop_usec
+                                                                           : s->unit->timeout_start_usec;
+}
+
+/* $MAINPID for every command while there is a main process; $SERVICE_RESULT, and $EXIT_CODE and
+ * $EXIT_STATUS once the main process has exited, for ExecStop= and ExecStopPost= (systemd.exec(5)). */
+static int control_environment(Service *s, char ***ret) {
+        _cleanup_strv_free_ char **env = NULL;
+        char *a;
+
+        if (process_is_set(&s->run.main) && !s->run.main_pid1) {
+                if (asprintf(&a, "MAINPID=%d", (int) s->run.main.pid) < 0 || strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+        }
+        if (IN_SET(s->control.kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST)) {
+                ServiceResult result = s->result != SERVICE_SUCCESS ? s->result : s->run.exit_result;
+                if (asprintf(&a, "SERVICE_RESULT=%s", service_result_to_string(result)) < 0 ||
+                    strv_consume(&env, a) < 0)
+                        return -ENOMEM;
+                if (s->run.main_exited) {
+                        const ExitStatus *st = &s->last_exit;
+                        if (asprintf(&a, "EXIT_CODE=%s", exit_code_to_string(st->code)) < 0 || strv_consume(&env, a) < 0)
+                                return -ENOMEM;
+                        if (st->code == CLD_EXITED) {
+                                if (asprintf(&a, "EXIT_STATUS=%d", st->status) < 0)
+                                        return -ENOMEM;
+                        } else {
+                                /* The signal's name without "SIG", as systemd gives it. */
+                                const char *name = signal_to_string(st->status);
+                                if (name && strneq(name, "SIG", 3))
+                                        name += 3;
+                                if (name ? asprintf(&a, "EXIT_STATUS=%s", name) < 0
+                                         : asprintf(&a, "EXIT_STATUS=%d", st->status) < 0)
+                                        return -ENOMEM;
+                        }
+                        if (strv_consume(&env, a) < 0)
+                                return -ENOMEM;
+                }
+        }
+        *ret = TAKE_PTR(env);
+        return 0;
+}
+
+static int on_control_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+static int on_control_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+static int on_control_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+static int on_control_spawn_failed(sd_event_source *source, uint64_t usec, void *userdata);
+static int on_control_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata);
+
+static void control_drain_report(Service *s) {
+        ServiceControl *c = &s->control;
+
+        while (c->report_fd >= 0) {
+                SpawnFailure f;
+                int r = spawn_read_failure(c->report_fd, &f);
+                if (r == -EAGAIN)
+                        return;
+                if (r <= 0) {
+                        c->report_source = sd_event_source_disable_unref(c->report_source);
+                        c->report_fd = safe_close(c->report_fd);
+                        return;
+                }
+                if (f.stage == SPAWN_REPORT_EXECED)
+                        continue;
+                if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
+                        c->reported_exit = exit_status_from_wait_status(f.error);
+                        c->have_reported_exit = true;
+                } else if (!c->have_spawn_failure) {
+                        c->spawn_failure = f;
+                        c->have_spawn_failure = true;
+                }
+        }
+}
+
+/* Spawns command c->index of c->kind. On failure the list ends as failed, from the loop. */
+static void control_spawn(Service *s) {
+        ServiceControl *c = &s->control;
+        const ExecCommand *cmd = control_command(s);
+        _cleanup_(service_exec_done) ServiceExec exec = {};
+        _cleanup_strv_free_ char **extra = NULL;
+        _cleanup_free_ char *log_error = NULL;
+        _cleanup_close_ int report_fd = -EBADF;
+        Process proc = PROCESS_NULL;
+        int r;
+
+        assert(cmd);
+        assert(!process_is_set(&c->proc));
+
+        r = control_environment(s, &extra);
+        if (r >= 0)
+                r = service_exec_prepare(s, cmd, extra, &exec);
+        if (r < 0)
+                goto fail;
+        SpawnParams params = exec.params;
+        r = c->log_fresh ? service_log_prepare(s->log, s->unit, &params.stdout_fd, &params.stderr_fd, &log_error)
+                         : service_log_attach(s->log, s->unit, &params.stdout_fd, &params.stderr_fd, &log_error);
+        if (r < 0)
+                goto fail;
+        c->log_fresh = false;
+        r = spawn_process(&params, &proc, &report_fd);
+        service_log_spawned(s->log);
+        if (r < 0)
+                goto fail;
+
+        c->proc = proc;
+        c->pid1 = params.private_pids;
+        c->report_fd = TAKE_FD(report_fd);
+        control_drain_report(s);
+        r = sd_event_add_io(s->ctx->event, &c->exit_source, c->proc.pidfd, EPOLLIN, on_control_exit_event, s);
+        if (r >= 0 && c->report_fd >= 0)
+                r = sd_event_add_io(s->ctx->event, &c->report_source, c->report_fd, EPOLLIN, on_control_report_event, s);
+        if (r >= 0 && control_timeout_usec(s) != USEC_INFINITY)
+                r = sd_event_add_time_relative(s->ctx->event, &c->timer_source, CLOCK_MONOTONIC,
+                                               control_timeout_usec(s), /* accuracy= */ 0, on_control_timeout, s);
+        if (r < 0) {
+                /* Cannot watch it, so it must not run unwatched. */
+                process_kill_and_reap(&c->proc);
+                control_release(c);
+                goto fail;
+        }
+        log_info("%s: %s= pid %d: %s", s->name, unit_exec_to_string(c->kind), (int) c->proc.pid, cmd->argv[0]);
+        return;
+
+fail:
+        {
+                char *msg = NULL;
+                s->cgroup_fd = safe_close(s->cgroup_fd);
+                if (exec.error || log_error)
+                        msg = strdup(exec.error ?: log_error);
+                else if (asprintf(&msg, "Failed to spawn %s= '%s': %s", unit_exec_to_string(c->kind), cmd->argv[0],
+                                  strerror(-r)) < 0)
+                        msg = NULL;
+                log_error("%s: %s", s->name, msg ?: "Failed to spawn");
+                service_set_last_error(s, msg);
+                /* Told from the loop, as every end of a command is. */
+                c->result = SERVICE_FAILURE_RESOURCES;
+                r = sd_event_add_time_relative(s->ctx->event, &c->timer_source, CLOCK_MONOTONIC, 0,
+                                               /* accuracy= */ 0, on_control_spawn_failed, s);
+                if (r < 0) {
+                        log_error_errno(r, "%s: Failed to arm a timer: %m", s->name);
+                        UnitExec kind = c->kind;
+                        c->kind = _UNIT_EXEC_INVALID;
+                        service_on_control_done(s, kind, SERVICE_FAILURE_RESOURCES);
+                }
+        }
+}
+
+int service_control_start(Service *s, UnitExec kind) {
+        assert(s->unit);
+        assert(!service_control_running(s));
+
+        if (s->unit->exec[kind].n == 0)
+                return 0;
+        s->control.kind = kind;
+        s->control.index = 0;
+        s->control.result = SERVICE_SUCCESS;
+        control_spawn(s);
+        return 1;
+}
+
+/* The list ends: service.c decides what follows. */
+static void control_finish(Service *s, ServiceResult result) {
+        UnitExec kind = s->control.kind;
+
+        control_release(&s->control);
+        s->control.kind = _UNIT_EXEC_INVALID;
+        service_on_control_done(s, kind, result);
+}
+
+static int on_control_spawn_failed(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        control_finish(s, SERVICE_FAILURE_RESOURCES);
+        return 0;
+}
+
+static void control_handle_exit(Service *s, const ExitStatus *exit_status) {
+        ServiceControl *c = &s->control;
+        const ExecCommand *cmd = control_command(s);
+        const ExitStatus *st = exit_status;
+        ServiceResult result;
+        char *msg = NULL;
+
+        service_log_drain(s->log);
+        control_drain_report(s);
+        if (c->have_reported_exit)
+                st = &c->reported_exit;
+
+        if (c->timed_out)
+                result = SERVICE_FAILURE_TIMEOUT;
+        else if (c->have_spawn_failure)
+                result = SERVICE_FAILURE_EXEC;
+        else if (st->code == CLD_EXITED)
+                result = st->status == 0 ? SERVICE_SUCCESS : SERVICE_FAILURE_EXIT_CODE;
+        else
+                result = st->code == CLD_DUMPED ? SERVICE_FAILURE_CORE_DUMP : SERVICE_FAILURE_SIGNAL;
+
+        const char *key = unit_exec_to_string(c->kind);
+        if (result == SERVICE_SUCCESS)
+                log_info("%s: %s= '%s' succeeded.", s->name, key, cmd->argv[0]);
+        else {
+                int k;
+                if (c->timed_out)
+                        k = asprintf(&msg, "%s= '%s' did not finish within %s", key, cmd->argv[0],
+                                     IN_SET(c->kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST) ? "TimeoutStopSec="
+                                                                                          : "TimeoutStartSec=");
+                else if (c->have_spawn_failure && c->spawn_failure.stage == SPAWN_STAGE_EXEC)
+                        k = asprintf(&msg, "%s= exec %s: %s", key, cmd->argv[0], strerror(c->spawn_failure.error));
+                else if (c->have_spawn_failure)
+                        k = asprintf(&msg, "%s= '%s' failed at %s: %s", key, cmd->argv[0],
+                                     strna(spawn_stage_to_string(c->spawn_failure.stage)),
+                                     strerror(c->spawn_failure.error));
+                else if (st->code == CLD_EXITED)
+                        k = asprintf(&msg, "%s= '%s' exited with status %d", key, cmd->argv[0], st->status);
+                else
+                        k = asprintf(&msg, "%s= '%s' %s by signal %s", key, cmd->argv[0],
+                                     strna(exit_code_to_string(st->code)), strna(signal_to_string(st->status)));
+                if (k < 0)
+                        msg = NULL;
+        }
+        /* "-": a failed exit counts as success; a timeout does not (systemd.service(5)). */
+        if (result != SERVICE_SUCCESS && (cmd->flags & EXEC_IGNORE_FAILURE) && !c->timed_out) {
+                log_info("%s: %s, ignored ('-' prefix).", s->name, msg ?: "failed");
+                free(msg);
+                msg = NULL;
+                result = SERVICE_SUCCESS;
+        }
+        control_release(c);
+
+        if (result != SERVICE_SUCCESS) {
+                log_warning("%s: %s.", s->name, msg ?: "a command failed");
+                service_set_last_error(s, msg);
+                control_finish(s, result);
+                return;
+        }
+        free(msg);
+        c->index++;
+        if (control_command(s)) {
+                control_spawn(s);
+                return;
+        }
+        control_finish(s, SERVICE_SUCCESS);
+}
+
+static void control_collect_exit(Service *s, bool hangup) {
+        ServiceControl *c = &s->control;
+        ExitStatus st;
+        int r = process_exit_status(&c->proc, &st);
+
+        if (r == -EAGAIN && !hangup && !c->exit_wait_hangup) {
+                /* As for the main process (service.c): the exit information of an autoreaped child is
+                 * published with the hang-up that follows. */
+                r = sd_event_source_set_io_events(c->exit_source, 0);
+                if (r >= 0) {
+                        c->exit_wait_hangup = true;
+                        return;
+                }
+                r = -EAGAIN;
+        }
+        if (r == -EAGAIN) {
+                (void) sd_event_source_set_enabled(c->exit_source, SD_EVENT_OFF);
+                c->timer_source = sd_event_source_disable_unref(c->timer_source);
+                if (c->exit_info_retries++ < CONTROL_EXIT_INFO_RETRIES &&
+                    sd_event_add_time_relative(s->ctx->event, &c->timer_source, CLOCK_MONOTONIC,
+                                               CONTROL_EXIT_INFO_RETRY_USEC, /* accuracy= */ 0,
+                                               on_control_exit_info_retry, s) >= 0)
+                        return;
+        }
+        if (r < 0) {
+                log_warning_errno(r, "%s: Failed to read the exit status of %s=, assuming killed: %m", s->name,
+                                  unit_exec_to_string(c->kind));
+                st = (ExitStatus){ .code = CLD_KILLED, .status = SIGKILL };
+        }
+        control_handle_exit(s, &st);
+}
+
+static int on_control_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        control_collect_exit(userdata, revents & EPOLLHUP);
+        return 0;
+}
+
+static int on_control_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        control_drain_report(userdata);
+        return 0;
+}
+
+static int on_control_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+
+        s->control.timer_source = sd_event_source_disable_unref(s->control.timer_source);
+        control_collect_exit(s, /* hangup= */ true);
+        return 0;
+}
+
+static int on_control_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        ServiceControl *c = &s->control;
+
+        c->timer_source = sd_event_source_disable_unref(c->timer_source);
+        log_warning("%s: %s= '%s' timed out, killing it.", s->name, unit_exec_to_string(c->kind),
+                    strna(service_control_command(s)));
+        c->timed_out = true;
+        int r = process_kill(&c->proc, SIGKILL);
+        if (r < 0 && r != -ESRCH)
+                log_error_errno(r, "%s: Failed to kill %s=: %m", s->name, unit_exec_to_string(c->kind));
+        return 0;
+}
+
+void service_control_abandon(Service *s) {
+        ServiceControl *c = &s->control;
+
+        if (!service_control_running(s) || !process_is_set(&c->proc))
+                return;
+        /* Its exit ends the list as failed (killed), and service.c goes on from there. */
+        log_info("%s: killing %s= '%s'.", s->name, unit_exec_to_string(c->kind), strna(service_control_command(s)));
+        int r = process_kill(&c->proc, SIGKILL);
+        if (r < 0 && r != -ESRCH)
+                log_error_errno(r, "%s: Failed to kill %s=: %m", s->name, unit_exec_to_string(c->kind));
+}
+
+int service_control_resume(Service *s, uint64_t deadline) {
+        ServiceControl *c = &s->control;
+        sd_event *e = s->ctx->event;
+        int r;
+
+        assert(service_control_running(s));
+
+        if (!process_is_set(&c->proc))
+                /* Its spawn had failed and the old svd had not said so yet. */
+                return sd_event_add_time_relative(e, &c->timer_source, CLOCK_MONOTONIC, 0, /* accuracy= */ 0,
+                                                  on_control_spawn_failed, s);
+        /* An exit meanwhile leaves the pidfd readable: seen at once. */
+        r = sd_event_add_io(e, &c->exit_source, c->proc.pidfd, EPOLLIN, on_control_exit_event, s);
+        if (r < 0)
+                return r;
+        if (c->report_fd >= 0) {
+                r = sd_event_add_io(e, &c->report_source, c->report_fd, EPOLLIN, on_control_report_event, s);
+                if (r < 0)
+                        return r;
+        }
+        if (deadline != USEC_INFINITY && !c->timed_out) {
+                r = sd_event_add_time(e, &c->timer_source, CLOCK_MONOTONIC, deadline, /* accuracy= */ 0,
+                                      on_control_timeout, s);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
