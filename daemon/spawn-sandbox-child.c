@@ -85,9 +85,12 @@ static int mount_dev(const char *path, int *nodes) {
         return 0;
 }
 
-/* An empty file system of mode 000 on a directory; on anything else, an empty file of mode 000 from a
- * tmpfs of our own (*tmpfs_fd, made at the first need), as systemd's inaccessible nodes are. */
-static int mount_inaccessible(const char *path, int *tmpfs_fd) {
+/* An empty file system of mode 000 on a directory; on anything else an empty file of mode 000, as
+ * systemd's inaccessible nodes are, cloned from a tmpfs of our own. Before Linux 6.15 open_tree()
+ * clones only a mount of the caller's namespace, not a detached one (fsmount()), so the tmpfs is first
+ * attached on the path's parent directory, which exists and hides nothing that is looked up before it
+ * is detached again, right after the clone. One way for every kernel. */
+static int mount_inaccessible(const char *path, const char *parent) {
         struct stat st;
         if (stat(path, &st) < 0)
                 return -errno;
@@ -96,34 +99,47 @@ static int mount_inaccessible(const char *path, int *tmpfs_fd) {
                         return -errno;
                 return 0;
         }
-        if (*tmpfs_fd < 0) {
-                int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-                if (fs < 0)
-                        return -errno;
-                int r = 0;
-                if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
-                    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-                        r = -errno;
-                int m = r < 0 ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-                if (r == 0 && m < 0)
-                        r = -errno;
-                (void) close(fs);
-                if (r < 0)
-                        return r;
-                int f = openat(m, "inaccessible", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000);
-                if (f < 0) {
-                        r = -errno;
-                        (void) close(m);
-                        return r;
-                }
-                (void) close(f);
-                *tmpfs_fd = m;
-        }
-        int t = open_tree(*tmpfs_fd, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-        if (t < 0)
+
+        int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0)
                 return -errno;
-        struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
         int r = 0;
+        if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                r = -errno;
+        int m = r < 0 ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (r == 0 && m < 0)
+                r = -errno;
+        (void) close(fs);
+        if (r < 0)
+                return r;
+
+        int t = -1;
+        int f = openat(m, "inaccessible", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000);
+        if (f < 0)
+                r = -errno;
+        else {
+                (void) close(f);
+                if (move_mount(m, "", AT_FDCWD, parent, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                        r = -errno;
+                else {
+                        /* m now names the attached mount. */
+                        t = open_tree(m, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+                        if (t < 0)
+                                r = -errno;
+                        /* The topmost mount on parent is the one just attached. */
+                        if (umount2(parent, MNT_DETACH) < 0 && r == 0)
+                                r = -errno;
+                }
+        }
+        (void) close(m);
+        if (r < 0) {
+                if (t >= 0)
+                        (void) close(t);
+                return r;
+        }
+
+        struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
         if (mount_setattr(t, "", AT_EMPTY_PATH, &a, sizeof(a)) < 0 ||
             move_mount(t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 r = -errno;
@@ -153,7 +169,7 @@ static int loopback_up(void) {
 }
 
 static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey *ret_key) {
-        int tmpfs_fd = -1, r = 0;
+        int r = 0;
         size_t b = 0;
 
         for (size_t i = 0; i < p->n_mounts; i++) {
@@ -181,7 +197,7 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                         r = set_read_only(m->path, m->kind == SANDBOX_MOUNT_READ_ONLY);
                         break;
                 case SANDBOX_MOUNT_INACCESSIBLE:
-                        r = mount_inaccessible(m->path, &tmpfs_fd);
+                        r = mount_inaccessible(m->path, m->source);
                         break;
                 default:
                         r = -EINVAL;
@@ -191,8 +207,6 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                 if (r < 0)
                         break;
         }
-        if (tmpfs_fd >= 0)
-                (void) close(tmpfs_fd);
         return r;
 }
 

@@ -72,7 +72,7 @@ typedef struct SandboxMount {
         SandboxMountKind kind;
         SandboxKey key;
         const char *path;    /* the target */
-        const char *source;  /* BIND only */
+        const char *source;  /* BIND: what is bound; INACCESSIBLE: the path's parent directory */
         const char *options; /* PROC, TMPFS: mount data, may be NULL */
         unsigned long flags; /* PROC, TMPFS: MS_* */
         bool ignore_missing; /* a missing path (or bind source) is skipped */

@@ -64,24 +64,6 @@ sandboxed() {
 W='w() { if mktemp -p "$1" .svd-w.XXXXXX >/dev/null 2>&1; then rm -f "$1"/.svd-w.??????; echo "$1 rw"; else echo "$1 ro"; fi; }'
 CAPBND='sed -n "s/^CapBnd:[[:space:]]*/CapBnd: /p" /proc/self/status'
 
-# An inaccessible file is cloned from a tmpfs of svd's own that is mounted
-# nowhere (open_tree(OPEN_TREE_CLONE) of an fsmount()), which Linux allows
-# from 6.15 on. On older kernels svd refuses the start, naming the key,
-# rather than run the service without it: refused_before_6_15 KEY N checks
-# that and skips the N checks of the effect; it returns 1 on newer kernels.
-refused_before_6_15() {
-        _v=$(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
-        set -- "$1" "$2" $_v
-        [ "$3" -lt 6 ] || { [ "$3" -eq 6 ] && [ "$4" -lt 15 ]; } || return 1
-        expect_contains "$1 refused on Linux $3.$4, naming the key" "$START_ERR" "$1"
-        _i=0
-        while [ "$_i" -lt "$2" ]; do
-                skip "$1" "Linux $3.$4 cannot clone a mount of a detached tmpfs (6.15)"
-                _i=$((_i + 1))
-        done
-        return 0
-}
-
 start_svd
 
 sandboxed ptmp "ls -A /tmp; echo mode=\$(stat -c %%a /tmp); touch /tmp/inside && echo tmp-writable" PrivateTmp=yes
@@ -131,15 +113,14 @@ check "PrivateDevices=: CAP_MKNOD and CAP_SYS_RAWIO left the bounding set ($BND)
         test $((0x${BND:-0} & ((1 << 27) | (1 << 17)))) -eq 0
 
 sandboxed ptun "$W; w /proc/sys/kernel/domainname; w /sys; w /proc/sysrq-trigger; [ -e /proc/kallsyms ] && echo kallsyms=\$(stat -c %%a /proc/kallsyms)" ProtectKernelTunables=yes
-if ! refused_before_6_15 ProtectKernelTunables= 4; then
-        expect_contains "ProtectKernelTunables=: /proc/sys is read-only" "$LOG" "/proc/sys/kernel/domainname ro"
-        expect_contains "ProtectKernelTunables=: /sys is read-only" "$LOG" "/sys ro"
-        expect_contains "ProtectKernelTunables=: /proc/sysrq-trigger is read-only" "$LOG" "/proc/sysrq-trigger ro"
-        if [ -e /proc/kallsyms ]; then
-                expect_contains "ProtectKernelTunables=: /proc/kallsyms is inaccessible" "$LOG" "kallsyms=0"
-        else
-                skip "ProtectKernelTunables=: /proc/kallsyms" "this kernel has none"
-        fi
+expect_rc "ProtectKernelTunables= starts" 0
+expect_contains "ProtectKernelTunables=: /proc/sys is read-only" "$LOG" "/proc/sys/kernel/domainname ro"
+expect_contains "ProtectKernelTunables=: /sys is read-only" "$LOG" "/sys ro"
+expect_contains "ProtectKernelTunables=: /proc/sysrq-trigger is read-only" "$LOG" "/proc/sysrq-trigger ro"
+if [ -e /proc/kallsyms ]; then
+        expect_contains "ProtectKernelTunables=: /proc/kallsyms is inaccessible" "$LOG" "kallsyms=0"
+else
+        skip "ProtectKernelTunables=: /proc/kallsyms" "this kernel has none"
 fi
 
 sandboxed pmod "ls -A /usr/lib/modules 2>/dev/null | wc -l; $CAPBND" ProtectKernelModules=yes
@@ -152,11 +133,10 @@ else
 fi
 
 sandboxed plogs "echo kmsg=\$(stat -c %%a /proc/kmsg); $CAPBND" ProtectKernelLogs=yes
-if ! refused_before_6_15 ProtectKernelLogs= 2; then
-        expect_contains "ProtectKernelLogs=: /proc/kmsg is inaccessible" "$LOG" "kmsg=0"
-        BND=$(printf '%s\n' "$LOG" | sed -n 's/^CapBnd:[[:space:]]*//p')
-        check "ProtectKernelLogs=: CAP_SYSLOG left the bounding set ($BND)" test $((0x${BND:-0} & (1 << 34))) -eq 0
-fi
+expect_rc "ProtectKernelLogs= starts" 0
+expect_contains "ProtectKernelLogs=: /proc/kmsg is inaccessible" "$LOG" "kmsg=0"
+BND=$(printf '%s\n' "$LOG" | sed -n 's/^CapBnd:[[:space:]]*//p')
+check "ProtectKernelLogs=: CAP_SYSLOG left the bounding set ($BND)" test $((0x${BND:-0} & (1 << 34))) -eq 0
 
 sandboxed pcg "$W; w /sys/fs/cgroup" ProtectControlGroups=yes
 expect_contains "ProtectControlGroups=: /sys/fs/cgroup is read-only" "$LOG" "/sys/fs/cgroup ro"
@@ -170,13 +150,15 @@ sandboxed rwp "$W; w $D/rw; w $D/other" ProtectSystem=strict "ReadWritePaths=$D/
 expect_contains "ReadWritePaths=: writable under ProtectSystem=strict" "$LOG" "$D/rw rw"
 expect_contains "ReadWritePaths=: the rest is read-only" "$LOG" "$D/other ro"
 
-sandboxed inacc "ls -A $D/secret | wc -l; cat $D/secret.txt; echo mode=\$(stat -c %%a $D/secret.txt)" \
+sandboxed inacc "ls -A $D/secret | wc -l; cat $D/secret.txt; echo mode=\$(stat -c %%a $D/secret.txt); [ -d $D/dst2 ] && echo parent-intact" \
         "InaccessiblePaths=$D/secret $D/secret.txt"
-if ! refused_before_6_15 InaccessiblePaths= 3; then
-        expect_eq "InaccessiblePaths=: a directory is empty" 0 "$(printf '%s\n' "$LOG" | head -n 1)"
-        expect_not_contains "InaccessiblePaths=: a file's content is gone" "$LOG" "secret"
-        expect_contains "InaccessiblePaths=: a file is mode 000" "$LOG" "mode=0"
-fi
+expect_rc "InaccessiblePaths= on a directory and a file starts" 0
+expect_eq "InaccessiblePaths=: a directory is empty" 0 "$(printf '%s\n' "$LOG" | head -n 1)"
+expect_not_contains "InaccessiblePaths=: a file's content is gone" "$LOG" "secret"
+expect_contains "InaccessiblePaths=: a file is mode 000" "$LOG" "mode=0"
+# The tmpfs that the file is cloned from sits on the file's parent only
+# while it is cloned: the service sees that directory as it is.
+expect_contains "InaccessiblePaths=: the file's directory is unchanged" "$LOG" "parent-intact"
 
 sandboxed tfs "$W; ls -A $D/tfs; echo mode=\$(stat -c %%a $D/tfs); w $D/tfs" "TemporaryFileSystem=$D/tfs:ro,mode=0700"
 expect_not_contains "TemporaryFileSystem=: what was there is hidden" "$LOG" "mark"

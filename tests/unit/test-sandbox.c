@@ -183,6 +183,23 @@ START_TEST(test_plan_order) {
         }
         ck_assert_uint_eq(sandbox_plan_clone_flags(p), CLONE_NEWNS);
         ck_assert_str_eq(sandbox_key_to_string(SANDBOX_KEY_BIND_PATHS), "BindPaths=");
+        /* An inaccessible path carries its parent: where the child attaches its tmpfs. */
+        ck_assert_str_eq(p->mounts[4].source, "/a");
+        sandbox_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_plan_inaccessible_parent) {
+        static const char *const cases[][2] = {
+                { "/x", "/" }, { "/a/b/", "/a" }, { "/a//b", "/a" }, { "/a/b/c", "/a/b" }, { "/", "/" },
+        };
+        SandboxPlan *p = sandbox_plan_new();
+        ck_assert_ptr_nonnull(p);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                ck_assert_int_eq(sandbox_plan_add(p, SANDBOX_MOUNT_INACCESSIBLE, SANDBOX_KEY_INACCESSIBLE_PATHS,
+                                                  cases[i][0], NULL, NULL, 0, false), 0);
+                ck_assert_str_eq(p->mounts[i].source, cases[i][1]);
+        }
         sandbox_plan_free(p);
 }
 END_TEST
@@ -243,6 +260,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_seccomp_keys);
         tcase_add_test(tc, test_not_applied_recorded);
         tcase_add_test(tc, test_plan_order);
+        tcase_add_test(tc, test_plan_inaccessible_parent);
         tcase_add_test(tc, test_seccomp_build);
         tcase_add_test(tc, test_syscall_groups);
         suite_add_tcase(s, tc);
