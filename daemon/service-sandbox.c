@@ -187,6 +187,9 @@ static int sandbox_plan_build(const Unit *u, SandboxPlan **ret, char **ret_error
         p->private_network = s->private_network;
         p->private_uts = s->protect_hostname;
         p->private_ipc = s->private_ipc;
+        p->private_users = s->private_users == PRIVATE_USERS_IDENTITY ? SANDBOX_USERS_IDENTITY
+                           : s->private_users == PRIVATE_USERS_SELF   ? SANDBOX_USERS_SELF
+                                                                      : SANDBOX_USERS_NONE;
         sandbox_plan_finish(p);
 
         const SeccompSettings seccomp = {

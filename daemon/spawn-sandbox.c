@@ -38,6 +38,7 @@ static const char *const sandbox_key_table[_SANDBOX_KEY_MAX] = {
         [SANDBOX_KEY_MEMORY_DENY_WRITE_EXECUTE] = "MemoryDenyWriteExecute=",
         [SANDBOX_KEY_RESTRICT_SUID_SGID] = "RestrictSUIDSGID=",
         [SANDBOX_KEY_PROTECT_HOSTNAME] = "ProtectHostname=",
+        [SANDBOX_KEY_PRIVATE_USERS] = "PrivateUsers=",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(sandbox_key, SandboxKey);

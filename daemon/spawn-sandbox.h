@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* What a mount operation does; the order of the values is their order on one path. */
 typedef enum SandboxMountKind {
@@ -62,6 +63,7 @@ typedef enum SandboxKey {
         SANDBOX_KEY_MEMORY_DENY_WRITE_EXECUTE,
         SANDBOX_KEY_RESTRICT_SUID_SGID,
         SANDBOX_KEY_PROTECT_HOSTNAME,
+        SANDBOX_KEY_PRIVATE_USERS,
         _SANDBOX_KEY_MAX,
         _SANDBOX_KEY_INVALID = -EINVAL,
 } SandboxKey;
@@ -90,6 +92,13 @@ typedef struct SandboxFilter {
         struct sock_fprog prog;
 } SandboxFilter;
 
+/* PrivateUsers=: which user namespace the service gets. */
+typedef enum SandboxUsers {
+        SANDBOX_USERS_NONE,
+        SANDBOX_USERS_SELF,     /* root and the service's own user and group map to themselves */
+        SANDBOX_USERS_IDENTITY, /* ids 0-65535 map to themselves */
+} SandboxUsers;
+
 typedef struct SandboxPlan {
         SandboxMount *mounts; /* sorted by sandbox_plan_finish() */
         size_t n_mounts;
@@ -100,6 +109,7 @@ typedef struct SandboxPlan {
         bool private_network; /* CLONE_NEWNET, and the loopback brought up */
         bool private_uts;     /* CLONE_NEWUTS */
         bool private_ipc;     /* CLONE_NEWIPC */
+        SandboxUsers private_users; /* a user namespace of its own (sandbox_child_private_users()) */
         uint64_t bounding_drop; /* capabilities the keys take away (CAP_SYS_MODULE, ...) */
         SandboxFilter *filters; /* seccomp programs (spawn-seccomp.h), loaded in this order */
         size_t n_filters;
@@ -125,6 +135,13 @@ uint64_t sandbox_plan_clone_flags(const SandboxPlan *p);
  * stack): applies the plan in the mount and network namespaces the child was cloned into. Returns 0,
  * or -errno with *ret_key set to the key whose operation failed. */
 int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key);
+
+/* Child side, after the mounts and the group change, before the user change: enters a new user
+ * namespace whose maps (PrivateUsers=, p->private_users) a helper process left in svd's user
+ * namespace writes; setgroups() is denied in it. For an svd with CAP_SETUID and CAP_SETGID; an
+ * unprivileged svd's services have a user namespace from the clone already. uid and gid are the ids
+ * the service runs with. 0 or -errno. */
+int sandbox_child_private_users(const SandboxPlan *p, uid_t uid, gid_t gid);
 
 /* Child side, the last step before execve(): loads the plan's seccomp filters. 0, or -errno with
  * *ret_key. Needs no_new_privs or CAP_SYS_ADMIN. */

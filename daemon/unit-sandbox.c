@@ -25,6 +25,7 @@ static const char *const protect_home_names[_PROTECT_HOME_MAX] = { "no", "yes", 
 static const char *const protect_proc_names[_PROTECT_PROC_MAX] = { "default", "noaccess", "invisible",
                                                                     "ptraceable" };
 static const char *const proc_subset_names[_PROC_SUBSET_MAX] = { "all", "pid" };
+static const char *const private_users_names[_PRIVATE_USERS_MAX] = { "no", "self", "identity" };
 
 static int lookup(const char *const *names, int n, const char *s) {
         for (int i = 0; i < n; i++)
@@ -440,6 +441,8 @@ int unit_sandbox_parse(UnitSandbox *s, const char *key, const char *value, const
                  "expected a boolean, 'full' or 'strict'");
         ENUM_KEY("ProtectHome", protect_home, protect_home_names, _PROTECT_HOME_MAX,
                  "expected a boolean, 'read-only' or 'tmpfs'");
+        ENUM_KEY("PrivateUsers", private_users, private_users_names, _PRIVATE_USERS_MAX,
+                 "expected a boolean, 'self' or 'identity'");
 #undef ENUM_KEY
         if (streq(key, "ProtectProc")) {
                 v = empty ? PROTECT_PROC_DEFAULT : lookup(protect_proc_names, _PROTECT_PROC_MAX, value);
@@ -561,7 +564,7 @@ bool unit_sandbox_wants_seccomp(const UnitSandbox *s) {
 
 bool unit_sandbox_is_set(const UnitSandbox *s) {
         return unit_sandbox_wants_mounts(s) || unit_sandbox_wants_seccomp(s) || s->private_network ||
-               s->protect_hostname || s->private_ipc;
+               s->protect_hostname || s->private_ipc || s->private_users != PRIVATE_USERS_NO;
 }
 
 void unit_sandbox_done(UnitSandbox *s) {

@@ -52,6 +52,14 @@ typedef enum ProcSubset {
         _PROC_SUBSET_INVALID = -EINVAL,
 } ProcSubset;
 
+typedef enum PrivateUsers {
+        PRIVATE_USERS_NO,
+        PRIVATE_USERS_SELF,     /* yes, self: root and the unit's user and group map to themselves */
+        PRIVATE_USERS_IDENTITY, /* ids 0-65535 map to themselves */
+        _PRIVATE_USERS_MAX,
+        _PRIVATE_USERS_INVALID = -EINVAL,
+} PrivateUsers;
+
 /* BindPaths=/BindReadOnlyPaths= entries: "[-]SOURCE[:DEST[:rbind|norbind]]". */
 typedef struct UnitBind {
         char *source;
@@ -94,6 +102,7 @@ typedef struct UnitSandbox {
         bool private_network;
         bool protect_hostname;
         bool private_ipc;
+        PrivateUsers private_users;
 
         /* seccomp */
         char **syscall_filter;     /* names and @groups, in order, as written */

@@ -1298,7 +1298,7 @@ static const UnitKey unit_keys[] = {
         KEY_SANDBOXING("PrivateIPC"),
         KEY_SANDBOXING("ProtectProc"),
         KEY_SANDBOXING("ProcSubset"),
-        KEY_SANDBOX_NOT_YET("PrivateUsers"),
+        KEY_SANDBOXING("PrivateUsers"),
         KEY_SANDBOXING("SystemCallFilter"),
         KEY_SANDBOXING("SystemCallErrorNumber"),
         KEY_SANDBOXING("SystemCallArchitectures"),

@@ -9,16 +9,29 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/timex.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
+
+/* sched_setattr(2)'s argument (linux/sched/types.h, which clashes with <sched.h>). */
+struct probe_sched_attr {
+        uint32_t size;
+        uint32_t sched_policy;
+        uint64_t sched_flags;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_runtime, sched_deadline, sched_period;
+};
 
 static const char *result(long r) {
         return r < 0 ? strerrorname_np(errno) : "OK";
@@ -69,8 +82,35 @@ static long probe(const char *what, const char *arg) {
                 struct sched_param sp = { .sched_priority = 0 };
                 return sched_setscheduler(0, SCHED_BATCH, &sp);
         }
+        if (strcmp(what, "sched-setattr-fifo") == 0 || strcmp(what, "sched-setattr-other") == 0) {
+                struct probe_sched_attr a = { .size = sizeof(a) };
+                if (what[13] == 'f') {
+                        a.sched_policy = SCHED_FIFO;
+                        a.sched_priority = 1;
+                } else
+                        a.sched_policy = SCHED_OTHER;
+                return syscall(SYS_sched_setattr, 0, &a, 0);
+        }
         if (strcmp(what, "personality") == 0)
                 return personality(PER_LINUX32);
+        if (strcmp(what, "personality-query") == 0) { /* 0xffffffff changes nothing, returns the current one */
+                long r = personality(0xffffffff);
+                return r < 0 ? r : 0;
+        }
+        if (strcmp(what, "personality-linux") == 0) { /* setting the one it has */
+                long r = personality(PER_LINUX);
+                return r < 0 ? r : 0;
+        }
+        if (strcmp(what, "umount") == 0) /* privileged: EINVAL on a path that is no mount point */
+                return umount2(arg, 0);
+        if (strcmp(what, "clock-settime-monotonic") == 0) { /* never sets anything: EINVAL when allowed */
+                struct timespec ts = { .tv_sec = 1 };
+                return clock_settime(CLOCK_MONOTONIC, &ts);
+        }
+        if (strcmp(what, "adjtimex-read") == 0) { /* modes 0 only reads the clock's state */
+                struct timex tx = { .modes = 0 };
+                return adjtimex(&tx) < 0 ? -1 : 0;
+        }
         if (strcmp(what, "mmap-wx") == 0 || strcmp(what, "mmap-w") == 0) {
                 int prot = PROT_READ | PROT_WRITE | (what[6] == 'x' ? PROT_EXEC : 0);
                 void *p = mmap(NULL, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

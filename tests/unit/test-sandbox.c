@@ -124,6 +124,19 @@ START_TEST(test_seccomp_keys) {
         ck_assert_int_eq(u->sandbox.syscall_errno, 0);
         unit_free(u);
 
+        u = load_ok("PrivateUsers=yes\n");
+        ck_assert_int_eq(u->sandbox.private_users, PRIVATE_USERS_SELF);
+        ck_assert(unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        u = load_ok("PrivateUsers=identity\nPrivateUsers=self\nPrivateUsers=identity\n");
+        ck_assert_int_eq(u->sandbox.private_users, PRIVATE_USERS_IDENTITY);
+        unit_free(u);
+        u = load_ok("PrivateUsers=yes\nPrivateUsers=\n");
+        ck_assert_int_eq(u->sandbox.private_users, PRIVATE_USERS_NO);
+        ck_assert(!unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        assert_fails("PrivateUsers=full\n", "'self' or 'identity'");
+
         assert_fails("SystemCallFilter=@no-such-group\n", "unknown system call group");
         assert_fails("SystemCallFilter=Uname\n", "invalid name");
         assert_fails("SystemCallErrorNumber=ENOTANERRNO\n", "errno name");
@@ -135,17 +148,17 @@ START_TEST(test_seccomp_keys) {
 END_TEST
 
 START_TEST(test_not_applied_recorded) {
-        Unit *u = load_ok("ProtectClock=yes\nRemoveIPC=no\nDevicePolicy=auto\nProtectClock=yes\n"
-                          "KeyringMode=shared\nPrivateUsers=true\n");
+        Unit *u = load_ok("IPAddressDeny=any\nSystemCallLog=no\nDevicePolicy=auto\nIPAddressDeny=any\n"
+                          "RestrictFileSystems=ext4\nSocketBindDeny=any\n");
         ck_assert_int_eq(strv_length(u->sandbox.not_applied), 3);
-        ck_assert_str_eq(u->sandbox.not_applied[0], "ProtectClock=");
-        ck_assert_str_eq(u->sandbox.not_applied[1], "KeyringMode=");
-        ck_assert_str_eq(u->sandbox.not_applied[2], "PrivateUsers=");
+        ck_assert_str_eq(u->sandbox.not_applied[0], "IPAddressDeny=");
+        ck_assert_str_eq(u->sandbox.not_applied[1], "RestrictFileSystems=");
+        ck_assert_str_eq(u->sandbox.not_applied[2], "SocketBindDeny=");
         ck_assert_uint_eq(u->sandbox.not_applied_line, 3);
         unit_free(u);
 
         /* An empty assignment takes one back. */
-        u = load_ok("ProtectClock=yes\nProtectClock=\n");
+        u = load_ok("IPAddressDeny=any\nIPAddressDeny=\n");
         ck_assert_ptr_null(u->sandbox.not_applied);
         unit_free(u);
 
