@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
@@ -215,13 +216,49 @@ static int build_realtime(scmp_filter_ctx ctx) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        /* sched_setattr(2) takes its policy in memory, out of a filter's reach: refused whole, else it
+         * would set any realtime policy (SCHED_DEADLINE has no other way in). */
+        return rule(ctx, SCMP_ACT_ERRNO(EPERM), "sched_setattr", 0, NULL);
 }
 
+/* The personality a service starts with: svd's own, which it inherits. */
+static uint32_t current_personality(void) {
+        int p = personality(0xffffffff);
+        return p >= 0 ? (uint32_t) p : PER_LINUX;
+}
+
+/* personality(2) fails with EPERM unless its argument is the current personality or the query
+ * 0xffffffff (which changes nothing). libseccomp compares an argument once per rule, and rules are
+ * or-ed, so "neither A nor B" is spelled as rules that each match only values outside {A, B}:
+ * anything above 32 bits; a zero where both have a one; and, where A has zeros (B, all ones, has
+ * none), two neighbouring such bits that differ: a value with all of them equal there is A (all
+ * zero) or B (all one). */
 static int build_personality(scmp_filter_ctx ctx) {
-        /* Only PER_LINUX (0), the personality the service starts with. */
-        struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_NE, 0, 0);
-        return rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &c);
+        uint32_t a = current_personality();
+        uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+        unsigned zeros[32], n = 0;
+        struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_GT, UINT32_MAX, 0);
+        int r = rule(ctx, eperm, "personality", 1, &c);
+        for (unsigned i = 0; r >= 0 && i < 32; i++) {
+                scmp_datum_t bit = (scmp_datum_t) 1 << i;
+                if (!(a & bit)) {
+                        zeros[n++] = i;
+                        continue;
+                }
+                c = (struct scmp_arg_cmp) SCMP_A0(SCMP_CMP_MASKED_EQ, bit, 0);
+                r = rule(ctx, eperm, "personality", 1, &c);
+        }
+        for (unsigned k = 0; r >= 0 && n > 1 && k < n; k++) {
+                scmp_datum_t x = (scmp_datum_t) 1 << zeros[k], y = (scmp_datum_t) 1 << zeros[(k + 1) % n];
+                c = (struct scmp_arg_cmp) SCMP_A0(SCMP_CMP_MASKED_EQ, x | y, x);
+                r = rule(ctx, eperm, "personality", 1, &c);
+                if (r >= 0) {
+                        c = (struct scmp_arg_cmp) SCMP_A0(SCMP_CMP_MASKED_EQ, x | y, y);
+                        r = rule(ctx, eperm, "personality", 1, &c);
+                }
+        }
+        /* n == 1: A and B differ in one bit, and both values of it are allowed. */
+        return r;
 }
 
 static int build_wx(scmp_filter_ctx ctx) {
@@ -269,7 +306,8 @@ static int build_suid_sgid(scmp_filter_ctx ctx) {
                         if (r < 0)
                                 return r;
                 }
-        return 0;
+        /* openat2(2) takes its flags and mode in memory: refused whole, as in systemd. */
+        return rule(ctx, SCMP_ACT_ERRNO(EPERM), "openat2", 0, NULL);
 }
 
 int seccomp_plan_build(const SeccompSettings *s, SandboxPlan *p, SandboxKey *ret_key) {

@@ -113,12 +113,25 @@ else
         skip "RestrictNamespaces=uts allows CLONE_NEWUTS" "unprivileged, the kernel refuses it anyway"
 fi
 
-probed rt "sched-fifo sched-batch" RestrictRealtime=yes
+probed rt "sched-fifo sched-batch sched-setattr-fifo sched-setattr-other" RestrictRealtime=yes
 expect_contains "RestrictRealtime=: SCHED_FIFO is refused" "$LOG" "sched-fifo=EPERM"
 expect_contains "RestrictRealtime=: SCHED_BATCH is fine" "$LOG" "sched-batch=OK"
+expect_contains "RestrictRealtime=: sched_setattr() to SCHED_FIFO is refused" "$LOG" "sched-setattr-fifo=EPERM"
+# Its policy is in memory, out of the filter's reach: refused whole.
+probed control-setattr "sched-setattr-other"
+if printf '%s\n' "$LOG" | grep -q "sched-setattr-other=OK"; then
+        expect_contains "RestrictRealtime=: sched_setattr() is refused whole (without the key it works)" \
+                "$(printf '%s\n' "$LOG"; probed rt2 "sched-setattr-other" RestrictRealtime=yes; printf '%s\n' "$LOG")" \
+                "sched-setattr-other=EPERM"
+else
+        skip "RestrictRealtime= and sched_setattr(SCHED_OTHER)" "sched_setattr() fails here without the key too"
+fi
 
-probed pers "personality uname" LockPersonality=yes
+probed pers "personality-query personality-linux personality-norandom personality uname" LockPersonality=yes
 expect_contains "LockPersonality=: personality(PER_LINUX32) is refused" "$LOG" "personality=EPERM"
+expect_contains "LockPersonality=: the query (0xffffffff) is allowed" "$LOG" "personality-query=OK"
+expect_contains "LockPersonality=: setting the current personality is allowed" "$LOG" "personality-linux=OK"
+expect_contains "LockPersonality=: adding a flag (ADDR_NO_RANDOMIZE) is refused" "$LOG" "personality-norandom=EPERM"
 if printf '%s\n' "$CONTROL" | grep -q "personality=OK"; then
         ok "LockPersonality=: without it the same call works"
 else
@@ -138,6 +151,14 @@ expect_contains "RestrictSUIDSGID=: a plain chmod works" "$LOG" "chmod-plain=OK"
 expect_contains "RestrictSUIDSGID=: setting the set-user-ID bit is refused" "$LOG" "chmod-suid=EPERM"
 expect_contains "RestrictSUIDSGID=: setting the set-group-ID bit is refused" "$LOG" "chmod-sgid=EPERM"
 expect_contains "RestrictSUIDSGID=: creating a set-user-ID file is refused" "$LOG" "create-suid=EPERM"
+# openat2() takes its flags and mode in memory: refused whole, as in systemd.
+probed control-openat2 "openat2"
+if printf '%s\n' "$LOG" | grep -q "openat2=OK"; then
+        probed suid2 "openat2" RestrictSUIDSGID=yes
+        expect_contains "RestrictSUIDSGID=: openat2() is refused (without the key it works)" "$LOG" "openat2=EPERM"
+else
+        skip "RestrictSUIDSGID= and openat2()" "openat2() fails here without the key too"
+fi
 
 if [ $ROOT = 1 ]; then
         probed host "sethostname uname" ProtectHostname=yes

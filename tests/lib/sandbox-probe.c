@@ -97,6 +97,8 @@ static long probe(const char *what, const char *arg) {
                 long r = personality(0xffffffff);
                 return r < 0 ? r : 0;
         }
+        if (strcmp(what, "personality-norandom") == 0) /* PER_LINUX with ADDR_NO_RANDOMIZE */
+                return personality(PER_LINUX | ADDR_NO_RANDOMIZE);
         if (strcmp(what, "personality-linux") == 0) { /* setting the one it has */
                 long r = personality(PER_LINUX);
                 return r < 0 ? r : 0;
@@ -137,6 +139,15 @@ static long probe(const char *what, const char *arg) {
                 int fd = open(arg, O_WRONLY | O_CREAT | O_CLOEXEC, 04755);
                 if (fd >= 0)
                         close(fd);
+                return fd;
+        }
+        if (strcmp(what, "openat2") == 0) { /* read-only open of "/" */
+                struct {
+                        uint64_t flags, mode, resolve;
+                } how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC };
+                long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+                if (fd >= 0)
+                        close((int) fd);
                 return fd;
         }
         if (strcmp(what, "sethostname") == 0)
