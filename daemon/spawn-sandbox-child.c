@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <linux/seccomp.h>
@@ -14,6 +15,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "basic/missing-syscall.h"
 
 /* The host's nodes a private /dev gets, bind-mounted (the child may lack CAP_MKNOD, and a bind keeps
  * the host's node, whatever its permissions). */
@@ -45,12 +48,12 @@ static void close_all(int *fds, size_t n) {
                 }
 }
 
-/* Path and what is mounted under it read-only (set) or writable (clear). "/" is changed in place (a
- * bind of "/" onto itself would sit above the root the process walks from); any other path gets a bind
- * onto itself first, so that the change stays on that path. */
-static int set_read_only(const char *path, bool read_only) {
-        struct mount_attr a = { .attr_set = read_only ? MOUNT_ATTR_RDONLY : 0,
-                                .attr_clr = read_only ? 0 : MOUNT_ATTR_RDONLY };
+/* Sets (on) or clears a mount attribute (MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOEXEC) on path and what is
+ * mounted under it. "/" is changed in place (a bind of "/" onto itself would sit above the root the
+ * process walks from); any other path gets a bind onto itself first, so that the change stays on that
+ * path. */
+static int set_attr(const char *path, uint64_t attr, bool on) {
+        struct mount_attr a = { .attr_set = on ? attr : 0, .attr_clr = on ? 0 : attr };
         if (!(path[0] == '/' && path[1] == '\0') && mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
                 return -errno;
         if (mount_setattr(AT_FDCWD, path, AT_RECURSIVE, &a, sizeof(a)) < 0)
@@ -194,7 +197,11 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                 }
                 case SANDBOX_MOUNT_READ_WRITE:
                 case SANDBOX_MOUNT_READ_ONLY:
-                        r = set_read_only(m->path, m->kind == SANDBOX_MOUNT_READ_ONLY);
+                        r = set_attr(m->path, MOUNT_ATTR_RDONLY, m->kind == SANDBOX_MOUNT_READ_ONLY);
+                        break;
+                case SANDBOX_MOUNT_EXEC:
+                case SANDBOX_MOUNT_NO_EXEC:
+                        r = set_attr(m->path, MOUNT_ATTR_NOEXEC, m->kind == SANDBOX_MOUNT_NO_EXEC);
                         break;
                 case SANDBOX_MOUNT_INACCESSIBLE:
                         r = mount_inaccessible(m->path, m->source);
@@ -259,6 +266,14 @@ int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key) {
                 close_all(nodes, N_DEV_NODES);
                 if (r < 0)
                         return r;
+
+                /* MountFlags=: the whole tree's propagation, last; what was cut off from the host stays
+                 * so (shared makes the namespace's mounts peers of each other, not of the host's). */
+                if (p->propagation != 0) {
+                        *ret_key = SANDBOX_KEY_MOUNT_FLAGS;
+                        if (mount(NULL, "/", NULL, MS_REC | p->propagation, NULL) < 0)
+                                return -errno;
+                }
         }
 
         if (p->private_network) {
@@ -267,6 +282,19 @@ int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key) {
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+int sandbox_child_keyring(const SandboxPlan *p) {
+        if (p->keyring == SANDBOX_KEYRING_INHERIT)
+                return 0;
+        /* A new anonymous session keyring, owned by the (already changed) user. */
+        if (sys_keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0) < 0)
+                return errno == ENOSYS ? 0 : -errno;
+        if (p->keyring == SANDBOX_KEYRING_SHARED &&
+            sys_keyctl(KEYCTL_LINK, (unsigned long) KEY_SPEC_USER_KEYRING, (unsigned long) KEY_SPEC_SESSION_KEYRING, 0,
+                       0) < 0)
+                return -errno;
         return 0;
 }
 

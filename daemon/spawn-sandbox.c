@@ -39,6 +39,12 @@ static const char *const sandbox_key_table[_SANDBOX_KEY_MAX] = {
         [SANDBOX_KEY_RESTRICT_SUID_SGID] = "RestrictSUIDSGID=",
         [SANDBOX_KEY_PROTECT_HOSTNAME] = "ProtectHostname=",
         [SANDBOX_KEY_PRIVATE_USERS] = "PrivateUsers=",
+        [SANDBOX_KEY_PROTECT_CLOCK] = "ProtectClock=",
+        [SANDBOX_KEY_EXEC_PATHS] = "ExecPaths=",
+        [SANDBOX_KEY_NO_EXEC_PATHS] = "NoExecPaths=",
+        [SANDBOX_KEY_MOUNT_FLAGS] = "MountFlags=",
+        [SANDBOX_KEY_KEYRING_MODE] = "KeyringMode=",
+        [SANDBOX_KEY_SECURE_BITS] = "SecureBits=",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(sandbox_key, SandboxKey);

@@ -25,7 +25,7 @@ bool seccomp_settings_any(const SeccompSettings *s) {
         return s->syscall_filter || s->native_only || s->address_families_set ||
                s->namespaces_allowed != UINT64_MAX || s->restrict_realtime || s->lock_personality ||
                s->memory_deny_write_execute || s->restrict_suid_sgid || s->protect_hostname ||
-               s->protect_kernel_modules || s->protect_kernel_logs || s->private_devices;
+               s->protect_kernel_modules || s->protect_kernel_logs || s->private_devices || s->protect_clock;
 }
 
 /* Sets (add) or clears the bits of a name or @group, groups recursively (depth-bounded: the table has
@@ -141,6 +141,8 @@ static int build_fixed_denials(const SeccompSettings *s, scmp_filter_ctx ctx) {
                 syscall_set_mark(set, "@module", true, 0);
         if (s->protect_kernel_logs)
                 syscall_set_mark(set, "syslog", true, 0);
+        if (s->protect_clock)
+                syscall_set_mark(set, "@clock", true, 0);
         if (s->protect_hostname) {
                 syscall_set_mark(set, "sethostname", true, 0);
                 syscall_set_mark(set, "setdomainname", true, 0);
@@ -324,7 +326,8 @@ int seccomp_plan_build(const SeccompSettings *s, SandboxPlan *p, SandboxKey *ret
                           ? SCMP_ACT_ALLOW
                           : (s->syscall_errno > 0 ? SCMP_ACT_ERRNO((uint32_t) s->syscall_errno) : SCMP_ACT_KILL_PROCESS) },
                 { SANDBOX_KEY_PRIVATE_MOUNTS /* the keys' fixed sets; named below */,
-                  s->private_devices || s->protect_kernel_modules || s->protect_kernel_logs || s->protect_hostname,
+                  s->private_devices || s->protect_kernel_modules || s->protect_kernel_logs || s->protect_hostname ||
+                          s->protect_clock,
                   !s->native_only, SCMP_ACT_ALLOW },
                 /* socket() is multiplexed through socketcall() on i386: native calls only, as in systemd. */
                 { SANDBOX_KEY_RESTRICT_ADDRESS_FAMILIES, s->address_families_set, false, SCMP_ACT_ALLOW },
@@ -343,6 +346,7 @@ int seccomp_plan_build(const SeccompSettings *s, SandboxPlan *p, SandboxKey *ret
                         key = s->private_devices          ? SANDBOX_KEY_PRIVATE_DEVICES
                               : s->protect_kernel_modules ? SANDBOX_KEY_PROTECT_KERNEL_MODULES
                               : s->protect_kernel_logs    ? SANDBOX_KEY_PROTECT_KERNEL_LOGS
+                              : s->protect_clock          ? SANDBOX_KEY_PROTECT_CLOCK
                                                           : SANDBOX_KEY_PROTECT_HOSTNAME;
                 *ret_key = key;
                 scmp_filter_ctx ctx = filter_new(filters[i].default_action, filters[i].other_archs);

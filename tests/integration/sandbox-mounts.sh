@@ -7,7 +7,8 @@
 # ProtectKernelModules=, ProtectKernelLogs=, ProtectControlGroups=,
 # ReadOnlyPaths=, ReadWritePaths=, InaccessiblePaths=, TemporaryFileSystem=,
 # BindPaths=, BindReadOnlyPaths=, PrivateNetwork=, ProtectHostname=,
-# PrivateIPC=, ProtectProc=, ProcSubset=; and that a failed setup names the
+# PrivateIPC=, ProtectProc=, ProcSubset=, PrivateMounts=, MountFlags=,
+# ExecPaths=, NoExecPaths=; and that a failed setup names the
 # key. Each service is a oneshot that reports what it sees on stdout, read
 # back with `svctl logs`. Needs root (mount namespaces). TAP.
 
@@ -25,6 +26,7 @@ for _p in /var/lib /srv /opt "${SVD_SOURCE_DIR:-}"; do
         [ -n "$_p" ] && [ -d "$_p" ] && D=$(mktemp -d "$_p/svd-sandbox-test.XXXXXX" 2>/dev/null) && break
 done
 [ -n "$D" ] || skip_all "no writable directory outside /tmp (/var/lib, /srv, /opt, SVD_SOURCE_DIR)"
+PROBE=$(find_helper sandbox-probe) || true
 HOME_MARK=/root/.svd-sandbox-test.$$
 trap '_r=$?; rm -rf "$D" "$HOME_MARK"; (exit $_r); cleanup' EXIT
 HAVE_ROOT_HOME=0
@@ -206,6 +208,60 @@ expect_contains "ProtectProc=invisible: /proc is mounted hidepid=invisible" "$LO
 sandboxed psubset "[ -e /proc/sys ] && echo sys-seen; [ -e /proc/self/status ] && echo self-seen" ProcSubset=pid
 expect_contains "ProcSubset=pid: the process directories are there" "$LOG" "self-seen"
 expect_not_contains "ProcSubset=pid: /proc/sys is not" "$LOG" "sys-seen"
+
+# PrivateMounts=: a mount namespace of its own, whose mounts stay there.
+HOST_MNT=$(readlink /proc/self/ns/mnt)
+mkdir "$D/pm"
+if [ -n "$PROBE" ]; then
+        sandboxed pmounts "readlink /proc/self/ns/mnt; $PROBE mount-tmpfs:$D/pm; grep -c \" $D/pm \" /proc/self/mountinfo" \
+                PrivateMounts=yes
+        expect_rc "PrivateMounts=yes starts" 0
+        expect_not_contains "PrivateMounts=: a mount namespace of its own" "$LOG" "$HOST_MNT"
+        expect_contains "PrivateMounts=: the service mounts in it" "$LOG" "mount-tmpfs=OK"
+        expect_eq "PrivateMounts=: the service sees its mount" 1 "$(printf '%s\n' "$LOG" | tail -n 1)"
+        check "PrivateMounts=: the host does not" sh -c "! grep -q ' $D/pm ' /proc/self/mountinfo"
+else
+        for _i in 1 2 3 4; do skip "PrivateMounts=" "no sandbox-probe helper"; done
+fi
+
+# MountFlags=: the propagation of the namespace's mounts, in the optional
+# fields of /proc/self/mountinfo (shared:N, master:N, none for private).
+# A chroot whose "/" is no mount point has no line for "/" to look at.
+# (A script file: a unit's ExecStart= would take its backslashes as escapes.)
+cat >"$D/rootprop" <<'EOF2'
+awk '$5 == "/" { s = "root:"; for (i = 7; $i != "-"; i++) s = s " " $i; print s }' /proc/self/mountinfo
+EOF2
+ROOT_LINE="sh $D/rootprop"
+if $ROOT_LINE | grep -q '^root:'; then
+        sandboxed mflags-private "$ROOT_LINE" MountFlags=private
+        expect_rc "MountFlags=private starts" 0
+        expect_eq "MountFlags=private: / is private" "root:" "$(printf '%s\n' "$LOG" | tail -n 1)"
+        sandboxed mflags-shared "$ROOT_LINE" MountFlags=shared
+        expect_contains "MountFlags=shared: / is shared" "$LOG" "shared:"
+        sandboxed mflags-slave "$ROOT_LINE" MountFlags=slave
+        expect_not_contains "MountFlags=slave: / is not shared" "$LOG" "shared:"
+        # A slave needs a master: the host's "/" must be shared for that.
+        if $ROOT_LINE | grep -q 'shared:'; then
+                expect_contains "MountFlags=slave: / is a slave of the host's" "$LOG" "master:"
+        else
+                skip "MountFlags=slave: master" "the host's \"/\" is private here: a slave of it is private too"
+        fi
+else
+        for _i in 1 2 3 4 5; do skip "MountFlags=" "\"/\" is no mount point here (a chroot)"; done
+fi
+
+# ExecPaths=, NoExecPaths=: noexec below a path, executable again below another.
+mkdir -p "$D/ne/ok"
+printf '#!/bin/sh\necho ran-%s\n' ne >"$D/ne/run"
+printf '#!/bin/sh\necho ran-%s\n' ok >"$D/ne/ok/run"
+chmod 0755 "$D/ne/run" "$D/ne/ok/run"
+sandboxed nexec "$D/ne/run; $D/ne/ok/run; echo done" "NoExecPaths=$D/ne" "ExecPaths=$D/ne/ok"
+expect_rc "NoExecPaths=, ExecPaths= start" 0
+expect_contains "NoExecPaths=: the service ran" "$LOG" "done"
+expect_not_contains "NoExecPaths=: a program below it cannot be run" "$LOG" "ran-ne"
+expect_contains "ExecPaths=: one below an ExecPaths= path can" "$LOG" "ran-ok"
+sandboxed nexec-control "$D/ne/run"
+expect_contains "without NoExecPaths= the program runs" "$LOG" "ran-ne"
 
 # A failed setup names the key.
 sandboxed badbind "echo ran" "BindPaths=/nonexistent/svd-source:$D/dst"

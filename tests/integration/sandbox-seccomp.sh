@@ -7,7 +7,7 @@
 # later assignments in order), SystemCallErrorNumber=, the SIGSYS kill,
 # SystemCallArchitectures=native, RestrictAddressFamilies=,
 # RestrictNamespaces=, RestrictRealtime=, LockPersonality=,
-# MemoryDenyWriteExecute=, RestrictSUIDSGID=, ProtectHostname='s system
+# MemoryDenyWriteExecute=, RestrictSUIDSGID=, ProtectClock=, ProtectHostname='s system
 # calls, and no_new_privs implied for a filtered service that gives up root.
 # Runs as any user; the checks that need root to tell the filter's EPERM from
 # the kernel's say SKIP otherwise. TAP.
@@ -159,6 +159,30 @@ if printf '%s\n' "$LOG" | grep -q "openat2=OK"; then
 else
         skip "RestrictSUIDSGID= and openat2()" "openat2() fails here without the key too"
 fi
+
+# ProtectClock=: the @clock calls fail with EPERM, even those that only read
+# (as in systemd); CAP_SYS_TIME and CAP_WAKE_ALARM leave the bounding set.
+# clock_settime(CLOCK_MONOTONIC) never sets anything (EINVAL when allowed).
+probed clock-control "clock-settime-monotonic adjtimex-read"
+CLOCK_CONTROL=$LOG
+probed clock "clock-settime-monotonic adjtimex-read" ProtectClock=yes
+expect_contains "ProtectClock=: clock_settime() fails EPERM" "$LOG" "clock-settime-monotonic=EPERM"
+expect_contains "ProtectClock=: adjtimex() fails EPERM" "$LOG" "adjtimex-read=EPERM"
+expect_contains "without it clock_settime(CLOCK_MONOTONIC) is the kernel's EINVAL" "$CLOCK_CONTROL" \
+        "clock-settime-monotonic=EINVAL"
+write_unit clock-caps <<EOF2
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'sed -n "s/^CapBnd:[[:space:]]*/bnd=/p" /proc/self/status'
+ProtectClock=yes
+EOF2
+svctl reload >/dev/null 2>&1
+run svctl start clock-caps
+run svctl logs clock-caps
+BND=$(printf '%s\n' "$OUT" | sed -n 's/^.*bnd=//p')
+# CAP_SYS_TIME is 25, CAP_WAKE_ALARM 35.
+check "ProtectClock=: CAP_SYS_TIME and CAP_WAKE_ALARM left the bounding set ($BND)" \
+        test $((0x${BND:-ffffffffff} & ((1 << 25) | (1 << 35)))) -eq 0
 
 if [ $ROOT = 1 ]; then
         probed host "sethostname uname" ProtectHostname=yes

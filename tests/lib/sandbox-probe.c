@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/keyctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -150,6 +151,22 @@ static long probe(const char *what, const char *arg) {
                         close((int) fd);
                 return fd;
         }
+        if (strcmp(what, "mount-tmpfs") == 0) /* a real mount on arg: use it in a namespace of its own only */
+                return mount("tmpfs", arg, "tmpfs", 0, "size=64k");
+        if (strcmp(what, "keyring-session") == 0) /* the session keyring's serial, printed as the result */
+                return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+        if (strcmp(what, "keyring-user-linked") == 0) { /* is the user's keyring in the session keyring? */
+                long user = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 1);
+                int32_t ids[256];
+                long n = user < 0 ? -1 : syscall(SYS_keyctl, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING, ids, sizeof(ids));
+                if (n < 0)
+                        return -1;
+                for (long i = 0; i < n / (long) sizeof(int32_t) && i < 256; i++)
+                        if (ids[i] == user)
+                                return 0;
+                errno = ENOENT;
+                return -1;
+        }
         if (strcmp(what, "sethostname") == 0)
                 return sethostname("svd-probe", 9);
         if (strcmp(what, "i386-getpid") == 0)
@@ -169,7 +186,10 @@ int main(int argc, char *argv[]) {
                 memcpy(what, argv[i], n);
                 what[n] = '\0';
                 long r = probe(what, arg ? arg + 1 : "");
-                printf("%s=%s\n", what, result(r));
+                if (r >= 0 && strcmp(what, "keyring-session") == 0)
+                        printf("%s=%ld\n", what, r);
+                else
+                        printf("%s=%s\n", what, result(r));
         }
         return 0;
 }

@@ -137,6 +137,25 @@ START_TEST(test_seccomp_keys) {
         unit_free(u);
         assert_fails("PrivateUsers=full\n", "'self' or 'identity'");
 
+        u = load_ok("MountFlags=shared\nKeyringMode=shared\nSecureBits=noroot keep-caps\nSecureBits=noroot-locked\n"
+                    "ExecPaths=/usr -/opt\nNoExecPaths=/\nProtectClock=yes\nPrivateMounts=yes\n");
+        ck_assert_int_eq(u->sandbox.mount_propagation, MOUNT_PROPAGATION_SHARED);
+        ck_assert_int_eq(u->sandbox.keyring_mode, KEYRING_MODE_SHARED);
+        ck_assert_uint_eq(u->sandbox.secure_bits, (1U << 0) | (1U << 4) | (1U << 1));
+        ck_assert_str_eq(u->sandbox.exec_paths[1], "-/opt");
+        ck_assert_str_eq(u->sandbox.no_exec_paths[0], "/");
+        ck_assert(u->sandbox.protect_clock && u->sandbox.private_mounts);
+        ck_assert(unit_sandbox_wants_mounts(&u->sandbox) && unit_sandbox_wants_seccomp(&u->sandbox));
+        unit_free(u);
+        u = load_ok("MountFlags=private\nMountFlags=\nKeyringMode=private\nKeyringMode=inherit\n"
+                    "SecureBits=noroot\nSecureBits=\n");
+        ck_assert(!unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        assert_fails("MountFlags=rshared\n", "'shared', 'slave' or 'private'");
+        assert_fails("KeyringMode=yes\n", "'inherit', 'private' or 'shared'");
+        assert_fails("SecureBits=keep-caps bogus\n", "keep-caps-locked");
+        assert_fails("NoExecPaths=relative\n", "absolute paths");
+
         assert_fails("SystemCallFilter=@no-such-group\n", "unknown system call group");
         assert_fails("SystemCallFilter=Uname\n", "invalid name");
         assert_fails("SystemCallErrorNumber=ENOTANERRNO\n", "errno name");
