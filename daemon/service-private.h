@@ -35,6 +35,12 @@ void service_exec_done(ServiceExec *e);
  * seccomp filter could not be built (may stay NULL). */
 int service_sandbox_prepare(const Unit *u, const SandboxPlan **ret, char **ret_error);
 
+/* ---- service-ipc.c ---- */
+
+/* RemoveIPC=: once s has no process left, removes the IPC objects of its user and group (not root's),
+ * unless a process still runs with either. Logs what it did. */
+void service_remove_ipc(Service *s);
+
 /* ---- service-restart.c ---- */
 
 /* Whether Restart= restarts after an end with result. */

@@ -400,6 +400,7 @@ static const struct {
         { "RestrictSUIDSGID", offsetof(UnitSandbox, restrict_suid_sgid) },
         { "ProtectClock", offsetof(UnitSandbox, protect_clock) },
         { "PrivateMounts", offsetof(UnitSandbox, private_mounts) },
+        { "RemoveIPC", offsetof(UnitSandbox, remove_ipc) },
 };
 
 static const struct {

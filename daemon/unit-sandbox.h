@@ -126,6 +126,7 @@ typedef struct UnitSandbox {
         PrivateUsers private_users;
 
         /* the process */
+        bool remove_ipc;           /* RemoveIPC=: when the service has stopped (service-ipc.c) */
         KeyringMode keyring_mode;
         unsigned secure_bits;      /* SecureBits=: SECBIT_* */
 

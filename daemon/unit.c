@@ -1311,7 +1311,7 @@ static const UnitKey unit_keys[] = {
         KEY_SANDBOXING("ProtectClock"),
         KEY_SANDBOXING("PrivateMounts"),
         KEY_SANDBOXING("MountFlags"),
-        KEY_SANDBOX_NOT_YET("RemoveIPC"),
+        KEY_SANDBOXING("RemoveIPC"),
         KEY_SANDBOXING("KeyringMode"),
         KEY_SANDBOX_NOT_YET("NetworkNamespacePath"),
         KEY_SANDBOX_NOT_YET("IPCNamespacePath"),

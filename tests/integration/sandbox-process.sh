@@ -5,8 +5,10 @@
 # rather than its namespaces, checked from inside the service: KeyringMode=
 # (inherit, private, shared: which session keyring the service has, and
 # whether the user's keyring is linked into it) and SecureBits= (noroot: root
-# gets no capabilities from exec). Keyrings work as any user; SecureBits=
-# needs root. TAP.
+# gets no capabilities from exec), RemoveIPC= (the System V and POSIX IPC
+# objects of the service's user are gone once it stopped, unless a process
+# of that user still runs). Keyrings work as any user; SecureBits= and
+# RemoveIPC= need root. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
@@ -71,6 +73,56 @@ if [ "$(id -u)" = 0 ]; then
         expect_not_contains "SecureBits= (empty) resets" "$LOG" "eff=0000000000000000"
 else
         for _i in 1 2 3 4; do skip "SecureBits=" "needs root (CAP_SETPCAP)"; done
+fi
+
+# RemoveIPC=: objects of uid IPC_UID, made by a service that runs as it.
+# ipc_left KIND: how many objects of that uid are left (awk's columns of
+# /proc/sysvipc: shm uid 8, sem 5, msg 8; the POSIX ones by name).
+IPC_UID=4245 IPC_NAME=svd-ipc-test-$$
+ipc_left() {
+        case $1 in
+        shm) awk -v u=$IPC_UID 'NR > 1 && $8 == u' /proc/sysvipc/shm | grep -c . ;;
+        sem) awk -v u=$IPC_UID 'NR > 1 && $5 == u' /proc/sysvipc/sem | grep -c . ;;
+        msg) awk -v u=$IPC_UID 'NR > 1 && $8 == u' /proc/sysvipc/msg | grep -c . ;;
+        posix) ls /dev/shm/$IPC_NAME /dev/mqueue/$IPC_NAME 2>/dev/null | grep -c . ;;
+        esac
+}
+if [ "$(id -u)" != 0 ]; then
+        for _i in 1 2 3 4 5 6 7 8; do skip "RemoveIPC=" "needs root (services of another user)"; done
+elif [ ! -r /proc/sysvipc/shm ] || [ ! -d /dev/shm ]; then
+        for _i in 1 2 3 4 5 6 7 8; do skip "RemoveIPC=" "no System V IPC or no /dev/shm in this system"; done
+elif ! reach_binaries "$IPC_UID" "$IPC_UID"; then
+        for _i in 1 2 3 4 5 6 7 8; do skip "RemoveIPC=" "uid $IPC_UID cannot run the probe here"; done
+else
+        PROBE=$(find_helper sandbox-probe)
+        MAKE="$PROBE shmget semget msgget shm-open:/$IPC_NAME mq-open:/$IPC_NAME"
+        POSIX=1
+        [ -d /dev/mqueue ] && POSIX=2
+        probed ipc-keep "$MAKE" "User=$IPC_UID" "Group=$IPC_UID"
+        expect_contains "a service of uid $IPC_UID makes IPC objects" "$LOG" "shmget=OK"
+        expect_eq "without RemoveIPC= they stay (shm sem msg posix)" "1 1 1 $POSIX" \
+                "$(ipc_left shm) $(ipc_left sem) $(ipc_left msg) $(ipc_left posix)"
+        # Something else of that uid still runs: RemoveIPC= keeps them.
+        write_unit ipc-sleeper <<EOF2
+[Service]
+ExecStart=$SLEEP 10000
+User=$IPC_UID
+Group=$IPC_UID
+EOF2
+        svctl reload >/dev/null 2>&1
+        run svctl start ipc-sleeper
+        probed ipc-busy "true" "User=$IPC_UID" "Group=$IPC_UID" RemoveIPC=yes
+        expect_rc "RemoveIPC= with a process of the uid left: the service ran" 0
+        check "... svd saw the process left" wait_until 20 grep -q "ipc-busy: RemoveIPC=: processes of uid $IPC_UID" "$SVD_LOG"
+        expect_eq "... and the objects stay" "1 1 1 $POSIX" \
+                "$(ipc_left shm) $(ipc_left sem) $(ipc_left msg) $(ipc_left posix)"
+        run svctl stop ipc-sleeper
+        probed ipc-clean "true" "User=$IPC_UID" "Group=$IPC_UID" RemoveIPC=yes
+        expect_rc "RemoveIPC=yes: the service ran" 0
+        check "RemoveIPC=yes: once it stopped, its user's objects are gone (shm sem msg posix)" \
+                wait_until 20 sh -c "[ \"\$(awk -v u=$IPC_UID 'NR > 1 && (\$8 == u)' /proc/sysvipc/shm /proc/sysvipc/msg; awk -v u=$IPC_UID 'NR > 1 && \$5 == u' /proc/sysvipc/sem; ls /dev/shm/$IPC_NAME /dev/mqueue/$IPC_NAME 2>/dev/null)\" = '' ]"
+        expect_eq "... all of them" "0 0 0 0" "$(ipc_left shm) $(ipc_left sem) $(ipc_left msg) $(ipc_left posix)"
+        check "svd said so" grep -q "ipc-clean: RemoveIPC=: removed" "$SVD_LOG"
 fi
 
 stop_svd

@@ -13,7 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/keyctl.h>
+#include <mqueue.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/timex.h>
@@ -166,6 +171,26 @@ static long probe(const char *what, const char *arg) {
                                 return 0;
                 errno = ENOENT;
                 return -1;
+        }
+        /* IPC objects that outlive the process (RemoveIPC=). */
+        if (strcmp(what, "shmget") == 0)
+                return shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+        if (strcmp(what, "semget") == 0)
+                return semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+        if (strcmp(what, "msgget") == 0)
+                return msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+        if (strcmp(what, "shm-open") == 0) { /* /dev/shm/ARG */
+                int fd = shm_open(arg, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+                if (fd >= 0)
+                        close(fd);
+                return fd;
+        }
+        if (strcmp(what, "mq-open") == 0) { /* /dev/mqueue/ARG */
+                mqd_t q = mq_open(arg, O_RDWR | O_CREAT | O_CLOEXEC, 0600, NULL);
+                if (q == (mqd_t) -1)
+                        return -1;
+                mq_close(q);
+                return 0;
         }
         if (strcmp(what, "sethostname") == 0)
                 return sethostname("svd-probe", 9);

@@ -145,11 +145,16 @@ START_TEST(test_seccomp_keys) {
         ck_assert_str_eq(u->sandbox.exec_paths[1], "-/opt");
         ck_assert_str_eq(u->sandbox.no_exec_paths[0], "/");
         ck_assert(u->sandbox.protect_clock && u->sandbox.private_mounts);
+        ck_assert(!u->sandbox.remove_ipc);
         ck_assert(unit_sandbox_wants_mounts(&u->sandbox) && unit_sandbox_wants_seccomp(&u->sandbox));
         unit_free(u);
         u = load_ok("MountFlags=private\nMountFlags=\nKeyringMode=private\nKeyringMode=inherit\n"
                     "SecureBits=noroot\nSecureBits=\n");
         ck_assert(!unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        u = load_ok("RemoveIPC=yes\n");
+        ck_assert(u->sandbox.remove_ipc);
+        ck_assert_ptr_null(u->sandbox.not_applied);
         unit_free(u);
         assert_fails("MountFlags=rshared\n", "'shared', 'slave' or 'private'");
         assert_fails("KeyringMode=yes\n", "'inherit', 'private' or 'shared'");
