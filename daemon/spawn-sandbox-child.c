@@ -88,21 +88,8 @@ static int mount_dev(const char *path, int *nodes) {
         return 0;
 }
 
-/* An empty file system of mode 000 on a directory; on anything else an empty file of mode 000, as
- * systemd's inaccessible nodes are, cloned from a tmpfs of our own. Before Linux 6.15 open_tree()
- * clones only a mount of the caller's namespace, not a detached one (fsmount()), so the tmpfs is first
- * attached on the path's parent directory, which exists and hides nothing that is looked up before it
- * is detached again, right after the clone. One way for every kernel. */
-static int mount_inaccessible(const char *path, const char *parent) {
-        struct stat st;
-        if (stat(path, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode)) {
-                if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000") < 0)
-                        return -errno;
-                return 0;
-        }
-
+/* A tmpfs of our own, detached (fsmount()), with one empty file "inaccessible" of mode 000. */
+static int inaccessible_tmpfs(void) {
         int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
         if (fs < 0)
                 return -errno;
@@ -116,26 +103,56 @@ static int mount_inaccessible(const char *path, const char *parent) {
         (void) close(fs);
         if (r < 0)
                 return r;
-
-        int t = -1;
         int f = openat(m, "inaccessible", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000);
-        if (f < 0)
+        if (f < 0) {
                 r = -errno;
-        else {
-                (void) close(f);
-                if (move_mount(m, "", AT_FDCWD, parent, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-                        r = -errno;
-                else {
-                        /* m now names the attached mount. */
-                        t = open_tree(m, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-                        if (t < 0)
-                                r = -errno;
-                        /* The topmost mount on parent is the one just attached. */
-                        if (umount2(parent, MNT_DETACH) < 0 && r == 0)
-                                r = -errno;
-                }
+                (void) close(m);
+                return r;
         }
-        (void) close(m);
+        (void) close(f);
+        return m;
+}
+
+/* An empty file system of mode 000 on a directory; on anything else an empty file of mode 000, as
+ * systemd's inaccessible nodes are, cloned from a tmpfs of our own (*tmpfs_fd, made at the first
+ * need). Linux 6.15 and later clone a file of a detached mount. Before, open_tree() clones only a
+ * mount of the caller's namespace (EINVAL): then the tmpfs is attached on the path's parent directory,
+ * which exists and hides nothing that is looked up before the tmpfs is detached again, right after
+ * the clone (that costs an unmount, so it is the fallback, and the next file needs a new tmpfs).
+ * FIXME: drop the fallback when 6.15 is the oldest kernel svd supports. */
+static int mount_inaccessible(const char *path, const char *parent, int *tmpfs_fd) {
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode)) {
+                if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000") < 0)
+                        return -errno;
+                return 0;
+        }
+
+        if (*tmpfs_fd < 0) {
+                int m = inaccessible_tmpfs();
+                if (m < 0)
+                        return m;
+                *tmpfs_fd = m;
+        }
+        int r = 0;
+        int t = open_tree(*tmpfs_fd, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (t < 0 && errno == EINVAL) {
+                if (move_mount(*tmpfs_fd, "", AT_FDCWD, parent, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                        return -errno;
+                /* *tmpfs_fd now names the attached mount. */
+                t = open_tree(*tmpfs_fd, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+                if (t < 0)
+                        r = -errno;
+                /* The topmost mount on parent is the one just attached; once detached, it is of no
+                 * more use. */
+                if (umount2(parent, MNT_DETACH) < 0 && r == 0)
+                        r = -errno;
+                (void) close(*tmpfs_fd);
+                *tmpfs_fd = -1;
+        } else if (t < 0)
+                r = -errno;
         if (r < 0) {
                 if (t >= 0)
                         (void) close(t);
@@ -172,7 +189,7 @@ static int loopback_up(void) {
 }
 
 static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey *ret_key) {
-        int r = 0;
+        int tmpfs_fd = -1, r = 0;
         size_t b = 0;
 
         for (size_t i = 0; i < p->n_mounts; i++) {
@@ -204,7 +221,7 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                         r = set_attr(m->path, MOUNT_ATTR_NOEXEC, m->kind == SANDBOX_MOUNT_NO_EXEC);
                         break;
                 case SANDBOX_MOUNT_INACCESSIBLE:
-                        r = mount_inaccessible(m->path, m->source);
+                        r = mount_inaccessible(m->path, m->source, &tmpfs_fd);
                         break;
                 default:
                         r = -EINVAL;
@@ -214,6 +231,8 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                 if (r < 0)
                         break;
         }
+        if (tmpfs_fd >= 0)
+                (void) close(tmpfs_fd);
         return r;
 }
 
