@@ -177,7 +177,11 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .ambient = privileged ? 0 : u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
                 .private_pids = u->private_pids > 0,
-                .user_namespace = (u->private_pids > 0 || (e->sandbox && sandbox_plan_clone_flags(e->sandbox) != 0)) &&
+                /* An unprivileged svd's service gets a user namespace mapping svd's own ids to
+                 * themselves whenever it needs one: that is PrivateUsers= of a per-user manager too. */
+                .user_namespace = (u->private_pids > 0 ||
+                                   (e->sandbox && (sandbox_plan_clone_flags(e->sandbox) != 0 ||
+                                                   e->sandbox->private_users != SANDBOX_USERS_NONE))) &&
                                   c->uid != 0,
                 .sandbox = e->sandbox,
                 .outer_uid = getuid(),

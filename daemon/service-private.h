@@ -53,6 +53,11 @@ void service_control_abandon(Service *s);
 /* service.c: the commands of kind ended, all successfully (SERVICE_SUCCESS, failures of '-' commands
  * included) or with the first failure's result (s->last_error names the command). */
 void service_on_control_done(Service *s, UnitExec kind, ServiceResult result);
+/* ---- service-ipc.c ---- */
+
+/* RemoveIPC=: once s has no process left, removes the IPC objects of its user and group (not root's),
+ * unless a process still runs with either. Logs what it did. */
+void service_remove_ipc(Service *s);
 
 /* ---- service-restart.c ---- */
 

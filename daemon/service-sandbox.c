@@ -12,7 +12,7 @@
 #include "spawn-seccomp.h"
 
 #define CAP_BIT(n) (UINT64_C(1) << (n))
-enum { CAP_SYS_MODULE_ = 16, CAP_SYS_RAWIO_ = 17, CAP_MKNOD_ = 27, CAP_SYSLOG_ = 34 };
+enum { CAP_SYS_MODULE_ = 16, CAP_SYS_RAWIO_ = 17, CAP_SYS_TIME_ = 25, CAP_MKNOD_ = 27, CAP_SYSLOG_ = 34, CAP_WAKE_ALARM_ = 35 };
 
 static int add_paths(SandboxPlan *p, SandboxMountKind kind, SandboxKey key, char **paths) {
         for (char **i = paths; i && *i; i++) {
@@ -173,6 +173,12 @@ static int sandbox_plan_build(const Unit *u, SandboxPlan **ret, char **ret_error
                 r = add_paths(p, SANDBOX_MOUNT_READ_WRITE, SANDBOX_KEY_READ_WRITE_PATHS, s->read_write_paths);
         if (r >= 0)
                 r = add_paths(p, SANDBOX_MOUNT_INACCESSIBLE, SANDBOX_KEY_INACCESSIBLE_PATHS, s->inaccessible_paths);
+        if (r >= 0)
+                r = add_paths(p, SANDBOX_MOUNT_EXEC, SANDBOX_KEY_EXEC_PATHS, s->exec_paths);
+        if (r >= 0)
+                r = add_paths(p, SANDBOX_MOUNT_NO_EXEC, SANDBOX_KEY_NO_EXEC_PATHS, s->no_exec_paths);
+        if (s->protect_clock)
+                p->bounding_drop |= CAP_BIT(CAP_SYS_TIME_) | CAP_BIT(CAP_WAKE_ALARM_);
         for (size_t i = 0; r >= 0 && i < s->n_temporary_filesystems; i++)
                 r = add_tmpfs(p, &s->temporary_filesystems[i]);
         for (size_t i = 0; r >= 0 && i < s->n_binds; i++) {
@@ -187,6 +193,19 @@ static int sandbox_plan_build(const Unit *u, SandboxPlan **ret, char **ret_error
         p->private_network = s->private_network;
         p->private_uts = s->protect_hostname;
         p->private_ipc = s->private_ipc;
+        /* PrivateMounts=, MountFlags=: a mount namespace even without a mount of its own. */
+        if (s->private_mounts || s->mount_propagation != MOUNT_PROPAGATION_DEFAULT)
+                p->mount_namespace = true;
+        p->propagation = s->mount_propagation == MOUNT_PROPAGATION_SHARED    ? MS_SHARED
+                         : s->mount_propagation == MOUNT_PROPAGATION_PRIVATE ? MS_PRIVATE
+                                                                             : 0;
+        p->keyring = s->keyring_mode == KEYRING_MODE_PRIVATE  ? SANDBOX_KEYRING_PRIVATE
+                     : s->keyring_mode == KEYRING_MODE_SHARED ? SANDBOX_KEYRING_SHARED
+                                                              : SANDBOX_KEYRING_INHERIT;
+        p->secure_bits = s->secure_bits;
+        p->private_users = s->private_users == PRIVATE_USERS_IDENTITY ? SANDBOX_USERS_IDENTITY
+                           : s->private_users == PRIVATE_USERS_SELF   ? SANDBOX_USERS_SELF
+                                                                      : SANDBOX_USERS_NONE;
         sandbox_plan_finish(p);
 
         const SeccompSettings seccomp = {
@@ -207,6 +226,7 @@ static int sandbox_plan_build(const Unit *u, SandboxPlan **ret, char **ret_error
                 .protect_kernel_modules = s->protect_kernel_modules,
                 .protect_kernel_logs = s->protect_kernel_logs,
                 .private_devices = s->private_devices,
+                .protect_clock = s->protect_clock,
         };
         if (seccomp_settings_any(&seccomp)) {
                 SandboxKey key;

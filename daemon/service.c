@@ -676,6 +676,7 @@ void service_finish_exit(Service *s) {
                 if (r < 0)
                         log_debug_errno(r, "%s: Failed to remove cgroup, ignoring: %m", s->name);
         }
+        service_remove_ipc(s);
 
         if (was == SERVICE_STARTING || s->run.failing || s->run.have_spawn_failure) {
                 /* The start ended (oneshot) or failed, or svd stopped it for a failure: policy decides. */

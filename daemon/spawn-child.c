@@ -282,17 +282,42 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                         child_fail(report_fd, SPAWN_STAGE_SETGID, errno);
         }
 
+        /* PrivateUsers= of a privileged svd: the user namespace after the others and the groups, so
+         * that the mounts belong to the host's and the service's root cannot take them apart; before
+         * the user change, whose uid it maps (systemd's order). */
+        if (p->sandbox && p->sandbox->private_users != SANDBOX_USERS_NONE && !p->user_namespace) {
+                int r = sandbox_child_private_users(p->sandbox, p->change_credentials ? p->uid : getuid(),
+                                                    p->change_credentials ? p->gid : getgid());
+                if (r < 0)
+                        child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + SANDBOX_KEY_PRIVATE_USERS), -r);
+        }
+
         /* The bounding set needs CAP_SETPCAP, so it goes before setuid. */
         for (int cap = 0; cap <= p->cap_last && cap < 64; cap++)
                 if ((p->bounding_drop & (UINT64_C(1) << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
                         child_fail(report_fd, SPAWN_STAGE_BOUNDING_SET, errno);
 
+        /* SecureBits= needs CAP_SETPCAP, which the user change may take: before it. keep-caps is the
+         * bit PR_SET_KEEPCAPS sets below, kept when ambient capabilities need it. */
+        if (p->sandbox && p->sandbox->secure_bits != 0 &&
+            prctl(PR_SET_SECUREBITS, p->sandbox->secure_bits | (p->ambient && p->change_credentials ? 1U << 4 : 0),
+                  0, 0, 0) < 0)
+                child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + SANDBOX_KEY_SECURE_BITS), errno);
+
         if (p->change_credentials) {
                 /* Ambient capabilities must survive the switch away from uid 0. */
-                if (p->ambient && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+                if (p->ambient && !(p->sandbox && p->sandbox->secure_bits != 0) &&
+                    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
                         child_fail(report_fd, SPAWN_STAGE_KEEPCAPS, errno);
                 if (setresuid(p->uid, p->uid, p->uid) < 0)
                         child_fail(report_fd, SPAWN_STAGE_SETUID, errno);
+        }
+
+        /* KeyringMode=: the session keyring of the user the service runs as. */
+        if (p->sandbox && p->sandbox->keyring != SANDBOX_KEYRING_INHERIT) {
+                int r = sandbox_child_keyring(p->sandbox);
+                if (r < 0)
+                        child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + SANDBOX_KEY_KEYRING_MODE), -r);
         }
 
         if (p->ambient) {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <linux/seccomp.h>
@@ -14,6 +15,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "basic/missing-syscall.h"
 
 /* The host's nodes a private /dev gets, bind-mounted (the child may lack CAP_MKNOD, and a bind keeps
  * the host's node, whatever its permissions). */
@@ -45,12 +48,12 @@ static void close_all(int *fds, size_t n) {
                 }
 }
 
-/* Path and what is mounted under it read-only (set) or writable (clear). "/" is changed in place (a
- * bind of "/" onto itself would sit above the root the process walks from); any other path gets a bind
- * onto itself first, so that the change stays on that path. */
-static int set_read_only(const char *path, bool read_only) {
-        struct mount_attr a = { .attr_set = read_only ? MOUNT_ATTR_RDONLY : 0,
-                                .attr_clr = read_only ? 0 : MOUNT_ATTR_RDONLY };
+/* Sets (on) or clears a mount attribute (MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOEXEC) on path and what is
+ * mounted under it. "/" is changed in place (a bind of "/" onto itself would sit above the root the
+ * process walks from); any other path gets a bind onto itself first, so that the change stays on that
+ * path. */
+static int set_attr(const char *path, uint64_t attr, bool on) {
+        struct mount_attr a = { .attr_set = on ? attr : 0, .attr_clr = on ? 0 : attr };
         if (!(path[0] == '/' && path[1] == '\0') && mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
                 return -errno;
         if (mount_setattr(AT_FDCWD, path, AT_RECURSIVE, &a, sizeof(a)) < 0)
@@ -85,9 +88,39 @@ static int mount_dev(const char *path, int *nodes) {
         return 0;
 }
 
-/* An empty file system of mode 000 on a directory; on anything else, an empty file of mode 000 from a
- * tmpfs of our own (*tmpfs_fd, made at the first need), as systemd's inaccessible nodes are. */
-static int mount_inaccessible(const char *path, int *tmpfs_fd) {
+/* A tmpfs of our own, detached (fsmount()), with one empty file "inaccessible" of mode 000. */
+static int inaccessible_tmpfs(void) {
+        int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0)
+                return -errno;
+        int r = 0;
+        if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                r = -errno;
+        int m = r < 0 ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (r == 0 && m < 0)
+                r = -errno;
+        (void) close(fs);
+        if (r < 0)
+                return r;
+        int f = openat(m, "inaccessible", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000);
+        if (f < 0) {
+                r = -errno;
+                (void) close(m);
+                return r;
+        }
+        (void) close(f);
+        return m;
+}
+
+/* An empty file system of mode 000 on a directory; on anything else an empty file of mode 000, as
+ * systemd's inaccessible nodes are, cloned from a tmpfs of our own (*tmpfs_fd, made at the first
+ * need). Linux 6.15 and later clone a file of a detached mount. Before, open_tree() clones only a
+ * mount of the caller's namespace (EINVAL): then the tmpfs is attached on the path's parent directory,
+ * which exists and hides nothing that is looked up before the tmpfs is detached again, right after
+ * the clone (that costs an unmount, so it is the fallback, and the next file needs a new tmpfs).
+ * FIXME: drop the fallback when 6.15 is the oldest kernel svd supports. */
+static int mount_inaccessible(const char *path, const char *parent, int *tmpfs_fd) {
         struct stat st;
         if (stat(path, &st) < 0)
                 return -errno;
@@ -96,34 +129,37 @@ static int mount_inaccessible(const char *path, int *tmpfs_fd) {
                         return -errno;
                 return 0;
         }
+
         if (*tmpfs_fd < 0) {
-                int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-                if (fs < 0)
-                        return -errno;
-                int r = 0;
-                if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
-                    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-                        r = -errno;
-                int m = r < 0 ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-                if (r == 0 && m < 0)
-                        r = -errno;
-                (void) close(fs);
-                if (r < 0)
-                        return r;
-                int f = openat(m, "inaccessible", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000);
-                if (f < 0) {
-                        r = -errno;
-                        (void) close(m);
-                        return r;
-                }
-                (void) close(f);
+                int m = inaccessible_tmpfs();
+                if (m < 0)
+                        return m;
                 *tmpfs_fd = m;
         }
-        int t = open_tree(*tmpfs_fd, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-        if (t < 0)
-                return -errno;
-        struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
         int r = 0;
+        int t = open_tree(*tmpfs_fd, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (t < 0 && errno == EINVAL) {
+                if (move_mount(*tmpfs_fd, "", AT_FDCWD, parent, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                        return -errno;
+                /* *tmpfs_fd now names the attached mount. */
+                t = open_tree(*tmpfs_fd, "inaccessible", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+                if (t < 0)
+                        r = -errno;
+                /* The topmost mount on parent is the one just attached; once detached, it is of no
+                 * more use. */
+                if (umount2(parent, MNT_DETACH) < 0 && r == 0)
+                        r = -errno;
+                (void) close(*tmpfs_fd);
+                *tmpfs_fd = -1;
+        } else if (t < 0)
+                r = -errno;
+        if (r < 0) {
+                if (t >= 0)
+                        (void) close(t);
+                return r;
+        }
+
+        struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
         if (mount_setattr(t, "", AT_EMPTY_PATH, &a, sizeof(a)) < 0 ||
             move_mount(t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 r = -errno;
@@ -178,10 +214,14 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                 }
                 case SANDBOX_MOUNT_READ_WRITE:
                 case SANDBOX_MOUNT_READ_ONLY:
-                        r = set_read_only(m->path, m->kind == SANDBOX_MOUNT_READ_ONLY);
+                        r = set_attr(m->path, MOUNT_ATTR_RDONLY, m->kind == SANDBOX_MOUNT_READ_ONLY);
+                        break;
+                case SANDBOX_MOUNT_EXEC:
+                case SANDBOX_MOUNT_NO_EXEC:
+                        r = set_attr(m->path, MOUNT_ATTR_NOEXEC, m->kind == SANDBOX_MOUNT_NO_EXEC);
                         break;
                 case SANDBOX_MOUNT_INACCESSIBLE:
-                        r = mount_inaccessible(m->path, &tmpfs_fd);
+                        r = mount_inaccessible(m->path, m->source, &tmpfs_fd);
                         break;
                 default:
                         r = -EINVAL;
@@ -249,6 +289,14 @@ int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key) {
                 close_all(nodes, N_DEV_NODES);
                 if (r < 0)
                         return r;
+
+                /* MountFlags=: the whole tree's propagation, last; what was cut off from the host stays
+                 * so (shared makes the namespace's mounts peers of each other, not of the host's). */
+                if (p->propagation != 0) {
+                        *ret_key = SANDBOX_KEY_MOUNT_FLAGS;
+                        if (mount(NULL, "/", NULL, MS_REC | p->propagation, NULL) < 0)
+                                return -errno;
+                }
         }
 
         if (p->private_network) {
@@ -257,6 +305,19 @@ int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key) {
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+int sandbox_child_keyring(const SandboxPlan *p) {
+        if (p->keyring == SANDBOX_KEYRING_INHERIT)
+                return 0;
+        /* A new anonymous session keyring, owned by the (already changed) user. */
+        if (sys_keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0) < 0)
+                return errno == ENOSYS ? 0 : -errno;
+        if (p->keyring == SANDBOX_KEYRING_SHARED &&
+            sys_keyctl(KEYCTL_LINK, (unsigned long) KEY_SPEC_USER_KEYRING, (unsigned long) KEY_SPEC_SESSION_KEYRING, 0,
+                       0) < 0)
+                return -errno;
         return 0;
 }
 

@@ -39,6 +39,13 @@ static const char *const sandbox_key_table[_SANDBOX_KEY_MAX] = {
         [SANDBOX_KEY_MEMORY_DENY_WRITE_EXECUTE] = "MemoryDenyWriteExecute=",
         [SANDBOX_KEY_RESTRICT_SUID_SGID] = "RestrictSUIDSGID=",
         [SANDBOX_KEY_PROTECT_HOSTNAME] = "ProtectHostname=",
+        [SANDBOX_KEY_PRIVATE_USERS] = "PrivateUsers=",
+        [SANDBOX_KEY_PROTECT_CLOCK] = "ProtectClock=",
+        [SANDBOX_KEY_EXEC_PATHS] = "ExecPaths=",
+        [SANDBOX_KEY_NO_EXEC_PATHS] = "NoExecPaths=",
+        [SANDBOX_KEY_MOUNT_FLAGS] = "MountFlags=",
+        [SANDBOX_KEY_KEYRING_MODE] = "KeyringMode=",
+        [SANDBOX_KEY_SECURE_BITS] = "SecureBits=",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(sandbox_key, SandboxKey);
@@ -78,6 +85,22 @@ static int plan_strdup(SandboxPlan *p, const char *s, const char **ret) {
         return 0;
 }
 
+/* The directory that holds path ("/" for "/x"), with no trailing "/": "/a//b/" gives "/a". */
+static int parent_directory(const char *path, char **ret) {
+        size_t n = strlen(path);
+        while (n > 1 && path[n - 1] == '/')
+                n--;
+        while (n > 0 && path[n - 1] != '/')
+                n--;
+        while (n > 1 && path[n - 1] == '/')
+                n--;
+        char *d = n == 0 ? strdup("/") : strndup(path, n);
+        if (!d)
+                return -ENOMEM;
+        *ret = d;
+        return 0;
+}
+
 static int plan_append(SandboxPlan *p, const SandboxMount *m) {
         if (p->n_mounts >= SANDBOX_MOUNTS_MAX || (m->kind == SANDBOX_MOUNT_BIND && p->n_binds >= SANDBOX_BINDS_MAX))
                 return -E2BIG;
@@ -86,6 +109,12 @@ static int plan_append(SandboxPlan *p, const SandboxMount *m) {
         if (plan_strdup(p, m->path, &c.path) < 0 || plan_strdup(p, m->source, &c.source) < 0 ||
             plan_strdup(p, m->options, &c.options) < 0)
                 return -ENOMEM;
+        if (m->kind == SANDBOX_MOUNT_INACCESSIBLE && !m->source) {
+                /* Where the child attaches the tmpfs it clones an inaccessible file from. */
+                _cleanup_free_ char *d = NULL;
+                if (parent_directory(m->path, &d) < 0 || plan_strdup(p, d, &c.source) < 0)
+                        return -ENOMEM;
+        }
         SandboxMount *a = reallocarray(p->mounts, p->n_mounts + 1, sizeof(SandboxMount));
         if (!a)
                 return -ENOMEM;

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* What a mount operation does; the order of the values is their order on one path. */
 typedef enum SandboxMountKind {
@@ -30,6 +31,8 @@ typedef enum SandboxMountKind {
         SANDBOX_MOUNT_BIND,         /* source onto path */
         SANDBOX_MOUNT_READ_WRITE,   /* path and what is under it writable again */
         SANDBOX_MOUNT_READ_ONLY,    /* path and what is under it read-only */
+        SANDBOX_MOUNT_EXEC,         /* path and what is under it executable again */
+        SANDBOX_MOUNT_NO_EXEC,      /* path and what is under it noexec */
         SANDBOX_MOUNT_INACCESSIBLE, /* an empty, mode 000 file system (directory) or file on path */
         _SANDBOX_MOUNT_KIND_MAX,
 } SandboxMountKind;
@@ -63,6 +66,13 @@ typedef enum SandboxKey {
         SANDBOX_KEY_MEMORY_DENY_WRITE_EXECUTE,
         SANDBOX_KEY_RESTRICT_SUID_SGID,
         SANDBOX_KEY_PROTECT_HOSTNAME,
+        SANDBOX_KEY_PRIVATE_USERS,
+        SANDBOX_KEY_PROTECT_CLOCK,
+        SANDBOX_KEY_EXEC_PATHS,
+        SANDBOX_KEY_NO_EXEC_PATHS,
+        SANDBOX_KEY_MOUNT_FLAGS,
+        SANDBOX_KEY_KEYRING_MODE,
+        SANDBOX_KEY_SECURE_BITS,
         _SANDBOX_KEY_MAX,
         _SANDBOX_KEY_INVALID = -EINVAL,
 } SandboxKey;
@@ -73,7 +83,7 @@ typedef struct SandboxMount {
         SandboxMountKind kind;
         SandboxKey key;
         const char *path;    /* the target */
-        const char *source;  /* BIND only */
+        const char *source;  /* BIND: what is bound; INACCESSIBLE: the path's parent directory */
         const char *options; /* PROC, TMPFS: mount data, may be NULL */
         unsigned long flags; /* PROC, TMPFS: MS_* */
         bool ignore_missing; /* a missing path (or bind source) is skipped */
@@ -91,6 +101,20 @@ typedef struct SandboxFilter {
         struct sock_fprog prog;
 } SandboxFilter;
 
+/* PrivateUsers=: which user namespace the service gets. */
+typedef enum SandboxUsers {
+        SANDBOX_USERS_NONE,
+        SANDBOX_USERS_SELF,     /* root and the service's own user and group map to themselves */
+        SANDBOX_USERS_IDENTITY, /* ids 0-65535 map to themselves */
+} SandboxUsers;
+
+/* KeyringMode=. */
+typedef enum SandboxKeyring {
+        SANDBOX_KEYRING_INHERIT,
+        SANDBOX_KEYRING_PRIVATE,
+        SANDBOX_KEYRING_SHARED,
+} SandboxKeyring;
+
 typedef struct SandboxPlan {
         SandboxMount *mounts; /* sorted by sandbox_plan_finish() */
         size_t n_mounts;
@@ -101,6 +125,10 @@ typedef struct SandboxPlan {
         bool private_network; /* CLONE_NEWNET, and the loopback brought up */
         bool private_uts;     /* CLONE_NEWUTS */
         bool private_ipc;     /* CLONE_NEWIPC */
+        SandboxUsers private_users; /* a user namespace of its own (sandbox_child_private_users()) */
+        unsigned long propagation; /* MountFlags=: MS_SHARED or MS_PRIVATE for the whole tree at the end; 0 */
+        SandboxKeyring keyring;    /* KeyringMode= (sandbox_child_keyring()) */
+        unsigned secure_bits;      /* SecureBits=, set before the user change */
         uint64_t bounding_drop; /* capabilities the keys take away (CAP_SYS_MODULE, ...) */
         SandboxFilter *filters; /* seccomp programs (spawn-seccomp.h), loaded in this order */
         size_t n_filters;
@@ -126,6 +154,18 @@ uint64_t sandbox_plan_clone_flags(const SandboxPlan *p);
  * stack): applies the plan in the mount and network namespaces the child was cloned into. Returns 0,
  * or -errno with *ret_key set to the key whose operation failed. */
 int sandbox_child_apply(const SandboxPlan *p, SandboxKey *ret_key);
+
+/* Child side, after the mounts and the group change, before the user change: enters a new user
+ * namespace whose maps (PrivateUsers=, p->private_users) a helper process left in svd's user
+ * namespace writes; setgroups() is denied in it. For an svd with CAP_SETUID and CAP_SETGID; an
+ * unprivileged svd's services have a user namespace from the clone already. uid and gid are the ids
+ * the service runs with. 0 or -errno. */
+int sandbox_child_private_users(const SandboxPlan *p, uid_t uid, gid_t gid);
+
+/* Child side, after the user change: a new session keyring (KeyringMode=private), with the user's
+ * keyring linked into it (shared). A kernel without keyrings (ENOSYS) has nothing to share. 0 or
+ * -errno. */
+int sandbox_child_keyring(const SandboxPlan *p);
 
 /* Child side, the last step before execve(): loads the plan's seccomp filters. 0, or -errno with
  * *ret_key. Needs no_new_privs or CAP_SYS_ADMIN. */

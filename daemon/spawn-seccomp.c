@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
@@ -24,7 +25,7 @@ bool seccomp_settings_any(const SeccompSettings *s) {
         return s->syscall_filter || s->native_only || s->address_families_set ||
                s->namespaces_allowed != UINT64_MAX || s->restrict_realtime || s->lock_personality ||
                s->memory_deny_write_execute || s->restrict_suid_sgid || s->protect_hostname ||
-               s->protect_kernel_modules || s->protect_kernel_logs || s->private_devices;
+               s->protect_kernel_modules || s->protect_kernel_logs || s->private_devices || s->protect_clock;
 }
 
 /* Sets (add) or clears the bits of a name or @group, groups recursively (depth-bounded: the table has
@@ -140,6 +141,8 @@ static int build_fixed_denials(const SeccompSettings *s, scmp_filter_ctx ctx) {
                 syscall_set_mark(set, "@module", true, 0);
         if (s->protect_kernel_logs)
                 syscall_set_mark(set, "syslog", true, 0);
+        if (s->protect_clock)
+                syscall_set_mark(set, "@clock", true, 0);
         if (s->protect_hostname) {
                 syscall_set_mark(set, "sethostname", true, 0);
                 syscall_set_mark(set, "setdomainname", true, 0);
@@ -215,13 +218,49 @@ static int build_realtime(scmp_filter_ctx ctx) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        /* sched_setattr(2) takes its policy in memory, out of a filter's reach: refused whole, else it
+         * would set any realtime policy (SCHED_DEADLINE has no other way in). */
+        return rule(ctx, SCMP_ACT_ERRNO(EPERM), "sched_setattr", 0, NULL);
 }
 
+/* The personality a service starts with: svd's own, which it inherits. */
+static uint32_t current_personality(void) {
+        int p = personality(0xffffffff);
+        return p >= 0 ? (uint32_t) p : PER_LINUX;
+}
+
+/* personality(2) fails with EPERM unless its argument is the current personality or the query
+ * 0xffffffff (which changes nothing). libseccomp compares an argument once per rule, and rules are
+ * or-ed, so "neither A nor B" is spelled as rules that each match only values outside {A, B}:
+ * anything above 32 bits; a zero where both have a one; and, where A has zeros (B, all ones, has
+ * none), two neighbouring such bits that differ: a value with all of them equal there is A (all
+ * zero) or B (all one). */
 static int build_personality(scmp_filter_ctx ctx) {
-        /* Only PER_LINUX (0), the personality the service starts with. */
-        struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_NE, 0, 0);
-        return rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &c);
+        uint32_t a = current_personality();
+        uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+        unsigned zeros[32], n = 0;
+        struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_GT, UINT32_MAX, 0);
+        int r = rule(ctx, eperm, "personality", 1, &c);
+        for (unsigned i = 0; r >= 0 && i < 32; i++) {
+                scmp_datum_t bit = (scmp_datum_t) 1 << i;
+                if (!(a & bit)) {
+                        zeros[n++] = i;
+                        continue;
+                }
+                c = (struct scmp_arg_cmp) SCMP_A0(SCMP_CMP_MASKED_EQ, bit, 0);
+                r = rule(ctx, eperm, "personality", 1, &c);
+        }
+        for (unsigned k = 0; r >= 0 && n > 1 && k < n; k++) {
+                scmp_datum_t x = (scmp_datum_t) 1 << zeros[k], y = (scmp_datum_t) 1 << zeros[(k + 1) % n];
+                c = (struct scmp_arg_cmp) SCMP_A0(SCMP_CMP_MASKED_EQ, x | y, x);
+                r = rule(ctx, eperm, "personality", 1, &c);
+                if (r >= 0) {
+                        c = (struct scmp_arg_cmp) SCMP_A0(SCMP_CMP_MASKED_EQ, x | y, y);
+                        r = rule(ctx, eperm, "personality", 1, &c);
+                }
+        }
+        /* n == 1: A and B differ in one bit, and both values of it are allowed. */
+        return r;
 }
 
 static int build_wx(scmp_filter_ctx ctx) {
@@ -269,7 +308,8 @@ static int build_suid_sgid(scmp_filter_ctx ctx) {
                         if (r < 0)
                                 return r;
                 }
-        return 0;
+        /* openat2(2) takes its flags and mode in memory: refused whole, as in systemd. */
+        return rule(ctx, SCMP_ACT_ERRNO(EPERM), "openat2", 0, NULL);
 }
 
 int seccomp_plan_build(const SeccompSettings *s, SandboxPlan *p, SandboxKey *ret_key) {
@@ -286,7 +326,8 @@ int seccomp_plan_build(const SeccompSettings *s, SandboxPlan *p, SandboxKey *ret
                           ? SCMP_ACT_ALLOW
                           : (s->syscall_errno > 0 ? SCMP_ACT_ERRNO((uint32_t) s->syscall_errno) : SCMP_ACT_KILL_PROCESS) },
                 { SANDBOX_KEY_PRIVATE_MOUNTS /* the keys' fixed sets; named below */,
-                  s->private_devices || s->protect_kernel_modules || s->protect_kernel_logs || s->protect_hostname,
+                  s->private_devices || s->protect_kernel_modules || s->protect_kernel_logs || s->protect_hostname ||
+                          s->protect_clock,
                   !s->native_only, SCMP_ACT_ALLOW },
                 /* socket() is multiplexed through socketcall() on i386: native calls only, as in systemd. */
                 { SANDBOX_KEY_RESTRICT_ADDRESS_FAMILIES, s->address_families_set, false, SCMP_ACT_ALLOW },
@@ -305,6 +346,7 @@ int seccomp_plan_build(const SeccompSettings *s, SandboxPlan *p, SandboxKey *ret
                         key = s->private_devices          ? SANDBOX_KEY_PRIVATE_DEVICES
                               : s->protect_kernel_modules ? SANDBOX_KEY_PROTECT_KERNEL_MODULES
                               : s->protect_kernel_logs    ? SANDBOX_KEY_PROTECT_KERNEL_LOGS
+                              : s->protect_clock          ? SANDBOX_KEY_PROTECT_CLOCK
                                                           : SANDBOX_KEY_PROTECT_HOSTNAME;
                 *ret_key = key;
                 scmp_filter_ctx ctx = filter_new(filters[i].default_action, filters[i].other_archs);

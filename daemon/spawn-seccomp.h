@@ -35,6 +35,7 @@ typedef struct SeccompSettings {
         bool protect_kernel_modules; /* @module */
         bool protect_kernel_logs;    /* syslog() */
         bool private_devices;        /* @raw-io */
+        bool protect_clock;          /* @clock */
 } SeccompSettings;
 
 /* Whether s asks for any filter. */

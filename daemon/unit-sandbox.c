@@ -25,6 +25,18 @@ static const char *const protect_home_names[_PROTECT_HOME_MAX] = { "no", "yes", 
 static const char *const protect_proc_names[_PROTECT_PROC_MAX] = { "default", "noaccess", "invisible",
                                                                     "ptraceable" };
 static const char *const proc_subset_names[_PROC_SUBSET_MAX] = { "all", "pid" };
+static const char *const private_users_names[_PRIVATE_USERS_MAX] = { "no", "self", "identity" };
+static const char *const mount_propagation_names[_MOUNT_PROPAGATION_MAX] = { "", "shared", "slave", "private" };
+static const char *const keyring_mode_names[_KEYRING_MODE_MAX] = { "inherit", "private", "shared" };
+
+/* SecureBits= names and their bits (linux/securebits.h). */
+static const struct {
+        const char *name;
+        unsigned bit;
+} secure_bit_names[] = {
+        { "noroot", 1U << 0 },          { "noroot-locked", 1U << 1 },   { "no-setuid-fixup", 1U << 2 },
+        { "no-setuid-fixup-locked", 1U << 3 }, { "keep-caps", 1U << 4 }, { "keep-caps-locked", 1U << 5 },
+};
 
 static int lookup(const char *const *names, int n, const char *s) {
         for (int i = 0; i < n; i++)
@@ -386,6 +398,9 @@ static const struct {
         { "LockPersonality", offsetof(UnitSandbox, lock_personality) },
         { "MemoryDenyWriteExecute", offsetof(UnitSandbox, memory_deny_write_execute) },
         { "RestrictSUIDSGID", offsetof(UnitSandbox, restrict_suid_sgid) },
+        { "ProtectClock", offsetof(UnitSandbox, protect_clock) },
+        { "PrivateMounts", offsetof(UnitSandbox, private_mounts) },
+        { "RemoveIPC", offsetof(UnitSandbox, remove_ipc) },
 };
 
 static const struct {
@@ -395,6 +410,8 @@ static const struct {
         { "ReadOnlyPaths", offsetof(UnitSandbox, read_only_paths) },
         { "ReadWritePaths", offsetof(UnitSandbox, read_write_paths) },
         { "InaccessiblePaths", offsetof(UnitSandbox, inaccessible_paths) },
+        { "ExecPaths", offsetof(UnitSandbox, exec_paths) },
+        { "NoExecPaths", offsetof(UnitSandbox, no_exec_paths) },
 };
 
 int unit_sandbox_parse(UnitSandbox *s, const char *key, const char *value, const char **ret_reason) {
@@ -440,6 +457,8 @@ int unit_sandbox_parse(UnitSandbox *s, const char *key, const char *value, const
                  "expected a boolean, 'full' or 'strict'");
         ENUM_KEY("ProtectHome", protect_home, protect_home_names, _PROTECT_HOME_MAX,
                  "expected a boolean, 'read-only' or 'tmpfs'");
+        ENUM_KEY("PrivateUsers", private_users, private_users_names, _PRIVATE_USERS_MAX,
+                 "expected a boolean, 'self' or 'identity'");
 #undef ENUM_KEY
         if (streq(key, "ProtectProc")) {
                 v = empty ? PROTECT_PROC_DEFAULT : lookup(protect_proc_names, _PROTECT_PROC_MAX, value);
@@ -457,6 +476,48 @@ int unit_sandbox_parse(UnitSandbox *s, const char *key, const char *value, const
                         return v;
                 }
                 s->proc_subset = v;
+                return 0;
+        }
+        if (streq(key, "MountFlags")) {
+                v = empty ? MOUNT_PROPAGATION_DEFAULT
+                          : lookup(mount_propagation_names + 1, _MOUNT_PROPAGATION_MAX - 1, value);
+                if (v < 0) {
+                        *ret_reason = "expected 'shared', 'slave' or 'private'";
+                        return v;
+                }
+                s->mount_propagation = empty ? MOUNT_PROPAGATION_DEFAULT : v + 1;
+                return 0;
+        }
+        if (streq(key, "KeyringMode")) {
+                v = empty ? KEYRING_MODE_INHERIT : lookup(keyring_mode_names, _KEYRING_MODE_MAX, value);
+                if (v < 0) {
+                        *ret_reason = "expected 'inherit', 'private' or 'shared'";
+                        return v;
+                }
+                s->keyring_mode = v;
+                return 0;
+        }
+        if (streq(key, "SecureBits")) {
+                if (empty) {
+                        s->secure_bits = 0;
+                        return 0;
+                }
+                _cleanup_strv_free_ char **l = NULL;
+                r = split_words(value, "expected secure bit names separated by spaces", &l, ret_reason);
+                if (r < 0)
+                        return r;
+                /* Repeated assignments add bits (systemd). */
+                for (char **w = l; *w; w++) {
+                        size_t i;
+                        for (i = 0; i < ELEMENTSOF(secure_bit_names) && !streq(secure_bit_names[i].name, *w); i++)
+                                ;
+                        if (i == ELEMENTSOF(secure_bit_names)) {
+                                *ret_reason = "expected keep-caps, keep-caps-locked, no-setuid-fixup, "
+                                              "no-setuid-fixup-locked, noroot or noroot-locked";
+                                return -EINVAL;
+                        }
+                        s->secure_bits |= secure_bit_names[i].bit;
+                }
                 return 0;
         }
         if (streq(key, "TemporaryFileSystem")) {
@@ -549,19 +610,21 @@ bool unit_sandbox_wants_mounts(const UnitSandbox *s) {
                s->protect_kernel_logs || s->protect_control_groups || s->protect_system != PROTECT_SYSTEM_NO ||
                s->protect_home != PROTECT_HOME_NO || s->protect_proc != PROTECT_PROC_DEFAULT ||
                s->proc_subset != PROC_SUBSET_ALL || s->read_only_paths || s->read_write_paths ||
-               s->inaccessible_paths || s->n_temporary_filesystems > 0 || s->n_binds > 0;
+               s->inaccessible_paths || s->n_temporary_filesystems > 0 || s->n_binds > 0 || s->exec_paths ||
+               s->no_exec_paths || s->private_mounts || s->mount_propagation != MOUNT_PROPAGATION_DEFAULT;
 }
 
 bool unit_sandbox_wants_seccomp(const UnitSandbox *s) {
         return s->syscall_filter || s->syscall_native_only || s->address_families_set ||
                s->namespaces_allowed != UNIT_NAMESPACES_ALL || s->restrict_realtime || s->lock_personality ||
                s->memory_deny_write_execute || s->restrict_suid_sgid || s->protect_hostname ||
-               s->protect_kernel_modules || s->protect_kernel_logs || s->private_devices;
+               s->protect_kernel_modules || s->protect_kernel_logs || s->private_devices || s->protect_clock;
 }
 
 bool unit_sandbox_is_set(const UnitSandbox *s) {
         return unit_sandbox_wants_mounts(s) || unit_sandbox_wants_seccomp(s) || s->private_network ||
-               s->protect_hostname || s->private_ipc;
+               s->protect_hostname || s->private_ipc || s->private_users != PRIVATE_USERS_NO ||
+               s->keyring_mode != KEYRING_MODE_INHERIT || s->secure_bits != 0;
 }
 
 void unit_sandbox_done(UnitSandbox *s) {
@@ -570,6 +633,8 @@ void unit_sandbox_done(UnitSandbox *s) {
         strv_free(s->read_only_paths);
         strv_free(s->read_write_paths);
         strv_free(s->inaccessible_paths);
+        strv_free(s->exec_paths);
+        strv_free(s->no_exec_paths);
         tmpfs_free(s);
         binds_free(s);
         strv_free(s->syscall_filter);

@@ -52,6 +52,31 @@ typedef enum ProcSubset {
         _PROC_SUBSET_INVALID = -EINVAL,
 } ProcSubset;
 
+typedef enum PrivateUsers {
+        PRIVATE_USERS_NO,
+        PRIVATE_USERS_SELF,     /* yes, self: root and the unit's user and group map to themselves */
+        PRIVATE_USERS_IDENTITY, /* ids 0-65535 map to themselves */
+        _PRIVATE_USERS_MAX,
+        _PRIVATE_USERS_INVALID = -EINVAL,
+} PrivateUsers;
+
+typedef enum MountPropagation {
+        MOUNT_PROPAGATION_DEFAULT, /* slave, as the namespace starts */
+        MOUNT_PROPAGATION_SHARED,
+        MOUNT_PROPAGATION_SLAVE,
+        MOUNT_PROPAGATION_PRIVATE,
+        _MOUNT_PROPAGATION_MAX,
+        _MOUNT_PROPAGATION_INVALID = -EINVAL,
+} MountPropagation;
+
+typedef enum KeyringMode {
+        KEYRING_MODE_INHERIT, /* svd's session keyring */
+        KEYRING_MODE_PRIVATE, /* a new session keyring */
+        KEYRING_MODE_SHARED,  /* a new one, with the user's keyring linked into it */
+        _KEYRING_MODE_MAX,
+        _KEYRING_MODE_INVALID = -EINVAL,
+} KeyringMode;
+
 /* BindPaths=/BindReadOnlyPaths= entries: "[-]SOURCE[:DEST[:rbind|norbind]]". */
 typedef struct UnitBind {
         char *source;
@@ -85,6 +110,10 @@ typedef struct UnitSandbox {
         char **read_only_paths;    /* "-" prefix: missing is fine; "+" prefix removed */
         char **read_write_paths;
         char **inaccessible_paths;
+        char **exec_paths;         /* ExecPaths=, NoExecPaths= */
+        char **no_exec_paths;
+        bool private_mounts;
+        MountPropagation mount_propagation; /* MountFlags= */
         UnitTmpfs *temporary_filesystems;
         size_t n_temporary_filesystems;
         UnitBind *binds;
@@ -94,6 +123,12 @@ typedef struct UnitSandbox {
         bool private_network;
         bool protect_hostname;
         bool private_ipc;
+        PrivateUsers private_users;
+
+        /* the process */
+        bool remove_ipc;           /* RemoveIPC=: when the service has stopped (service-ipc.c) */
+        KeyringMode keyring_mode;
+        unsigned secure_bits;      /* SecureBits=: SECBIT_* */
 
         /* seccomp */
         char **syscall_filter;     /* names and @groups, in order, as written */
@@ -109,6 +144,7 @@ typedef struct UnitSandbox {
         bool lock_personality;
         bool memory_deny_write_execute;
         bool restrict_suid_sgid;
+        bool protect_clock;
 
         /* Sandboxing keys svd does not enforce that the file sets, as "Key="; the line of the
          * first. The manager refuses such a unit unless told otherwise. */

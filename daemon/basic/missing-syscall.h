@@ -83,6 +83,12 @@ static inline pid_t sys_clone_fork(unsigned long flags, int *pidfd) {
         return (pid_t) syscall(__NR_clone, flags, NULL, pidfd, NULL, 0UL);
 }
 
+/* keyctl(2): glibc has no wrapper (libkeyutils has). */
+static inline long sys_keyctl(int operation, unsigned long arg2, unsigned long arg3, unsigned long arg4,
+                              unsigned long arg5) {
+        return syscall(__NR_keyctl, operation, arg2, arg3, arg4, arg5);
+}
+
 static inline int sys_pidfd_open(pid_t pid, unsigned flags) {
         return (int) syscall(__NR_pidfd_open, pid, flags);
 }

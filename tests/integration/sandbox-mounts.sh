@@ -7,7 +7,8 @@
 # ProtectKernelModules=, ProtectKernelLogs=, ProtectControlGroups=,
 # ReadOnlyPaths=, ReadWritePaths=, InaccessiblePaths=, TemporaryFileSystem=,
 # BindPaths=, BindReadOnlyPaths=, PrivateNetwork=, ProtectHostname=,
-# PrivateIPC=, ProtectProc=, ProcSubset=; and that a failed setup names the
+# PrivateIPC=, ProtectProc=, ProcSubset=, PrivateMounts=, MountFlags=,
+# ExecPaths=, NoExecPaths=; and that a failed setup names the
 # key. Each service is a oneshot that reports what it sees on stdout, read
 # back with `svctl logs`. Needs root (mount namespaces). TAP.
 
@@ -25,6 +26,7 @@ for _p in /var/lib /srv /opt "${SVD_SOURCE_DIR:-}"; do
         [ -n "$_p" ] && [ -d "$_p" ] && D=$(mktemp -d "$_p/svd-sandbox-test.XXXXXX" 2>/dev/null) && break
 done
 [ -n "$D" ] || skip_all "no writable directory outside /tmp (/var/lib, /srv, /opt, SVD_SOURCE_DIR)"
+PROBE=$(find_helper sandbox-probe) || true
 HOME_MARK=/root/.svd-sandbox-test.$$
 trap '_r=$?; rm -rf "$D" "$HOME_MARK"; (exit $_r); cleanup' EXIT
 HAVE_ROOT_HOME=0
@@ -63,24 +65,6 @@ sandboxed() {
 # substitutes $NAME in ExecStart=.)
 W='w() { if mktemp -p "$1" .svd-w.XXXXXX >/dev/null 2>&1; then rm -f "$1"/.svd-w.??????; echo "$1 rw"; else echo "$1 ro"; fi; }'
 CAPBND='sed -n "s/^CapBnd:[[:space:]]*/CapBnd: /p" /proc/self/status'
-
-# An inaccessible file is cloned from a tmpfs of svd's own that is mounted
-# nowhere (open_tree(OPEN_TREE_CLONE) of an fsmount()), which Linux allows
-# from 6.15 on. On older kernels svd refuses the start, naming the key,
-# rather than run the service without it: refused_before_6_15 KEY N checks
-# that and skips the N checks of the effect; it returns 1 on newer kernels.
-refused_before_6_15() {
-        _v=$(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
-        set -- "$1" "$2" $_v
-        [ "$3" -lt 6 ] || { [ "$3" -eq 6 ] && [ "$4" -lt 15 ]; } || return 1
-        expect_contains "$1 refused on Linux $3.$4, naming the key" "$START_ERR" "$1"
-        _i=0
-        while [ "$_i" -lt "$2" ]; do
-                skip "$1" "Linux $3.$4 cannot clone a mount of a detached tmpfs (6.15)"
-                _i=$((_i + 1))
-        done
-        return 0
-}
 
 start_svd
 
@@ -143,15 +127,14 @@ check "PrivateDevices=: CAP_MKNOD and CAP_SYS_RAWIO left the bounding set ($BND)
         test $((0x${BND:-0} & ((1 << 27) | (1 << 17)))) -eq 0
 
 sandboxed ptun "$W; w /proc/sys/kernel/domainname; w /sys; w /proc/sysrq-trigger; [ -e /proc/kallsyms ] && echo kallsyms=\$(stat -c %%a /proc/kallsyms)" ProtectKernelTunables=yes
-if ! refused_before_6_15 ProtectKernelTunables= 4; then
-        expect_contains "ProtectKernelTunables=: /proc/sys is read-only" "$LOG" "/proc/sys/kernel/domainname ro"
-        expect_contains "ProtectKernelTunables=: /sys is read-only" "$LOG" "/sys ro"
-        expect_contains "ProtectKernelTunables=: /proc/sysrq-trigger is read-only" "$LOG" "/proc/sysrq-trigger ro"
-        if [ -e /proc/kallsyms ]; then
-                expect_contains "ProtectKernelTunables=: /proc/kallsyms is inaccessible" "$LOG" "kallsyms=0"
-        else
-                skip "ProtectKernelTunables=: /proc/kallsyms" "this kernel has none"
-        fi
+expect_rc "ProtectKernelTunables= starts" 0
+expect_contains "ProtectKernelTunables=: /proc/sys is read-only" "$LOG" "/proc/sys/kernel/domainname ro"
+expect_contains "ProtectKernelTunables=: /sys is read-only" "$LOG" "/sys ro"
+expect_contains "ProtectKernelTunables=: /proc/sysrq-trigger is read-only" "$LOG" "/proc/sysrq-trigger ro"
+if [ -e /proc/kallsyms ]; then
+        expect_contains "ProtectKernelTunables=: /proc/kallsyms is inaccessible" "$LOG" "kallsyms=0"
+else
+        skip "ProtectKernelTunables=: /proc/kallsyms" "this kernel has none"
 fi
 
 sandboxed pmod "ls -A /usr/lib/modules 2>/dev/null | wc -l; $CAPBND" ProtectKernelModules=yes
@@ -164,11 +147,10 @@ else
 fi
 
 sandboxed plogs "echo kmsg=\$(stat -c %%a /proc/kmsg); $CAPBND" ProtectKernelLogs=yes
-if ! refused_before_6_15 ProtectKernelLogs= 2; then
-        expect_contains "ProtectKernelLogs=: /proc/kmsg is inaccessible" "$LOG" "kmsg=0"
-        BND=$(printf '%s\n' "$LOG" | sed -n 's/^CapBnd:[[:space:]]*//p')
-        check "ProtectKernelLogs=: CAP_SYSLOG left the bounding set ($BND)" test $((0x${BND:-0} & (1 << 34))) -eq 0
-fi
+expect_rc "ProtectKernelLogs= starts" 0
+expect_contains "ProtectKernelLogs=: /proc/kmsg is inaccessible" "$LOG" "kmsg=0"
+BND=$(printf '%s\n' "$LOG" | sed -n 's/^CapBnd:[[:space:]]*//p')
+check "ProtectKernelLogs=: CAP_SYSLOG left the bounding set ($BND)" test $((0x${BND:-0} & (1 << 34))) -eq 0
 
 sandboxed pcg "$W; w /sys/fs/cgroup" ProtectControlGroups=yes
 expect_contains "ProtectControlGroups=: /sys/fs/cgroup is read-only" "$LOG" "/sys/fs/cgroup ro"
@@ -182,13 +164,15 @@ sandboxed rwp "$W; w $D/rw; w $D/other" ProtectSystem=strict "ReadWritePaths=$D/
 expect_contains "ReadWritePaths=: writable under ProtectSystem=strict" "$LOG" "$D/rw rw"
 expect_contains "ReadWritePaths=: the rest is read-only" "$LOG" "$D/other ro"
 
-sandboxed inacc "ls -A $D/secret | wc -l; cat $D/secret.txt; echo mode=\$(stat -c %%a $D/secret.txt)" \
+sandboxed inacc "ls -A $D/secret | wc -l; cat $D/secret.txt; echo mode=\$(stat -c %%a $D/secret.txt); [ -d $D/dst2 ] && echo parent-intact" \
         "InaccessiblePaths=$D/secret $D/secret.txt"
-if ! refused_before_6_15 InaccessiblePaths= 3; then
-        expect_eq "InaccessiblePaths=: a directory is empty" 0 "$(printf '%s\n' "$LOG" | head -n 1)"
-        expect_not_contains "InaccessiblePaths=: a file's content is gone" "$LOG" "secret"
-        expect_contains "InaccessiblePaths=: a file is mode 000" "$LOG" "mode=0"
-fi
+expect_rc "InaccessiblePaths= on a directory and a file starts" 0
+expect_eq "InaccessiblePaths=: a directory is empty" 0 "$(printf '%s\n' "$LOG" | head -n 1)"
+expect_not_contains "InaccessiblePaths=: a file's content is gone" "$LOG" "secret"
+expect_contains "InaccessiblePaths=: a file is mode 000" "$LOG" "mode=0"
+# The tmpfs that the file is cloned from sits on the file's parent only
+# while it is cloned: the service sees that directory as it is.
+expect_contains "InaccessiblePaths=: the file's directory is unchanged" "$LOG" "parent-intact"
 
 sandboxed tfs "$W; ls -A $D/tfs; echo mode=\$(stat -c %%a $D/tfs); w $D/tfs" "TemporaryFileSystem=$D/tfs:ro,mode=0700"
 expect_not_contains "TemporaryFileSystem=: what was there is hidden" "$LOG" "mark"
@@ -236,6 +220,60 @@ expect_contains "ProtectProc=invisible: /proc is mounted hidepid=invisible" "$LO
 sandboxed psubset "[ -e /proc/sys ] && echo sys-seen; [ -e /proc/self/status ] && echo self-seen" ProcSubset=pid
 expect_contains "ProcSubset=pid: the process directories are there" "$LOG" "self-seen"
 expect_not_contains "ProcSubset=pid: /proc/sys is not" "$LOG" "sys-seen"
+
+# PrivateMounts=: a mount namespace of its own, whose mounts stay there.
+HOST_MNT=$(readlink /proc/self/ns/mnt)
+mkdir "$D/pm"
+if [ -n "$PROBE" ]; then
+        sandboxed pmounts "readlink /proc/self/ns/mnt; $PROBE mount-tmpfs:$D/pm; grep -c \" $D/pm \" /proc/self/mountinfo" \
+                PrivateMounts=yes
+        expect_rc "PrivateMounts=yes starts" 0
+        expect_not_contains "PrivateMounts=: a mount namespace of its own" "$LOG" "$HOST_MNT"
+        expect_contains "PrivateMounts=: the service mounts in it" "$LOG" "mount-tmpfs=OK"
+        expect_eq "PrivateMounts=: the service sees its mount" 1 "$(printf '%s\n' "$LOG" | tail -n 1)"
+        check "PrivateMounts=: the host does not" sh -c "! grep -q ' $D/pm ' /proc/self/mountinfo"
+else
+        for _i in 1 2 3 4; do skip "PrivateMounts=" "no sandbox-probe helper"; done
+fi
+
+# MountFlags=: the propagation of the namespace's mounts, in the optional
+# fields of /proc/self/mountinfo (shared:N, master:N, none for private).
+# A chroot whose "/" is no mount point has no line for "/" to look at.
+# (A script file: a unit's ExecStart= would take its backslashes as escapes.)
+cat >"$D/rootprop" <<'EOF2'
+awk '$5 == "/" { s = "root:"; for (i = 7; $i != "-"; i++) s = s " " $i; print s }' /proc/self/mountinfo
+EOF2
+ROOT_LINE="sh $D/rootprop"
+if $ROOT_LINE | grep -q '^root:'; then
+        sandboxed mflags-private "$ROOT_LINE" MountFlags=private
+        expect_rc "MountFlags=private starts" 0
+        expect_eq "MountFlags=private: / is private" "root:" "$(printf '%s\n' "$LOG" | tail -n 1)"
+        sandboxed mflags-shared "$ROOT_LINE" MountFlags=shared
+        expect_contains "MountFlags=shared: / is shared" "$LOG" "shared:"
+        sandboxed mflags-slave "$ROOT_LINE" MountFlags=slave
+        expect_not_contains "MountFlags=slave: / is not shared" "$LOG" "shared:"
+        # A slave needs a master: the host's "/" must be shared for that.
+        if $ROOT_LINE | grep -q 'shared:'; then
+                expect_contains "MountFlags=slave: / is a slave of the host's" "$LOG" "master:"
+        else
+                skip "MountFlags=slave: master" "the host's \"/\" is private here: a slave of it is private too"
+        fi
+else
+        for _i in 1 2 3 4 5; do skip "MountFlags=" "\"/\" is no mount point here (a chroot)"; done
+fi
+
+# ExecPaths=, NoExecPaths=: noexec below a path, executable again below another.
+mkdir -p "$D/ne/ok"
+printf '#!/bin/sh\necho ran-%s\n' ne >"$D/ne/run"
+printf '#!/bin/sh\necho ran-%s\n' ok >"$D/ne/ok/run"
+chmod 0755 "$D/ne/run" "$D/ne/ok/run"
+sandboxed nexec "$D/ne/run; $D/ne/ok/run; echo done" "NoExecPaths=$D/ne" "ExecPaths=$D/ne/ok"
+expect_rc "NoExecPaths=, ExecPaths= start" 0
+expect_contains "NoExecPaths=: the service ran" "$LOG" "done"
+expect_not_contains "NoExecPaths=: a program below it cannot be run" "$LOG" "ran-ne"
+expect_contains "ExecPaths=: one below an ExecPaths= path can" "$LOG" "ran-ok"
+sandboxed nexec-control "$D/ne/run"
+expect_contains "without NoExecPaths= the program runs" "$LOG" "ran-ne"
 
 # A failed setup names the key.
 sandboxed badbind "echo ran" "BindPaths=/nonexistent/svd-source:$D/dst"

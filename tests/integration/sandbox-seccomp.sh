@@ -7,7 +7,7 @@
 # later assignments in order), SystemCallErrorNumber=, the SIGSYS kill,
 # SystemCallArchitectures=native, RestrictAddressFamilies=,
 # RestrictNamespaces=, RestrictRealtime=, LockPersonality=,
-# MemoryDenyWriteExecute=, RestrictSUIDSGID=, ProtectHostname='s system
+# MemoryDenyWriteExecute=, RestrictSUIDSGID=, ProtectClock=, ProtectHostname='s system
 # calls, and no_new_privs implied for a filtered service that gives up root.
 # Runs as any user; the checks that need root to tell the filter's EPERM from
 # the kernel's say SKIP otherwise. TAP.
@@ -113,12 +113,25 @@ else
         skip "RestrictNamespaces=uts allows CLONE_NEWUTS" "unprivileged, the kernel refuses it anyway"
 fi
 
-probed rt "sched-fifo sched-batch" RestrictRealtime=yes
+probed rt "sched-fifo sched-batch sched-setattr-fifo sched-setattr-other" RestrictRealtime=yes
 expect_contains "RestrictRealtime=: SCHED_FIFO is refused" "$LOG" "sched-fifo=EPERM"
 expect_contains "RestrictRealtime=: SCHED_BATCH is fine" "$LOG" "sched-batch=OK"
+expect_contains "RestrictRealtime=: sched_setattr() to SCHED_FIFO is refused" "$LOG" "sched-setattr-fifo=EPERM"
+# Its policy is in memory, out of the filter's reach: refused whole.
+probed control-setattr "sched-setattr-other"
+if printf '%s\n' "$LOG" | grep -q "sched-setattr-other=OK"; then
+        expect_contains "RestrictRealtime=: sched_setattr() is refused whole (without the key it works)" \
+                "$(printf '%s\n' "$LOG"; probed rt2 "sched-setattr-other" RestrictRealtime=yes; printf '%s\n' "$LOG")" \
+                "sched-setattr-other=EPERM"
+else
+        skip "RestrictRealtime= and sched_setattr(SCHED_OTHER)" "sched_setattr() fails here without the key too"
+fi
 
-probed pers "personality uname" LockPersonality=yes
+probed pers "personality-query personality-linux personality-norandom personality uname" LockPersonality=yes
 expect_contains "LockPersonality=: personality(PER_LINUX32) is refused" "$LOG" "personality=EPERM"
+expect_contains "LockPersonality=: the query (0xffffffff) is allowed" "$LOG" "personality-query=OK"
+expect_contains "LockPersonality=: setting the current personality is allowed" "$LOG" "personality-linux=OK"
+expect_contains "LockPersonality=: adding a flag (ADDR_NO_RANDOMIZE) is refused" "$LOG" "personality-norandom=EPERM"
 if printf '%s\n' "$CONTROL" | grep -q "personality=OK"; then
         ok "LockPersonality=: without it the same call works"
 else
@@ -138,6 +151,38 @@ expect_contains "RestrictSUIDSGID=: a plain chmod works" "$LOG" "chmod-plain=OK"
 expect_contains "RestrictSUIDSGID=: setting the set-user-ID bit is refused" "$LOG" "chmod-suid=EPERM"
 expect_contains "RestrictSUIDSGID=: setting the set-group-ID bit is refused" "$LOG" "chmod-sgid=EPERM"
 expect_contains "RestrictSUIDSGID=: creating a set-user-ID file is refused" "$LOG" "create-suid=EPERM"
+# openat2() takes its flags and mode in memory: refused whole, as in systemd.
+probed control-openat2 "openat2"
+if printf '%s\n' "$LOG" | grep -q "openat2=OK"; then
+        probed suid2 "openat2" RestrictSUIDSGID=yes
+        expect_contains "RestrictSUIDSGID=: openat2() is refused (without the key it works)" "$LOG" "openat2=EPERM"
+else
+        skip "RestrictSUIDSGID= and openat2()" "openat2() fails here without the key too"
+fi
+
+# ProtectClock=: the @clock calls fail with EPERM, even those that only read
+# (as in systemd); CAP_SYS_TIME and CAP_WAKE_ALARM leave the bounding set.
+# clock_settime(CLOCK_MONOTONIC) never sets anything (EINVAL when allowed).
+probed clock-control "clock-settime-monotonic adjtimex-read"
+CLOCK_CONTROL=$LOG
+probed clock "clock-settime-monotonic adjtimex-read" ProtectClock=yes
+expect_contains "ProtectClock=: clock_settime() fails EPERM" "$LOG" "clock-settime-monotonic=EPERM"
+expect_contains "ProtectClock=: adjtimex() fails EPERM" "$LOG" "adjtimex-read=EPERM"
+expect_contains "without it clock_settime(CLOCK_MONOTONIC) is the kernel's EINVAL" "$CLOCK_CONTROL" \
+        "clock-settime-monotonic=EINVAL"
+write_unit clock-caps <<EOF2
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'sed -n "s/^CapBnd:[[:space:]]*/bnd=/p" /proc/self/status'
+ProtectClock=yes
+EOF2
+svctl reload >/dev/null 2>&1
+run svctl start clock-caps
+run svctl logs clock-caps
+BND=$(printf '%s\n' "$OUT" | sed -n 's/^.*bnd=//p')
+# CAP_SYS_TIME is 25, CAP_WAKE_ALARM 35.
+check "ProtectClock=: CAP_SYS_TIME and CAP_WAKE_ALARM left the bounding set ($BND)" \
+        test $((0x${BND:-ffffffffff} & ((1 << 25) | (1 << 35)))) -eq 0
 
 if [ $ROOT = 1 ]; then
         probed host "sethostname uname" ProtectHostname=yes

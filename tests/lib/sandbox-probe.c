@@ -9,16 +9,35 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/keyctl.h>
+#include <mqueue.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/timex.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
+
+/* sched_setattr(2)'s argument (linux/sched/types.h, which clashes with <sched.h>). */
+struct probe_sched_attr {
+        uint32_t size;
+        uint32_t sched_policy;
+        uint64_t sched_flags;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_runtime, sched_deadline, sched_period;
+};
 
 static const char *result(long r) {
         return r < 0 ? strerrorname_np(errno) : "OK";
@@ -69,8 +88,37 @@ static long probe(const char *what, const char *arg) {
                 struct sched_param sp = { .sched_priority = 0 };
                 return sched_setscheduler(0, SCHED_BATCH, &sp);
         }
+        if (strcmp(what, "sched-setattr-fifo") == 0 || strcmp(what, "sched-setattr-other") == 0) {
+                struct probe_sched_attr a = { .size = sizeof(a) };
+                if (what[13] == 'f') {
+                        a.sched_policy = SCHED_FIFO;
+                        a.sched_priority = 1;
+                } else
+                        a.sched_policy = SCHED_OTHER;
+                return syscall(SYS_sched_setattr, 0, &a, 0);
+        }
         if (strcmp(what, "personality") == 0)
                 return personality(PER_LINUX32);
+        if (strcmp(what, "personality-query") == 0) { /* 0xffffffff changes nothing, returns the current one */
+                long r = personality(0xffffffff);
+                return r < 0 ? r : 0;
+        }
+        if (strcmp(what, "personality-norandom") == 0) /* PER_LINUX with ADDR_NO_RANDOMIZE */
+                return personality(PER_LINUX | ADDR_NO_RANDOMIZE);
+        if (strcmp(what, "personality-linux") == 0) { /* setting the one it has */
+                long r = personality(PER_LINUX);
+                return r < 0 ? r : 0;
+        }
+        if (strcmp(what, "umount") == 0) /* privileged: EINVAL on a path that is no mount point */
+                return umount2(arg, 0);
+        if (strcmp(what, "clock-settime-monotonic") == 0) { /* never sets anything: EINVAL when allowed */
+                struct timespec ts = { .tv_sec = 1 };
+                return clock_settime(CLOCK_MONOTONIC, &ts);
+        }
+        if (strcmp(what, "adjtimex-read") == 0) { /* modes 0 only reads the clock's state */
+                struct timex tx = { .modes = 0 };
+                return adjtimex(&tx) < 0 ? -1 : 0;
+        }
         if (strcmp(what, "mmap-wx") == 0 || strcmp(what, "mmap-w") == 0) {
                 int prot = PROT_READ | PROT_WRITE | (what[6] == 'x' ? PROT_EXEC : 0);
                 void *p = mmap(NULL, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -99,6 +147,51 @@ static long probe(const char *what, const char *arg) {
                         close(fd);
                 return fd;
         }
+        if (strcmp(what, "openat2") == 0) { /* read-only open of "/" */
+                struct {
+                        uint64_t flags, mode, resolve;
+                } how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC };
+                long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+                if (fd >= 0)
+                        close((int) fd);
+                return fd;
+        }
+        if (strcmp(what, "mount-tmpfs") == 0) /* a real mount on arg: use it in a namespace of its own only */
+                return mount("tmpfs", arg, "tmpfs", 0, "size=64k");
+        if (strcmp(what, "keyring-session") == 0) /* the session keyring's serial, printed as the result */
+                return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+        if (strcmp(what, "keyring-user-linked") == 0) { /* is the user's keyring in the session keyring? */
+                long user = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 1);
+                int32_t ids[256];
+                long n = user < 0 ? -1 : syscall(SYS_keyctl, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING, ids, sizeof(ids));
+                if (n < 0)
+                        return -1;
+                for (long i = 0; i < n / (long) sizeof(int32_t) && i < 256; i++)
+                        if (ids[i] == user)
+                                return 0;
+                errno = ENOENT;
+                return -1;
+        }
+        /* IPC objects that outlive the process (RemoveIPC=). */
+        if (strcmp(what, "shmget") == 0)
+                return shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+        if (strcmp(what, "semget") == 0)
+                return semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+        if (strcmp(what, "msgget") == 0)
+                return msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+        if (strcmp(what, "shm-open") == 0) { /* /dev/shm/ARG */
+                int fd = shm_open(arg, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+                if (fd >= 0)
+                        close(fd);
+                return fd;
+        }
+        if (strcmp(what, "mq-open") == 0) { /* /dev/mqueue/ARG */
+                mqd_t q = mq_open(arg, O_RDWR | O_CREAT | O_CLOEXEC, 0600, NULL);
+                if (q == (mqd_t) -1)
+                        return -1;
+                mq_close(q);
+                return 0;
+        }
         if (strcmp(what, "sethostname") == 0)
                 return sethostname("svd-probe", 9);
         if (strcmp(what, "i386-getpid") == 0)
@@ -118,7 +211,10 @@ int main(int argc, char *argv[]) {
                 memcpy(what, argv[i], n);
                 what[n] = '\0';
                 long r = probe(what, arg ? arg + 1 : "");
-                printf("%s=%s\n", what, result(r));
+                if (r >= 0 && strcmp(what, "keyring-session") == 0)
+                        printf("%s=%ld\n", what, r);
+                else
+                        printf("%s=%s\n", what, result(r));
         }
         return 0;
 }

@@ -124,6 +124,43 @@ START_TEST(test_seccomp_keys) {
         ck_assert_int_eq(u->sandbox.syscall_errno, 0);
         unit_free(u);
 
+        u = load_ok("PrivateUsers=yes\n");
+        ck_assert_int_eq(u->sandbox.private_users, PRIVATE_USERS_SELF);
+        ck_assert(unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        u = load_ok("PrivateUsers=identity\nPrivateUsers=self\nPrivateUsers=identity\n");
+        ck_assert_int_eq(u->sandbox.private_users, PRIVATE_USERS_IDENTITY);
+        unit_free(u);
+        u = load_ok("PrivateUsers=yes\nPrivateUsers=\n");
+        ck_assert_int_eq(u->sandbox.private_users, PRIVATE_USERS_NO);
+        ck_assert(!unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        assert_fails("PrivateUsers=full\n", "'self' or 'identity'");
+
+        u = load_ok("MountFlags=shared\nKeyringMode=shared\nSecureBits=noroot keep-caps\nSecureBits=noroot-locked\n"
+                    "ExecPaths=/usr -/opt\nNoExecPaths=/\nProtectClock=yes\nPrivateMounts=yes\n");
+        ck_assert_int_eq(u->sandbox.mount_propagation, MOUNT_PROPAGATION_SHARED);
+        ck_assert_int_eq(u->sandbox.keyring_mode, KEYRING_MODE_SHARED);
+        ck_assert_uint_eq(u->sandbox.secure_bits, (1U << 0) | (1U << 4) | (1U << 1));
+        ck_assert_str_eq(u->sandbox.exec_paths[1], "-/opt");
+        ck_assert_str_eq(u->sandbox.no_exec_paths[0], "/");
+        ck_assert(u->sandbox.protect_clock && u->sandbox.private_mounts);
+        ck_assert(!u->sandbox.remove_ipc);
+        ck_assert(unit_sandbox_wants_mounts(&u->sandbox) && unit_sandbox_wants_seccomp(&u->sandbox));
+        unit_free(u);
+        u = load_ok("MountFlags=private\nMountFlags=\nKeyringMode=private\nKeyringMode=inherit\n"
+                    "SecureBits=noroot\nSecureBits=\n");
+        ck_assert(!unit_sandbox_is_set(&u->sandbox));
+        unit_free(u);
+        u = load_ok("RemoveIPC=yes\n");
+        ck_assert(u->sandbox.remove_ipc);
+        ck_assert_ptr_null(u->sandbox.not_applied);
+        unit_free(u);
+        assert_fails("MountFlags=rshared\n", "'shared', 'slave' or 'private'");
+        assert_fails("KeyringMode=yes\n", "'inherit', 'private' or 'shared'");
+        assert_fails("SecureBits=keep-caps bogus\n", "keep-caps-locked");
+        assert_fails("NoExecPaths=relative\n", "absolute paths");
+
         assert_fails("SystemCallFilter=@no-such-group\n", "unknown system call group");
         assert_fails("SystemCallFilter=Uname\n", "invalid name");
         assert_fails("SystemCallErrorNumber=ENOTANERRNO\n", "errno name");
@@ -135,17 +172,17 @@ START_TEST(test_seccomp_keys) {
 END_TEST
 
 START_TEST(test_not_applied_recorded) {
-        Unit *u = load_ok("ProtectClock=yes\nRemoveIPC=no\nDevicePolicy=auto\nProtectClock=yes\n"
-                          "KeyringMode=shared\nPrivateUsers=true\n");
+        Unit *u = load_ok("IPAddressDeny=any\nSystemCallLog=no\nDevicePolicy=auto\nIPAddressDeny=any\n"
+                          "RestrictFileSystems=ext4\nSocketBindDeny=any\n");
         ck_assert_int_eq(strv_length(u->sandbox.not_applied), 3);
-        ck_assert_str_eq(u->sandbox.not_applied[0], "ProtectClock=");
-        ck_assert_str_eq(u->sandbox.not_applied[1], "KeyringMode=");
-        ck_assert_str_eq(u->sandbox.not_applied[2], "PrivateUsers=");
+        ck_assert_str_eq(u->sandbox.not_applied[0], "IPAddressDeny=");
+        ck_assert_str_eq(u->sandbox.not_applied[1], "RestrictFileSystems=");
+        ck_assert_str_eq(u->sandbox.not_applied[2], "SocketBindDeny=");
         ck_assert_uint_eq(u->sandbox.not_applied_line, 3);
         unit_free(u);
 
         /* An empty assignment takes one back. */
-        u = load_ok("ProtectClock=yes\nProtectClock=\n");
+        u = load_ok("IPAddressDeny=any\nIPAddressDeny=\n");
         ck_assert_ptr_null(u->sandbox.not_applied);
         unit_free(u);
 
@@ -183,6 +220,23 @@ START_TEST(test_plan_order) {
         }
         ck_assert_uint_eq(sandbox_plan_clone_flags(p), CLONE_NEWNS);
         ck_assert_str_eq(sandbox_key_to_string(SANDBOX_KEY_BIND_PATHS), "BindPaths=");
+        /* An inaccessible path carries its parent: where the child attaches its tmpfs. */
+        ck_assert_str_eq(p->mounts[4].source, "/a");
+        sandbox_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_plan_inaccessible_parent) {
+        static const char *const cases[][2] = {
+                { "/x", "/" }, { "/a/b/", "/a" }, { "/a//b", "/a" }, { "/a/b/c", "/a/b" }, { "/", "/" },
+        };
+        SandboxPlan *p = sandbox_plan_new();
+        ck_assert_ptr_nonnull(p);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                ck_assert_int_eq(sandbox_plan_add(p, SANDBOX_MOUNT_INACCESSIBLE, SANDBOX_KEY_INACCESSIBLE_PATHS,
+                                                  cases[i][0], NULL, NULL, 0, false), 0);
+                ck_assert_str_eq(p->mounts[i].source, cases[i][1]);
+        }
         sandbox_plan_free(p);
 }
 END_TEST
@@ -243,6 +297,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_seccomp_keys);
         tcase_add_test(tc, test_not_applied_recorded);
         tcase_add_test(tc, test_plan_order);
+        tcase_add_test(tc, test_plan_inaccessible_parent);
         tcase_add_test(tc, test_seccomp_build);
         tcase_add_test(tc, test_syscall_groups);
         suite_add_tcase(s, tc);
