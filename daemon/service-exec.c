@@ -169,8 +169,9 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                                                       capability_mask(c->probe->cap_last),
                 .ambient = privileged ? 0 : u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
-                .private_pids = u->private_pids > 0,
-                .user_namespace = (u->private_pids > 0 || (e->sandbox && sandbox_plan_clone_flags(e->sandbox) != 0)) &&
+                .private_pids = unit_private_pids(u),
+                .pid1_stays = unit_private_pids(u) && u->type == SERVICE_TYPE_FORKING,
+                .user_namespace = (unit_private_pids(u) || (e->sandbox && sandbox_plan_clone_flags(e->sandbox) != 0)) &&
                                   c->uid != 0,
                 .sandbox = e->sandbox,
                 .outer_uid = getuid(),

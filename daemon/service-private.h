@@ -49,6 +49,29 @@ void service_start_limit_reset(Service *s, bool counting);
 int service_schedule_restart(Service *s);
 int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata);
 
+/* ---- service-forking.c ---- */
+
+/* Init reported the command's exit (Type=forking in a PID namespace). */
+void service_forking_command_exited(Service *s, const ExitStatus *st);
+/* Init reaped the process nspid (its pid in the namespace) with wstatus. */
+void service_forking_reaped(Service *s, pid_t nspid, int wstatus);
+/* Type=forking without a PID namespace: the command exited with st while starting. true when the
+ * daemon it left was found and is the main process now (the exit is handled); false when the exit
+ * is to be handled as usual (failed, or no daemon found: then last_error says why). */
+bool service_forking_take_over(Service *s, const ExitStatus *st);
+/* The service's processes are gone: drop what the forking start held, remove the PID file. */
+void service_forking_exited(Service *s);
+/* After a re-exec: a start that was waiting for its PID file waits again. */
+int service_forking_resume(Service *s);
+
+/* ---- service-idle.c ---- */
+
+#define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */
+/* Type=idle: true when s waits for other jobs before its spawn (service-idle.c spawns it). */
+bool service_idle_wait(Service *s);
+void service_idle_cancel(Service *s);
+int service_on_idle_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+
 /* ---- service.c, for the other parts ---- */
 
 int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb);
@@ -60,6 +83,8 @@ int service_spawn(Service *s);
 void service_take_next_unit(Service *s);
 void service_finish_exit(Service *s);
 void service_unwatch_cgroup(Service *s);
+/* svd ends the service because of a failure: the exit that follows is judged by result. */
+void service_enter_failure_stop(Service *s, ServiceResult result, int sig);
 
 int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userdata);
 int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdata);

@@ -73,6 +73,7 @@ void service_set_last_error(Service *s, char *msg) {
 static void service_run_init(ServiceRun *run) {
         *run = (ServiceRun){
                 .main = PROCESS_NULL,
+                .daemon = PROCESS_NULL,
                 .report_fd = -EBADF,
                 .status_errno = -1,
                 .cgroup_events_fd = -EBADF,
@@ -89,6 +90,8 @@ static void service_run_done(ServiceRun *run) {
         run->cgroup_source = sd_event_source_disable_unref(run->cgroup_source);
         run->cgroup_events_fd = safe_close(run->cgroup_events_fd);
         process_done(&run->main);
+        run->pid_file_source = sd_event_source_disable_unref(run->pid_file_source);
+        process_done(&run->daemon);
         free(run->status_text);
         run->status_text = NULL;
 }
@@ -311,11 +314,11 @@ int service_spawn(Service *s) {
                 goto fail;
         }
         log_debug("%s: spawned pid %d (%s)", s->name, (int) s->run.main.pid, spawn_mode_to_string(s->run.main.mode));
-        /* Type=simple is running once created; Start still waits for the exec (service_note_execed). */
-        service_set_state(s, u->type == SERVICE_TYPE_SIMPLE ? SERVICE_RUNNING : SERVICE_STARTING);
+        /* Type=simple (and idle) is running once created; Start still waits for the exec (service_note_execed). */
+        service_set_state(s, IN_SET(u->type, SERVICE_TYPE_SIMPLE, SERVICE_TYPE_IDLE) ? SERVICE_RUNNING : SERVICE_STARTING);
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
-        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT)) {
+        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT, SERVICE_TYPE_FORKING)) {
                 r = service_arm_timer(s, u->timeout_start_usec, service_on_start_timeout);
                 if (r < 0)
                         log_warning_errno(r, "%s: Failed to arm TimeoutStartSec=, waiting without: %m", s->name);
@@ -443,9 +446,18 @@ static void service_drain_report(Service *s) {
                 }
                 if (f.stage == SPAWN_REPORT_EXECED)
                         s->run.execed = true;
-                else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
+                else if (f.stage == SPAWN_REPORT_EXIT_STATUS && s->unit->type == SERVICE_TYPE_FORKING) {
+                        ExitStatus st = exit_status_from_wait_status(f.error);
+                        service_forking_command_exited(s, &st);
+                } else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
                         s->run.reported_exit = exit_status_from_wait_status(f.error);
                         s->run.have_reported_exit = true;
+                } else if (f.stage == SPAWN_REPORT_REAPED_PID)
+                        s->run.reaped_nspid = (pid_t) f.error;
+                else if (f.stage == SPAWN_REPORT_REAPED_STATUS) {
+                        pid_t nspid = s->run.reaped_nspid;
+                        s->run.reaped_nspid = 0;
+                        service_forking_reaped(s, nspid, f.error);
                 } else if (!s->run.have_spawn_failure) {
                         s->run.spawn_failure = f;
                         s->run.have_spawn_failure = true;
@@ -486,6 +498,9 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         /* The child wrote its report before it exited, and its end of the
          * pipe closed when it exec'd or died, so the report is complete now. */
         service_drain_report(s);
+        /* Type=forking without a PID namespace: the command's exit hands over to its daemon. */
+        if (service_forking_take_over(s, exit_status))
+                return;
         if (!s->run.have_spawn_failure &&
             ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->run.ready))) {
                 s->run.execed = true; /* it did exec: Start succeeded */
@@ -499,6 +514,7 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         service_unwatch(s);
         process_done(&s->run.main);
         service_unset_timer(s);
+        service_forking_exited(s);
 
         /* With PrivatePIDs= the process svd watched is our init; what counts
          * is how the command ended, which init reported. */
@@ -525,7 +541,23 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 log_info("%s: %s %d, ignored ('-' prefix).", s->name, strna(exit_code_to_string(st->code)), st->status);
                 result = SERVICE_SUCCESS;
         }
-        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
+        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type == SERVICE_TYPE_FORKING) {
+                /* The command's exit ends the start (service-forking.c); here it failed, or left no
+                 * daemon to be found (service_forking_take_over() said why), or the service's
+                 * processes ended before the PID file named one. */
+                if (result == SERVICE_SUCCESS) {
+                        result = SERVICE_FAILURE_RESOURCES;
+                        if (!s->last_error)
+                                service_set_last_error(s, strdup("the service's processes ended before the "
+                                                                 "start was complete"));
+                } else {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "the command %s %s%d", strna(exit_code_to_string(st->code)),
+                                     st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                                msg = NULL;
+                        service_set_last_error(s, msg);
+                }
+        } else if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
                 if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),
                              st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
@@ -726,7 +758,7 @@ static void service_enter_stopping(Service *s) {
 
 /* svd ends the service because of a failure (start timeout, watchdog): the exit that follows is
  * judged by `result`, and Restart= applies. */
-static void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
+void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
         if (s->result == SERVICE_SUCCESS)
                 s->result = result;
         s->run.failing = true;
@@ -741,7 +773,9 @@ int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userd
 
         service_unset_timer(s);
         if (asprintf(&msg, "%s within TimeoutStartSec=%s",
-                     s->unit->type == SERVICE_TYPE_ONESHOT ? "did not finish" : "did not report READY=1",
+                     s->unit->type == SERVICE_TYPE_ONESHOT   ? "did not finish"
+                     : s->unit->type == SERVICE_TYPE_FORKING ? "did not finish starting"
+                                                             : "did not report READY=1",
                      format_timespan(t, sizeof(t), s->unit->timeout_start_usec)) < 0)
                 msg = NULL;
         log_warning("%s: start timed out: %s, stopping.", s->name, msg ? msg : "timeout");
@@ -887,7 +921,8 @@ void service_start_now(Service *s) {
                 s->restarts = 0;
                 s->result = SERVICE_SUCCESS;
                 service_start_limit_reset(s, /* counting= */ true);
-                (void) service_spawn(s);
+                if (!service_idle_wait(s))
+                        (void) service_spawn(s);
                 break;
         default:
                 break;
@@ -922,6 +957,7 @@ int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
         service_cancel_waiters(s, OPS_START);
         s->want_running = false;
         s->run.stop_by_notify = false;
+        service_idle_cancel(s);
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
                 deps_job_done(s, /* success= */ false, "cancelled by a stop");
         if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
@@ -986,7 +1022,7 @@ int service_kill(Service *s, int sig) {
         if (!process_is_set(&s->run.main))
                 return -ESRCH;
         log_info("%s: sending %s on request.", s->name, strna(signal_to_string(sig)));
-        return process_kill(&s->run.main, sig);
+        return process_kill(process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main, sig);
 }
 
 bool service_is_settled(const Service *s) {
@@ -1069,6 +1105,7 @@ Service *service_free(Service *s) {
         if (!s)
                 return NULL;
         service_cancel_waiters(s, OPS_START | OPS_STOP);
+        s->idle_source = sd_event_source_disable_unref(s->idle_source);
         service_unset_timer(s);
         service_deps_done(&s->deps);
         s->cgroup_fd = safe_close(s->cgroup_fd);

@@ -204,6 +204,12 @@ typedef struct ServiceRun {
         sd_event_source *watchdog_source;
         int cgroup_events_fd;           /* cgroup.events, while leftovers are being killed */
         sd_event_source *cgroup_source; /* cgroup.events changed */
+        /* Type=forking (service-forking.c). */
+        bool control_exited;            /* the command exited successfully: the daemon is the service */
+        Process daemon;                 /* in a PID namespace: the daemon, signalled in place of init */
+        pid_t daemon_nspid;             /* its pid in the namespace; 0: none known */
+        pid_t reaped_nspid;             /* init's SPAWN_REPORT_REAPED_PID, until its status comes */
+        sd_event_source *pid_file_source; /* waiting for PIDFile= to name a process of the service */
         ServiceState exit_was;          /* the state when the main process exited */
         ServiceResult exit_result;      /* the result that exit gives */
 } ServiceRun;
@@ -249,6 +255,7 @@ struct Service {
         unsigned start_limit_count; /* starts in that window */
         ServiceJob job;
         ServiceDeps deps;
+        sd_event_source *idle_source; /* Type=idle: waiting for the other jobs (service-idle.c) */
 };
 
 /* Creates a service from a loaded unit (takes ownership) or, when unit is
@@ -271,6 +278,10 @@ void service_forget_waiters(Service *s, void *userdata);
 /* Sends sig to the main process (with PrivatePIDs=, svd's init forwards all
  * but SIGKILL/SIGSTOP to the command). -ESRCH when there is none. */
 int service_kill(Service *s, int sig);
+
+/* The service's main process: for Type=forking in a PID namespace the daemon once known
+ * (service-forking.c), else the process svd created. */
+const Process *service_main_process(const Service *s);
 
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
 bool service_is_active(const Service *s);  /* running, reloading or exited (a start is complete) */

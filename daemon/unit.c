@@ -71,6 +71,8 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
         [SERVICE_TYPE_EXEC] = "exec",
         [SERVICE_TYPE_NOTIFY] = "notify",
         [SERVICE_TYPE_ONESHOT] = "oneshot",
+        [SERVICE_TYPE_FORKING] = "forking",
+        [SERVICE_TYPE_IDLE] = "idle",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
@@ -270,6 +272,7 @@ Unit *unit_free(Unit *u) {
         free(u->source);
         free(u->std_output_path);
         free(u->std_error_path);
+        free(u->pid_file);
         unit_sandbox_done(&u->sandbox);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
@@ -569,7 +572,7 @@ static int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field) {
 }
 
 static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_types[] = { "forking", "dbus", "notify-reload", "idle" };
+        static const char *const systemd_types[] = { "dbus", "notify-reload" };
         ServiceType t;
 
         if (isempty(p->value))
@@ -582,8 +585,8 @@ static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
         for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
                 if (streq(p->value, systemd_types[i]))
                         return invalid_value(p, -EOPNOTSUPP,
-                                             "not supported (supported: simple, exec, notify, oneshot)");
-        return invalid_value(p, -EINVAL, "expected simple, exec, notify or oneshot");
+                                             "not supported (supported: simple, exec, notify, oneshot, forking, idle)");
+        return invalid_value(p, -EINVAL, "expected simple, exec, notify, oneshot, forking or idle");
 }
 
 static int parse_restart(UnitParser *p, const UnitKey *k, void *field) {
@@ -1151,6 +1154,32 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
+/* ---- service types and the execution environment ---- */
+
+/* PIDFile=: a path; a relative one is below /run, as systemd.service(5) says. */
+static int parse_pid_file(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        if (s[0] != '/') {
+                char *a;
+                if (asprintf(&a, "/run/%s", s) < 0)
+                        return -ENOMEM;
+                free_and_replace(&s, a);
+        }
+        if (strlen(s) >= PATH_MAX)
+                return invalid_value(p, -ENAMETOOLONG, "the path is too long");
+        free_and_replace(field, TAKE_PTR(s));
+        return 0;
+}
+
 /* The sandboxing keys: unit-sandbox.c parses their values. */
 static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         const char *reason = NULL;
@@ -1269,6 +1298,9 @@ static const UnitKey unit_keys[] = {
           .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
         { .section = "Service", .name = "TimeoutSec", .parse = parse_timeout_sec },
 
+
+        /* Service types and the execution environment. */
+        { "Service", "PIDFile", parse_pid_file, UNIT_FIELD(pid_file) },
 
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
@@ -1684,6 +1716,11 @@ int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void 
         }
 
         return unit_load_string(buf, n, path, name, warn, userdata, ret, ret_error);
+}
+
+bool unit_private_pids(const Unit *u) {
+        assert(u);
+        return u->private_pids > 0 || (u->private_pids < 0 && u->type == SERVICE_TYPE_FORKING);
 }
 
 uint64_t unit_restart_delay_usec(const Unit *u, unsigned n_next) {

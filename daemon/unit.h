@@ -64,12 +64,17 @@ RestartPolicy restart_policy_from_string(const char *s);
  * service is complete. simple: once the process is created (Start still
  * replies only once it has exec'd); exec: once it has exec'd; notify: once
  * it sends READY=1 on $NOTIFY_SOCKET; oneshot: once it has exited
- * successfully. */
+ * successfully; forking: once the command has exited successfully, leaving
+ * its daemon behind, whose pid PIDFile= names or svd guesses (the one
+ * process left); idle: as simple, but the command starts only once the other
+ * starts and stops under way have been dispatched (at the latest after 5 s). */
 typedef enum ServiceType {
         SERVICE_TYPE_SIMPLE,
         SERVICE_TYPE_EXEC,
         SERVICE_TYPE_NOTIFY,
         SERVICE_TYPE_ONESHOT,
+        SERVICE_TYPE_FORKING,
+        SERVICE_TYPE_IDLE,
         _SERVICE_TYPE_MAX,
         _SERVICE_TYPE_INVALID = -EINVAL,
 } ServiceType;
@@ -148,6 +153,7 @@ typedef struct Unit {
 
         ServiceType type;
         bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
+        char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
@@ -167,7 +173,7 @@ typedef struct Unit {
                 bool set;
                 uint64_t soft, hard; /* RLIM_INFINITY for "infinity" */
         } limit_nofile, limit_nproc, limit_core;
-        int private_pids; /* PrivatePIDs=: -1 = default (see service.c), 0, 1 */
+        int private_pids; /* PrivatePIDs=: -1 = default (unit_private_pids()), 0, 1 */
         UnitSandbox sandbox; /* the sandboxing keys (unit-sandbox.h) */
 
         /* cgroup v2 resource control (when svd has a delegated subtree). */
@@ -210,6 +216,11 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
 Unit *unit_free(Unit *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
+
+/* Whether the service gets a PID namespace of its own: PrivatePIDs=, whose default is yes for
+ * Type=forking (so that its daemon, a grandchild, dies with svd: see service-forking.c) and no
+ * otherwise. */
+bool unit_private_pids(const Unit *u);
 
 /* The delay before automatic restart number n_next (1 for the first) under
  * RestartSec=, RestartSteps= and RestartMaxDelaySec=: systemd's exponential

@@ -26,6 +26,9 @@ svd_integration_test(e2e-restore)
 # Units as packages ship them: environment files, variables, specifiers, templates.
 svd_integration_test(e2e-envfile)
 svd_integration_test(e2e-exec-prefix)
+# Service types and the execution environment.
+svd_integration_test(e2e-forking)
+svd_integration_test(e2e-idle)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)

@@ -455,11 +455,11 @@ START_TEST(test_bad_values) {
                 { "KillSignal=0", -ERANGE, "Invalid value '0' for KillSignal=: " },
                 { "KillSignal=sigterm", -EINVAL, "Invalid value 'sigterm' for KillSignal=: " },
                 { "NoNewPrivileges=maybe", -EINVAL, "Invalid value 'maybe' for NoNewPrivileges=: " },
-                { "Type=forking", -EOPNOTSUPP,
-                  "Invalid value 'forking' for Type=: not supported (supported: simple, exec, notify, "
-                  "oneshot)" },
-                { "Type=bogus", -EINVAL, "Invalid value 'bogus' for Type=: expected simple, exec, notify or "
-                  "oneshot" },
+                { "Type=notify-reload", -EOPNOTSUPP,
+                  "Invalid value 'notify-reload' for Type=: not supported (supported: simple, exec, notify, "
+                  "oneshot, forking, idle)" },
+                { "Type=bogus", -EINVAL, "Invalid value 'bogus' for Type=: expected simple, exec, notify, "
+                  "oneshot, forking or idle" },
                 { "TimeoutStartSec=soon", -EINVAL, "Invalid value 'soon' for TimeoutStartSec=: " },
                 { "WatchdogSec=-1", -EINVAL, "Invalid value '-1' for WatchdogSec=: " },
                 { "RemainAfterExit=maybe", -EINVAL, "Invalid value 'maybe' for RemainAfterExit=: " },

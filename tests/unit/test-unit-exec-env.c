@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit file keys of service types and the execution environment (unit.c): Type=forking and
+ * Type=idle, PIDFile=, and PrivatePIDs='s default that depends on the type. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macros.h"
+#include "unit.h"
+
+#define PATH "test.service"
+
+static Unit *load_ok(const char *text) {
+        _cleanup_free_ char *error = NULL;
+        Unit *u = NULL;
+        int r = unit_load_string(text, strlen(text), PATH, "test", NULL, NULL, &u, &error);
+        ck_assert_msg(r == 0, "load failed with %d: %s", r, error ?: "(no message)");
+        return u;
+}
+
+static char *load_fail(const char *text, int error) {
+        char *message = NULL;
+        Unit *u = NULL;
+        int r = unit_load_string(text, strlen(text), PATH, "test", NULL, NULL, &u, &message);
+        ck_assert_msg(r == error, "got %d, want %d (%s)", r, error, message ?: "(no message)");
+        ck_assert_ptr_null(u);
+        ck_assert_ptr_nonnull(message);
+        return message;
+}
+
+START_TEST(test_types) {
+        static const struct {
+                const char *value;
+                ServiceType type;
+        } cases[] = {
+                { "forking", SERVICE_TYPE_FORKING },
+                { "idle", SERVICE_TYPE_IDLE },
+                { "simple", SERVICE_TYPE_SIMPLE },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char text[128];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\nType=%s\n", cases[i].value);
+                _cleanup_(unit_freep) Unit *u = load_ok(text);
+                ck_assert_int_eq(u->type, cases[i].type);
+                ck_assert_str_eq(service_type_to_string(u->type), cases[i].value);
+        }
+        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/bin/true\nType=dbus\n", -EOPNOTSUPP);
+        ck_assert_str_eq(m, PATH ":3: Invalid value 'dbus' for Type=: not supported (supported: simple, exec, "
+                            "notify, oneshot, forking, idle)");
+}
+END_TEST
+
+START_TEST(test_private_pids_default) {
+        Unit *u;
+
+        /* Type=forking: a PID namespace unless PrivatePIDs=no says otherwise. */
+        u = load_ok("[Service]\nExecStart=/bin/true\nType=forking\n");
+        ck_assert(unit_private_pids(u));
+        unit_free(u);
+        u = load_ok("[Service]\nExecStart=/bin/true\nType=forking\nPrivatePIDs=no\n");
+        ck_assert(!unit_private_pids(u));
+        unit_free(u);
+        /* An empty assignment restores the default. */
+        u = load_ok("[Service]\nExecStart=/bin/true\nType=forking\nPrivatePIDs=no\nPrivatePIDs=\n");
+        ck_assert(unit_private_pids(u));
+        unit_free(u);
+        /* Every other type: none unless asked for. */
+        u = load_ok("[Service]\nExecStart=/bin/true\nType=simple\n");
+        ck_assert(!unit_private_pids(u));
+        unit_free(u);
+        u = load_ok("[Service]\nExecStart=/bin/true\nType=idle\nPrivatePIDs=yes\n");
+        ck_assert(unit_private_pids(u));
+        unit_free(u);
+}
+END_TEST
+
+START_TEST(test_pid_file) {
+        Unit *u;
+
+        u = load_ok("[Service]\nExecStart=/bin/true\nType=forking\nPIDFile=/run/nginx.pid\n");
+        ck_assert_str_eq(u->pid_file, "/run/nginx.pid");
+        unit_free(u);
+        /* A relative path is below /run (systemd.service(5)). */
+        u = load_ok("[Service]\nExecStart=/bin/true\nPIDFile=chrony/chronyd.pid\n");
+        ck_assert_str_eq(u->pid_file, "/run/chrony/chronyd.pid");
+        unit_free(u);
+        /* Specifiers: %t is the runtime directory; %n the unit's name. */
+        u = load_ok("[Service]\nExecStart=/bin/true\nPIDFile=/run/%N.pid\n");
+        ck_assert_str_eq(u->pid_file, "/run/test.pid");
+        unit_free(u);
+        /* Empty: none. */
+        u = load_ok("[Service]\nExecStart=/bin/true\nPIDFile=/run/x.pid\nPIDFile=\n");
+        ck_assert_ptr_null(u->pid_file);
+        unit_free(u);
+        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/bin/true\nPIDFile=/run/%Q\n", -EINVAL);
+        ck_assert_msg(strstr(m, PATH ":3: Invalid value '/run/%Q' for PIDFile=:"), "%s", m);
+}
+END_TEST
+
+static Suite *suite(void) {
+        Suite *s = suite_create("unit-exec-env");
+        TCase *tc = tcase_create("types");
+        tcase_add_test(tc, test_types);
+        tcase_add_test(tc, test_private_pids_default);
+        tcase_add_test(tc, test_pid_file);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(suite());
+        srunner_set_fork_status(sr, CK_FORK);
+        srunner_run_all(sr, CK_NORMAL);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
