@@ -95,6 +95,13 @@ int pidns_inner_pid(pid_t pid, pid_t *ret) {
         return 0;
 }
 
+bool pidns_pid_is(pid_t init, pid_t pid, pid_t nspid) {
+        struct stat a, b;
+        ProcStatus st;
+        return pidns_of(init, &a) >= 0 && pidns_of(pid, &b) >= 0 && same_ns(&a, &b) && proc_status(pid, &st) >= 0 &&
+               st.nspid == nspid;
+}
+
 /* Calls f for every process in init's namespace but init; stops when f returns non-zero. */
 static int pidns_walk(pid_t init, int (*f)(pid_t pid, const ProcStatus *st, void *userdata), void *userdata) {
         struct stat ns;

@@ -27,6 +27,9 @@ int pidns_find(pid_t init, pid_t nspid, pid_t *ret);
  * namespace and in init's. A zombie counts as none. */
 int pidns_only_child(pid_t init, pid_t *ret_pid, pid_t *ret_nspid);
 
+/* Whether pid (in svd's namespace) is in init's PID namespace and is nspid there. */
+bool pidns_pid_is(pid_t init, pid_t pid, pid_t nspid);
+
 /* The pid of a process as its own PID namespace sees it (the last NSpid:
  * field): 0 and *ret, or -errno. */
 int pidns_inner_pid(pid_t pid, pid_t *ret);

@@ -31,7 +31,8 @@ static int service_build_environment(Service *s, char ***ret, char **ret_error) 
                         return -ENOMEM;
         }
         /* sd_notify(3): where to send READY=1 and the watchdog keep-alives, as systemd does. */
-        if ((s->unit->type == SERVICE_TYPE_NOTIFY || s->unit->watchdog_usec > 0) && s->ctx->notify_path) {
+        if ((s->unit->type == SERVICE_TYPE_NOTIFY || unit_notify_access(s->unit) != NOTIFY_ACCESS_NONE) &&
+            s->ctx->notify_path) {
                 if (asprintf(&a, "NOTIFY_SOCKET=%s", s->ctx->notify_path) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }

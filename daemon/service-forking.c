@@ -33,6 +33,25 @@ const Process *service_main_process(const Service *s) {
         return process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main;
 }
 
+bool service_notify_allowed(Service *s, pid_t pid) {
+        switch (unit_notify_access(s->unit)) {
+        case NOTIFY_ACCESS_ALL:
+                return true; /* notify.c believes only the service's own processes */
+        case NOTIFY_ACCESS_MAIN:
+        case NOTIFY_ACCESS_EXEC:
+                if (process_is_set(&s->run.daemon))
+                        return pid == s->run.daemon.pid;
+                if (s->run.main_pid1) {
+                        /* The command: the first process svd's init forked, pid 2 of the namespace. A forking
+                         * service's daemon, once known, is the main process (above). */
+                        return !s->run.control_exited && pidns_pid_is(s->run.main.pid, pid, 2);
+                }
+                return pid == s->run.main.pid;
+        default:
+                return false;
+        }
+}
+
 static bool exit_ok(const Service *s, const ExitStatus *st) {
         return (st->code == CLD_EXITED && st->status == 0) || (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE);
 }
@@ -73,6 +92,7 @@ static int forking_find_main(Service *s);
 
 static int on_pid_file_event(sd_event_source *source, const struct inotify_event *ev, void *userdata) {
         Service *s = userdata;
+        log_debug("%s: PID file directory changed (%s).", s->name, ev->len > 0 ? ev->name : "");
         if (s->state == SERVICE_STARTING && s->run.control_exited && !process_is_set(&s->run.daemon))
                 (void) forking_find_main(s);
         return 0;

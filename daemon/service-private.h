@@ -64,6 +64,9 @@ void service_forking_exited(Service *s);
 /* After a re-exec: a start that was waiting for its PID file waits again. */
 int service_forking_resume(Service *s);
 
+/* Whether NotifyAccess= lets pid (one of s's processes) send notifications. */
+bool service_notify_allowed(Service *s, pid_t pid);
+
 /* ---- service-idle.c ---- */
 
 #define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */

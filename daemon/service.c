@@ -809,9 +809,9 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
 
         if (!s->unit || !process_is_set(&s->run.main))
                 return;
-        if (s->unit->type != SERVICE_TYPE_NOTIFY && s->unit->watchdog_usec == 0) {
-                log_debug("%s: notify message from pid %d, but Type=%s and no WatchdogSec=, ignoring.", s->name,
-                          (int) pid, service_type_to_string(s->unit->type));
+        if (!service_notify_allowed(s, pid)) {
+                log_debug("%s: notify message from pid %d refused by NotifyAccess=%s, ignoring.", s->name,
+                          (int) pid, notify_access_to_string(unit_notify_access(s->unit)));
                 return;
         }
         if (msg->main_pid > 0 && msg->main_pid != s->run.main.pid)

@@ -77,6 +77,15 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
 
+static const char *const notify_access_table[_NOTIFY_ACCESS_MAX] = {
+        [NOTIFY_ACCESS_NONE] = "none",
+        [NOTIFY_ACCESS_MAIN] = "main",
+        [NOTIFY_ACCESS_EXEC] = "exec",
+        [NOTIFY_ACCESS_ALL] = "all",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(notify_access, NotifyAccess);
+
 static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
         [UNIT_REQUIRES] = "Requires",
         [UNIT_WANTS] = "Wants",
@@ -394,6 +403,7 @@ static const Unit unit_defaults = {
         .capability_bounding_set = UNIT_CAPABILITIES_ALL,
         .umask = -1,
         .private_pids = -1,
+        .notify_access = _NOTIFY_ACCESS_INVALID,
         .memory_max = UINT64_MAX,
         .tasks_max = UINT64_MAX,
         .std_output = LOG_OUTPUT_LOG,
@@ -1180,6 +1190,17 @@ static int parse_pid_file(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
+/* NotifyAccess=none|main|exec|all. */
+static int parse_notify_access(UnitParser *p, const UnitKey *k, void *field) {
+        if (isempty(p->value))
+                return key_reset(k, field);
+        NotifyAccess a = notify_access_from_string(p->value);
+        if (a < 0)
+                return invalid_value(p, -EINVAL, "expected none, main, exec or all");
+        *(NotifyAccess *) field = a;
+        return 0;
+}
+
 /* The sandboxing keys: unit-sandbox.c parses their values. */
 static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         const char *reason = NULL;
@@ -1301,6 +1322,7 @@ static const UnitKey unit_keys[] = {
 
         /* Service types and the execution environment. */
         { "Service", "PIDFile", parse_pid_file, UNIT_FIELD(pid_file) },
+        { "Service", "NotifyAccess", parse_notify_access, UNIT_FIELD(notify_access) },
 
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
@@ -1716,6 +1738,13 @@ int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void 
         }
 
         return unit_load_string(buf, n, path, name, warn, userdata, ret, ret_error);
+}
+
+NotifyAccess unit_notify_access(const Unit *u) {
+        assert(u);
+        if (u->notify_access >= 0)
+                return u->notify_access;
+        return u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0 ? NOTIFY_ACCESS_MAIN : NOTIFY_ACCESS_NONE;
 }
 
 bool unit_private_pids(const Unit *u) {

@@ -82,6 +82,22 @@ typedef enum ServiceType {
 const char *service_type_to_string(ServiceType t);
 ServiceType service_type_from_string(const char *s);
 
+/* NotifyAccess= (systemd.service(5)): whose sd_notify() messages are believed. main: the main
+ * process's; exec: the main process's and the command's (svd runs no other command of a service);
+ * all: any process of the service; none: nobody's. Unset: main for Type=notify or with
+ * WatchdogSec=, none otherwise (unit_notify_access()). */
+typedef enum NotifyAccess {
+        NOTIFY_ACCESS_NONE,
+        NOTIFY_ACCESS_MAIN,
+        NOTIFY_ACCESS_EXEC,
+        NOTIFY_ACCESS_ALL,
+        _NOTIFY_ACCESS_MAX,
+        _NOTIFY_ACCESS_INVALID = -EINVAL,
+} NotifyAccess;
+
+const char *notify_access_to_string(NotifyAccess a);
+NotifyAccess notify_access_from_string(const char *s);
+
 /* Dependencies between units, by name (without ".service"). */
 typedef enum UnitDependency {
         UNIT_REQUIRES,
@@ -154,6 +170,7 @@ typedef struct Unit {
         ServiceType type;
         bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
         char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */
+        NotifyAccess notify_access;   /* NotifyAccess=; _NOTIFY_ACCESS_INVALID: unset */
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
@@ -221,6 +238,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
  * Type=forking (so that its daemon, a grandchild, dies with svd: see service-forking.c) and no
  * otherwise. */
 bool unit_private_pids(const Unit *u);
+
+/* NotifyAccess= in force: as set, else main for Type=notify or WatchdogSec=, else none. */
+NotifyAccess unit_notify_access(const Unit *u);
 
 /* The delay before automatic restart number n_next (1 for the first) under
  * RestartSec=, RestartSteps= and RestartMaxDelaySec=: systemd's exponential

@@ -72,7 +72,7 @@ write_unit late <<EOF2
 [Service]
 Type=forking
 PIDFile=$T/run/late.pid
-ExecStart=$FS --late --pidfile $T/run/late.pid --record $T/late.rec --workers 1
+ExecStart=$FS --late --gate $T/late.gate --pidfile $T/run/late.pid --record $T/late.rec --workers 1
 TimeoutStartSec=30
 EOF2
 write_unit guess <<EOF2
@@ -138,8 +138,18 @@ check "every process of its namespace is gone" wait_until 10 none_left "$M"
 check "the PID file is removed after the stop" test ! -e "$T/run/pidfile.pid"
 
 # ---- PIDFile= written after the command exited ----
-run svctl start late
-expect_rc "start waits for a PID file written after the command exited" 0
+mkfifo "$T/late.gate" || bail_out "mkfifo failed"
+rm -f "$T/late.rc"
+(
+        svctl start late >"$T/late.out" 2>&1
+        echo $? >"$T/late.rc"
+) &
+check "late: svd waits for the PID file after the command exited" \
+        wait_until 10 grep -q "late: PID file .* does not name a process of the service yet, waiting" "$SVD_LOG"
+expect_eq "late: still starting meanwhile" starting "$(svc_state late)"
+(echo go >"$T/late.gate") &
+check "late: once the daemon wrote it, the start completes" wait_until 10 test -s "$T/late.rc"
+expect_eq "late: the start succeeded" 0 "$(cat "$T/late.rc")"
 P=$(svc_pid late)
 M=$(ns_members "$P")
 TRACKED="$TRACKED $M"

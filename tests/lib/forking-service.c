@@ -2,7 +2,7 @@
 /*
  * forking-service: a test daemon that starts as nginx and classic daemons do (Type=forking).
  *
- *   forking-service [--pidfile PATH] [--late] [--workers N] [--record FILE] [--exit N]
+ *   forking-service [--pidfile PATH] [--late [--gate FIFO]] [--workers N] [--record FILE] [--exit N]
  *
  * The command forks, the child calls setsid() and forks the daemon ("master") and exits, so
  * the master is orphaned (a grandchild of whoever started the command). The master writes its
@@ -11,7 +11,8 @@
  * for every SIGHUP (a reload), "term" when a SIGTERM ends it (it kills its workers first and
  * exits 0). The command exits 0 once the master has written the PID file; with --late it
  * exits first and the master writes the PID file only once the command is gone (as nginx,
- * whose daemon writes it after its parent exited). --exit N: the command exits N at once,
+ * whose daemon writes it after its parent exited); --gate: and once a line came through FIFO
+ * (the test decides when). --exit N: the command exits N at once,
  * forking nothing (a failed start).
  * Plain C11, no project code: the kernel lab builds it on its own.
  */
@@ -30,7 +31,7 @@
 
 #define WORKERS_MAX 16
 
-static const char *record_path;
+static const char *record_path, *gate_path;
 static volatile sig_atomic_t got_hup, got_term;
 
 /* Appends "WORD V" (V >= 0) or "WORD" as a line. */
@@ -70,11 +71,22 @@ static void master(const char *pidfile, int workers, int ready_fd, int late_fd) 
         int n = 0;
 
         if (late_fd >= 0) {
-                /* The command holds the other end: EOF once it has exited. */
+                /* The command holds the other end: EOF once it has exited. Nobody reads ready_fd then. */
                 char c;
                 while (read(late_fd, &c, 1) < 0 && errno == EINTR)
                         ;
                 close(late_fd);
+                close(ready_fd);
+                ready_fd = -1;
+                if (gate_path) {
+                        FILE *g = fopen(gate_path, "re");
+                        char line[16];
+                        if (!g || !fgets(line, sizeof(line), g)) {
+                                perror("forking-service: gate");
+                                _exit(1);
+                        }
+                        fclose(g);
+                }
         }
         if (pidfile && write_pidfile(pidfile) < 0) {
                 perror("forking-service: PID file");
@@ -129,6 +141,8 @@ int main(int argc, char **argv) {
                         pidfile = argv[++i];
                 else if (strcmp(argv[i], "--late") == 0)
                         late = 1;
+                else if (strcmp(argv[i], "--gate") == 0 && i + 1 < argc)
+                        gate_path = argv[++i];
                 else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
                         workers = atoi(argv[++i]);
                 else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
@@ -136,7 +150,7 @@ int main(int argc, char **argv) {
                 else if (strcmp(argv[i], "--exit") == 0 && i + 1 < argc)
                         return atoi(argv[++i]);
                 else {
-                        fprintf(stderr, "usage: forking-service [--pidfile PATH] [--late] [--workers N] "
+                        fprintf(stderr, "usage: forking-service [--pidfile PATH] [--late [--gate FIFO]] [--workers N] "
                                         "[--record FILE] [--exit N]\n");
                         return 2;
                 }

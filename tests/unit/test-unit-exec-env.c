@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit file keys of service types and the execution environment (unit.c): Type=forking and
- * Type=idle, PIDFile=, and PrivatePIDs='s default that depends on the type. */
+ * Type=idle, PIDFile=, PrivatePIDs='s default that depends on the type, NotifyAccess=. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,12 +98,38 @@ START_TEST(test_pid_file) {
 }
 END_TEST
 
+START_TEST(test_notify_access) {
+        static const struct {
+                const char *text;
+                NotifyAccess access;
+        } cases[] = {
+                { "Type=notify\n", NOTIFY_ACCESS_MAIN },
+                { "Type=simple\n", NOTIFY_ACCESS_NONE },
+                { "Type=simple\nWatchdogSec=5\n", NOTIFY_ACCESS_MAIN },
+                { "Type=notify\nNotifyAccess=all\n", NOTIFY_ACCESS_ALL },
+                { "Type=notify\nNotifyAccess=none\n", NOTIFY_ACCESS_NONE },
+                { "Type=forking\nNotifyAccess=exec\n", NOTIFY_ACCESS_EXEC },
+                { "Type=simple\nNotifyAccess=main\n", NOTIFY_ACCESS_MAIN },
+                { "Type=notify\nNotifyAccess=none\nNotifyAccess=\n", NOTIFY_ACCESS_MAIN },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char text[256];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\n%s", cases[i].text);
+                _cleanup_(unit_freep) Unit *u = load_ok(text);
+                ck_assert_msg(unit_notify_access(u) == cases[i].access, "%s: %d", cases[i].text, unit_notify_access(u));
+        }
+        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/bin/true\nNotifyAccess=some\n", -EINVAL);
+        ck_assert_str_eq(m, PATH ":3: Invalid value 'some' for NotifyAccess=: expected none, main, exec or all");
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit-exec-env");
         TCase *tc = tcase_create("types");
         tcase_add_test(tc, test_types);
         tcase_add_test(tc, test_private_pids_default);
         tcase_add_test(tc, test_pid_file);
+        tcase_add_test(tc, test_notify_access);
         suite_add_tcase(s, tc);
         return s;
 }
