@@ -67,6 +67,15 @@ int service_forking_resume(Service *s);
 /* Whether NotifyAccess= lets pid (one of s's processes) send notifications. */
 bool service_notify_allowed(Service *s, pid_t pid);
 
+/* ---- service-dbus.c ---- */
+
+/* Connects c to the system bus unless it is: 0, or -errno with *ret_error saying which bus. */
+int service_dbus_connect(ServiceContext *c, char **ret_error);
+/* Watches BusName= of s: ready when it is owned, stopped when released. */
+int service_dbus_watch(Service *s);
+/* After a re-exec (the connection is not carried over): watch again. */
+int service_dbus_resume(Service *s);
+
 /* ---- service-idle.c ---- */
 
 #define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */

@@ -332,6 +332,9 @@ int service_resume(Service *s, json_t *o) {
         r = service_forking_resume(s);
         if (r < 0)
                 return r;
+        r = service_dbus_resume(s);
+        if (r < 0)
+                return r;
         if (json_object_get(o, "watchdogDeadline") && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING)) {
                 r = sd_event_add_time(e, &s->run.watchdog_source, CLOCK_MONOTONIC, reexec_u64(o, "watchdogDeadline", 0),
                                       /* accuracy= */ 0, service_on_watchdog_timeout, s);

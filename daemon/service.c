@@ -92,6 +92,8 @@ static void service_run_done(ServiceRun *run) {
         process_done(&run->main);
         run->pid_file_source = sd_event_source_disable_unref(run->pid_file_source);
         process_done(&run->daemon);
+        run->bus_match = sd_bus_slot_unref(run->bus_match);
+        run->bus_call = sd_bus_slot_unref(run->bus_call);
         free(run->status_text);
         run->status_text = NULL;
 }
@@ -281,6 +283,12 @@ int service_spawn(Service *s) {
         assert(u);
         assert(!process_is_set(&s->run.main));
 
+        /* Type=dbus: with no bus to watch the name on, the start could only time out; say why now. */
+        if (u->type == SERVICE_TYPE_DBUS) {
+                r = service_dbus_connect(c, &exec.error);
+                if (r < 0)
+                        goto fail;
+        }
         r = service_exec_prepare(s, &exec);
         if (r < 0)
                 goto fail;
@@ -318,7 +326,19 @@ int service_spawn(Service *s) {
         service_set_state(s, IN_SET(u->type, SERVICE_TYPE_SIMPLE, SERVICE_TYPE_IDLE) ? SERVICE_RUNNING : SERVICE_STARTING);
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
-        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT, SERVICE_TYPE_FORKING)) {
+        if (u->type == SERVICE_TYPE_DBUS) {
+                r = service_dbus_watch(s);
+                if (r < 0) {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "Failed to watch bus name '%s': %s", u->bus_name, strerror(-r)) < 0)
+                                msg = NULL;
+                        log_error("%s: %s", s->name, msg ? msg : "Failed to watch the bus name");
+                        service_set_last_error(s, msg);
+                        service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, SIGKILL);
+                        return 0;
+                }
+        }
+        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT, SERVICE_TYPE_FORKING, SERVICE_TYPE_DBUS)) {
                 r = service_arm_timer(s, u->timeout_start_usec, service_on_start_timeout);
                 if (r < 0)
                         log_warning_errno(r, "%s: Failed to arm TimeoutStartSec=, waiting without: %m", s->name);
@@ -559,8 +579,9 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 }
         } else if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
-                if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),
-                             st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                if (asprintf(&msg, "%s %s%d before it %s", strna(exit_code_to_string(st->code)),
+                             st->code == CLD_EXITED ? "with status " : "by signal ", st->status,
+                             s->unit->type == SERVICE_TYPE_DBUS ? "acquired its bus name" : "reported READY=1") < 0)
                         msg = NULL;
                 service_set_last_error(s, msg);
                 if (result == SERVICE_SUCCESS)
@@ -775,6 +796,7 @@ int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userd
         if (asprintf(&msg, "%s within TimeoutStartSec=%s",
                      s->unit->type == SERVICE_TYPE_ONESHOT   ? "did not finish"
                      : s->unit->type == SERVICE_TYPE_FORKING ? "did not finish starting"
+                     : s->unit->type == SERVICE_TYPE_DBUS    ? "did not acquire its bus name"
                                                              : "did not report READY=1",
                      format_timespan(t, sizeof(t), s->unit->timeout_start_usec)) < 0)
                 msg = NULL;
@@ -1298,6 +1320,8 @@ void service_context_done(ServiceContext *c) {
         c->jobs_source = sd_event_source_disable_unref(c->jobs_source);
         for (size_t i = 0; i < c->n_services; i++)
                 service_free(c->services[i]);
+        c->bus_disconnected = sd_bus_slot_unref(c->bus_disconnected);
+        c->bus = sd_bus_flush_close_unref(c->bus);
         free(c->services);
         c->services = NULL;
         c->n_services = 0;

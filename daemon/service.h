@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include <sys/resource.h>
@@ -146,6 +147,8 @@ typedef struct ServiceContext {
         Service **services;
         size_t n_services;
         sd_event_source *jobs_source; /* runs deps_dispatch() once per loop iteration when armed */
+        sd_bus *bus;                  /* the system bus, for Type=dbus (service-dbus.c); NULL: not connected */
+        sd_bus_slot *bus_disconnected;
 
         const ServiceCallbacks *callbacks;
         void *userdata;
@@ -210,6 +213,9 @@ typedef struct ServiceRun {
         pid_t daemon_nspid;             /* its pid in the namespace; 0: none known */
         pid_t reaped_nspid;             /* init's SPAWN_REPORT_REAPED_PID, until its status comes */
         sd_event_source *pid_file_source; /* waiting for PIDFile= to name a process of the service */
+        /* Type=dbus (service-dbus.c). */
+        sd_bus_slot *bus_match;         /* NameOwnerChanged of BusName= */
+        sd_bus_slot *bus_call;          /* GetNameOwner */
         ServiceState exit_was;          /* the state when the main process exited */
         ServiceResult exit_result;      /* the result that exit gives */
 } ServiceRun;

@@ -73,6 +73,7 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
         [SERVICE_TYPE_ONESHOT] = "oneshot",
         [SERVICE_TYPE_FORKING] = "forking",
         [SERVICE_TYPE_IDLE] = "idle",
+        [SERVICE_TYPE_DBUS] = "dbus",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
@@ -282,6 +283,7 @@ Unit *unit_free(Unit *u) {
         free(u->std_output_path);
         free(u->std_error_path);
         free(u->pid_file);
+        free(u->bus_name);
         unit_sandbox_done(&u->sandbox);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
@@ -582,7 +584,7 @@ static int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field) {
 }
 
 static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_types[] = { "dbus", "notify-reload" };
+        static const char *const systemd_types[] = { "notify-reload" };
         ServiceType t;
 
         if (isempty(p->value))
@@ -595,8 +597,8 @@ static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
         for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
                 if (streq(p->value, systemd_types[i]))
                         return invalid_value(p, -EOPNOTSUPP,
-                                             "not supported (supported: simple, exec, notify, oneshot, forking, idle)");
-        return invalid_value(p, -EINVAL, "expected simple, exec, notify, oneshot, forking or idle");
+                                             "not supported (supported: simple, exec, notify, oneshot, forking, idle, dbus)");
+        return invalid_value(p, -EINVAL, "expected simple, exec, notify, oneshot, forking, idle or dbus");
 }
 
 static int parse_restart(UnitParser *p, const UnitKey *k, void *field) {
@@ -1201,6 +1203,36 @@ static int parse_notify_access(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
+/* BusName=: a well-known D-Bus name, as the D-Bus specification defines it: two or more elements
+ * of [A-Za-z0-9_-] separated by '.', none starting with a digit, at most 255 bytes. */
+static int parse_bus_name(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        size_t n = strlen(s), elements = 1;
+        bool ok = n > 0 && n <= 255 && s[0] != '.' && s[n - 1] != '.';
+        for (size_t i = 0; ok && i < n; i++) {
+                char c = s[i];
+                if (c == '.') {
+                        ok = s[i + 1] != '.' && !(s[i + 1] >= '0' && s[i + 1] <= '9');
+                        elements++;
+                } else
+                        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                             c == '-';
+        }
+        if (!ok || elements < 2 || (s[0] >= '0' && s[0] <= '9'))
+                return invalid_value(p, -EINVAL, "expected a well-known D-Bus name such as 'org.example.Foo'");
+        free_and_replace(field, TAKE_PTR(s));
+        return 0;
+}
+
 /* The sandboxing keys: unit-sandbox.c parses their values. */
 static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         const char *reason = NULL;
@@ -1323,6 +1355,7 @@ static const UnitKey unit_keys[] = {
         /* Service types and the execution environment. */
         { "Service", "PIDFile", parse_pid_file, UNIT_FIELD(pid_file) },
         { "Service", "NotifyAccess", parse_notify_access, UNIT_FIELD(notify_access) },
+        { "Service", "BusName", parse_bus_name, UNIT_FIELD(bus_name) },
 
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
@@ -1662,6 +1695,11 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
         if (!u->exec_start) {
                 parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");
+                return fail(&p, ret_error);
+        }
+        if (u->type == SERVICE_TYPE_DBUS && !u->bus_name) {
+                /* As systemd: a D-Bus service is ready once it has its name, so it must have one. */
+                parser_error(&p, -EINVAL, 0, "Type=dbus needs BusName=");
                 return fail(&p, ret_error);
         }
         if (u->remain_after_exit && u->type != SERVICE_TYPE_ONESHOT) {

@@ -67,7 +67,8 @@ RestartPolicy restart_policy_from_string(const char *s);
  * successfully; forking: once the command has exited successfully, leaving
  * its daemon behind, whose pid PIDFile= names or svd guesses (the one
  * process left); idle: as simple, but the command starts only once the other
- * starts and stops under way have been dispatched (at the latest after 5 s). */
+ * starts and stops under way have been dispatched (at the latest after 5 s); dbus:
+ * once it has acquired BusName= on the system bus. */
 typedef enum ServiceType {
         SERVICE_TYPE_SIMPLE,
         SERVICE_TYPE_EXEC,
@@ -75,6 +76,7 @@ typedef enum ServiceType {
         SERVICE_TYPE_ONESHOT,
         SERVICE_TYPE_FORKING,
         SERVICE_TYPE_IDLE,
+        SERVICE_TYPE_DBUS,
         _SERVICE_TYPE_MAX,
         _SERVICE_TYPE_INVALID = -EINVAL,
 } ServiceType;
@@ -171,6 +173,7 @@ typedef struct Unit {
         bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
         char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */
         NotifyAccess notify_access;   /* NotifyAccess=; _NOTIFY_ACCESS_INVALID: unset */
+        char *bus_name;               /* BusName=: a well-known D-Bus name (Type=dbus needs it) */
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */

@@ -21,15 +21,28 @@ FS=$(find_helper forking-service) || true
 [ -n "$FS" ] || skip_all "the forking-service helper is not built"
 mkdir "$T/run" || bail_out "mkdir failed"
 
-# ns_members PID: "pid:start" of every process in PID's PID namespace.
+# poke FIFO: one line into FIFO, waited for (bounded: the reader may be gone).
+poke() {
+        (echo go >"$1") &
+        _poker=$!
+        if ! wait_until 10 pid_dead "$_poker"; then
+                kill -KILL "$_poker" 2>/dev/null
+                wait "$_poker"
+                return 1
+        fi
+        wait "$_poker"
+}
+
+# ns_members PID: "pid:start" of every process in PID's PID namespace. One ls for all of /proc
+# (a readlink per process takes minutes on a loaded machine with a thousand processes).
 ns_members() {
         _ns=$(readlink "/proc/$1/ns/pid" 2>/dev/null) || return 0
-        for _d in /proc/[0-9]*; do
-                _p=${_d#/proc/}
-                [ "$(readlink "$_d/ns/pid" 2>/dev/null)" = "$_ns" ] || continue
-                _s=$(pid_start "$_p")
-                [ -n "$_s" ] && echo "$_p:$_s"
-        done
+        # shellcheck disable=SC2012 # the link targets are what is wanted, and ls -l prints them
+        ls -l /proc/[0-9]*/ns/pid 2>/dev/null | awk -v ns="$_ns" '$NF == ns { split($(NF - 2), a, "/"); print a[3] }' |
+                while read -r _p; do
+                        _s=$(pid_start "$_p")
+                        [ -n "$_s" ] && echo "$_p:$_s"
+                done
 }
 
 count() {
@@ -147,7 +160,7 @@ rm -f "$T/late.rc"
 check "late: svd waits for the PID file after the command exited" \
         wait_until 10 grep -q "late: PID file .* does not name a process of the service yet, waiting" "$SVD_LOG"
 expect_eq "late: still starting meanwhile" starting "$(svc_state late)"
-(echo go >"$T/late.gate") &
+check "late: the daemon takes the gate line" poke "$T/late.gate"
 check "late: once the daemon wrote it, the start completes" wait_until 10 test -s "$T/late.rc"
 expect_eq "late: the start succeeded" 0 "$(cat "$T/late.rc")"
 P=$(svc_pid late)

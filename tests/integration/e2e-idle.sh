@@ -31,6 +31,18 @@ Type=idle
 ExecStart=$SLEEP 10001
 EOF2
 
+# poke FIFO: one line into FIFO, waited for (bounded: the reader may be gone).
+poke() {
+        (echo go >"$1") &
+        _poker=$!
+        if ! wait_until 10 pid_dead "$_poker"; then
+                kill -KILL "$_poker" 2>/dev/null
+                wait "$_poker"
+                return 1
+        fi
+        wait "$_poker"
+}
+
 # bg_start NAME: svctl start in the background; its exit status lands in $T/NAME.rc.
 bg_start() {
         rm -f "$T/$1.rc"
@@ -63,7 +75,7 @@ bg_start hold
 check "hold's start is under way" wait_until 10 state_is hold starting
 bg_start idler
 check "idler waits while hold's start is under way" stays_for 2 not_running idler
-(echo go >"$T/hold.fifo") &
+check "hold takes its line" poke "$T/hold.fifo"
 check "hold's start completes" wait_until 10 returned hold
 check "then idler's start completes" wait_until 10 returned idler
 expect_eq "idler's start succeeded" 0 "$(cat "$T/idler.rc")"

@@ -36,18 +36,20 @@ START_TEST(test_types) {
         } cases[] = {
                 { "forking", SERVICE_TYPE_FORKING },
                 { "idle", SERVICE_TYPE_IDLE },
+                { "dbus", SERVICE_TYPE_DBUS },
                 { "simple", SERVICE_TYPE_SIMPLE },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char text[128];
-                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\nType=%s\n", cases[i].value);
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\nType=%s\nBusName=org.example.X\n",
+                         cases[i].value);
                 _cleanup_(unit_freep) Unit *u = load_ok(text);
                 ck_assert_int_eq(u->type, cases[i].type);
                 ck_assert_str_eq(service_type_to_string(u->type), cases[i].value);
         }
-        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/bin/true\nType=dbus\n", -EOPNOTSUPP);
-        ck_assert_str_eq(m, PATH ":3: Invalid value 'dbus' for Type=: not supported (supported: simple, exec, "
-                            "notify, oneshot, forking, idle)");
+        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/bin/true\nType=notify-reload\n", -EOPNOTSUPP);
+        ck_assert_str_eq(m, PATH ":3: Invalid value 'notify-reload' for Type=: not supported (supported: simple, exec, "
+                            "notify, oneshot, forking, idle, dbus)");
 }
 END_TEST
 
@@ -123,6 +125,31 @@ START_TEST(test_notify_access) {
 }
 END_TEST
 
+START_TEST(test_bus_name) {
+        static const char *const good[] = { "org.freedesktop.NetworkManager", "a.b", "org.example.my-daemon",
+                                            "_x.y_2" };
+        static const char *const bad[] = { "org", ".org.x", "org.x.", "org..x", "org.9x", "9org.x", "org.x!",
+                                           ":1.42" };
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                char text[256];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\nType=dbus\nBusName=%s\n", good[i]);
+                _cleanup_(unit_freep) Unit *u = load_ok(text);
+                ck_assert_str_eq(u->bus_name, good[i]);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[256], want[256];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\nBusName=%s\n", bad[i]);
+                snprintf(want, sizeof(want), PATH ":3: Invalid value '%s' for BusName=: expected a well-known D-Bus name",
+                         bad[i]);
+                _cleanup_free_ char *m = load_fail(text, -EINVAL);
+                ck_assert_msg(strncmp(m, want, strlen(want)) == 0, "%s", m);
+        }
+        /* Type=dbus without a name cannot tell when it is ready. */
+        _cleanup_free_ char *m = load_fail("[Service]\nExecStart=/bin/true\nType=dbus\n", -EINVAL);
+        ck_assert_str_eq(m, PATH ": Type=dbus needs BusName=");
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit-exec-env");
         TCase *tc = tcase_create("types");
@@ -130,6 +157,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_private_pids_default);
         tcase_add_test(tc, test_pid_file);
         tcase_add_test(tc, test_notify_access);
+        tcase_add_test(tc, test_bus_name);
         suite_add_tcase(s, tc);
         return s;
 }

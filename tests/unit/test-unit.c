@@ -457,9 +457,9 @@ START_TEST(test_bad_values) {
                 { "NoNewPrivileges=maybe", -EINVAL, "Invalid value 'maybe' for NoNewPrivileges=: " },
                 { "Type=notify-reload", -EOPNOTSUPP,
                   "Invalid value 'notify-reload' for Type=: not supported (supported: simple, exec, notify, "
-                  "oneshot, forking, idle)" },
+                  "oneshot, forking, idle, dbus)" },
                 { "Type=bogus", -EINVAL, "Invalid value 'bogus' for Type=: expected simple, exec, notify, "
-                  "oneshot, forking or idle" },
+                  "oneshot, forking, idle or dbus" },
                 { "TimeoutStartSec=soon", -EINVAL, "Invalid value 'soon' for TimeoutStartSec=: " },
                 { "WatchdogSec=-1", -EINVAL, "Invalid value '-1' for WatchdogSec=: " },
                 { "RemainAfterExit=maybe", -EINVAL, "Invalid value 'maybe' for RemainAfterExit=: " },
@@ -1057,7 +1057,8 @@ START_TEST(test_service_types) {
 
         for (ServiceType t = 0; t < _SERVICE_TYPE_MAX; t++) {
                 char text[128];
-                snprintf(text, sizeof(text), "[Service]\nExecStart=/x\nType=%s\n", service_type_to_string(t));
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/x\nType=%s\nBusName=org.example.X\n",
+                         service_type_to_string(t));
                 _cleanup_(unit_freep) Unit *v = load_ok(text, NULL);
                 ck_assert_int_eq(v->type, t);
                 ck_assert_int_eq(service_type_from_string(service_type_to_string(t)), t);
