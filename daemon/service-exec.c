@@ -95,6 +95,9 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
         r = service_build_environment(s, &e->env, &e->error);
         if (r < 0)
                 return r;
+        r = service_dirs_prepare(s, &e->env, &e->error);
+        if (r < 0)
+                return r;
         if (u->exec_start_flags & EXEC_NO_ENV_EXPAND) {
                 e->argv = strv_copy(u->exec_start);
                 if (!e->argv)

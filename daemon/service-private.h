@@ -76,6 +76,15 @@ int service_dbus_watch(Service *s);
 /* After a re-exec (the connection is not carried over): watch again. */
 int service_dbus_resume(Service *s);
 
+/* ---- service-dirs.c ---- */
+
+/* Creates the unit's RuntimeDirectory= and the other directories (mode, owner) and adds their
+ * $*_DIRECTORY variables to *env: 0, or -errno with *ret_error saying which (may stay NULL). */
+int service_dirs_prepare(Service *s, char ***env, char **ret_error);
+/* The service's processes are gone: removes RuntimeDirectory= unless RuntimeDirectoryPreserve=
+ * keeps it; for_good: the service stopped (no restart follows), which ends =restart's keeping. */
+void service_dirs_remove_runtime(Service *s, bool for_good);
+
 /* ---- service-idle.c ---- */
 
 #define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */

@@ -233,6 +233,11 @@ void service_set_state(Service *s, ServiceState state) {
         if (state == SERVICE_RUNNING && s->run.execed && !s->run.ready)
                 service_ready(s);
         deps_schedule(s->ctx);
+        /* The processes are gone: RuntimeDirectory= goes, unless RuntimeDirectoryPreserve= keeps it. */
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !IN_SET(old, SERVICE_INACTIVE, SERVICE_FAILED))
+                service_dirs_remove_runtime(s, /* for_good= */ true);
+        else if (state == SERVICE_AUTO_RESTART && old != SERVICE_AUTO_RESTART)
+                service_dirs_remove_runtime(s, /* for_good= */ false);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
                 service_answer(s, OPS_STOP, SERVICE_OUTCOME_DONE, NULL);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && s->ctx->callbacks && s->ctx->callbacks->settled)
@@ -361,6 +366,9 @@ fail:
                         log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, u->exec_start[0]);
                 service_set_last_error(s, msg);
                 s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
+                /* This start never got a process: the previous run's readiness must not make it look
+                 * complete (its waiters would never be answered). */
+                s->run.ready = false;
                 service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
                 return r;
         }
@@ -627,6 +635,7 @@ void service_finish_exit(Service *s) {
                 /* A restart asked for by a client: start again at once. */
                 if (s->result == SERVICE_FAILURE_TIMEOUT)
                         s->result = SERVICE_SUCCESS;
+                service_dirs_remove_runtime(s, /* for_good= */ false);
                 (void) service_spawn(s);
                 return;
         }

@@ -53,6 +53,28 @@ static char *xdg_dir(const char *var, const char *home_default, const char *sub)
         return asprintf(&s, "%s/%s%s", home, home_default, sub) < 0 ? NULL : s;
 }
 
+/* %m: the machine ID, 32 lower-case hex digits from /etc/machine-id (machine-id(5)). */
+static char *machine_id(void) {
+        char buf[64] = "";
+        FILE *f = fopen("/etc/machine-id", "re");
+        if (!f || !fgets(buf, sizeof(buf), f)) {
+                if (f)
+                        fclose(f);
+                errno = ENXIO;
+                return NULL;
+        }
+        fclose(f);
+        buf[strcspn(buf, "\n")] = 0;
+        bool ok = strlen(buf) == 32;
+        for (size_t i = 0; ok && i < 32; i++)
+                ok = isxdigit((unsigned char) buf[i]);
+        if (!ok) {
+                errno = ENXIO;
+                return NULL;
+        }
+        return strdup(buf);
+}
+
 /* The value of %c for unit `name`, or NULL with errno (EINVAL: unknown specifier). */
 static char *specifier_value(char c, const char *name) {
         const char *at = strchr(name, '@');
@@ -111,6 +133,8 @@ static char *specifier_value(char c, const char *name) {
                 return strdup(getenv("USER"));
         case 'U':
                 return asprintf(&s, "%ju", (uintmax_t) getuid()) < 0 ? NULL : s;
+        case 'm':
+                return machine_id();
         case '%':
                 return strdup("%");
         default:

@@ -18,6 +18,7 @@
  *   %h  the home directory, %u the user name, %U the uid of the user svd runs as (systemd's
  *       meaning: the service manager's user, not User=); root is "/root", "root", 0, others take
  *       $HOME and $USER (svd does no user database lookups while it runs)
+ *   %m  the machine ID (/etc/machine-id)
  *   %%  a literal '%'
  *
  * Any other specifier, and one whose value is not known (%t without $XDG_RUNTIME_DIR), fails with

@@ -284,6 +284,8 @@ Unit *unit_free(Unit *u) {
         free(u->std_error_path);
         free(u->pid_file);
         free(u->bus_name);
+        for (size_t i = 0; i < _EXEC_DIRECTORY_TYPE_MAX; i++)
+                strv_free(u->exec_directories[i]);
         unit_sandbox_done(&u->sandbox);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
@@ -406,6 +408,8 @@ static const Unit unit_defaults = {
         .umask = -1,
         .private_pids = -1,
         .notify_access = _NOTIFY_ACCESS_INVALID,
+        .exec_directory_mode = { 0755, 0755, 0755, 0755, 0755 },
+        .runtime_directory_preserve = EXEC_PRESERVE_NO,
         .memory_max = UINT64_MAX,
         .tasks_max = UINT64_MAX,
         .std_output = LOG_OUTPUT_LOG,
@@ -1233,6 +1237,76 @@ static int parse_bus_name(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
+/* RuntimeDirectory= and the other directory keys: relative paths without "." or ".." elements,
+ * separated by spaces, accumulating; empty resets. systemd's "NAME:LINK" form is refused. */
+static int parse_exec_directories(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_strv_free_ char **l = NULL;
+        char ***dirs = field;
+        int r;
+
+        if (isempty(p->value)) {
+                *dirs = strv_free(*dirs);
+                return 0;
+        }
+        r = split_exec_line(p->value, UNIT_EXEC_DIRECTORIES_MAX, &l);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return invalid_value(p, r, "expected relative paths separated by spaces");
+        r = unescape_words(p, l);
+        if (r < 0)
+                return r;
+        for (char **d = l; *d; d++) {
+                if (strchr(*d, ':'))
+                        return invalid_value(p, -EOPNOTSUPP, "the form 'NAME:LINK' is not supported");
+                bool ok = (*d)[0] != '/' && (*d)[0] != 0 && strlen(*d) < PATH_MAX && utf8_is_valid(*d);
+                for (const char *e = *d; ok && *e;) {
+                        size_t n = strcspn(e, "/");
+                        ok = n > 0 && !(n == 1 && e[0] == '.') && !(n == 2 && e[0] == '.' && e[1] == '.');
+                        e += n;
+                        if (*e == '/')
+                                e++;
+                }
+                if (!ok)
+                        return invalid_value(p, -EINVAL, "expected a relative path without '.' or '..' elements");
+                r = strv_extend(dirs, *d);
+                if (r < 0)
+                        return r;
+        }
+        if (strv_length(*dirs) > UNIT_EXEC_DIRECTORIES_MAX)
+                return invalid_value(p, -E2BIG, "more than %u directories", UNIT_EXEC_DIRECTORIES_MAX);
+        return 0;
+}
+
+/* RuntimeDirectoryMode= and the others: an octal mode, set-id and sticky bits included (redis
+ * uses 2755). */
+static int parse_directory_mode(UnitParser *p, const UnitKey *k, void *field) {
+        char *end;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        errno = 0;
+        unsigned long m = strtoul(p->value, &end, 8);
+        if (errno != 0 || *end || end == p->value || m > 07777 || p->value[0] == '-' || p->value[0] == '+')
+                return invalid_value(p, -EINVAL, "expected an octal mode such as '0755'");
+        *(int *) field = (int) m;
+        return 0;
+}
+
+static int parse_preserve(UnitParser *p, const UnitKey *k, void *field) {
+        if (isempty(p->value))
+                return key_reset(k, field);
+        if (streq(p->value, "restart")) {
+                *(ExecPreserve *) field = EXEC_PRESERVE_RESTART;
+                return 0;
+        }
+                bool b;
+        if (parse_boolean(p->value, &b) < 0)
+                return invalid_value(p, -EINVAL, "expected a boolean or 'restart'");
+        *(ExecPreserve *) field = b ? EXEC_PRESERVE_YES : EXEC_PRESERVE_NO;
+        return 0;
+}
+
 /* The sandboxing keys: unit-sandbox.c parses their values. */
 static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         const char *reason = NULL;
@@ -1356,6 +1430,19 @@ static const UnitKey unit_keys[] = {
         { "Service", "PIDFile", parse_pid_file, UNIT_FIELD(pid_file) },
         { "Service", "NotifyAccess", parse_notify_access, UNIT_FIELD(notify_access) },
         { "Service", "BusName", parse_bus_name, UNIT_FIELD(bus_name) },
+        { "Service", "RuntimeDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_RUNTIME]) },
+        { "Service", "StateDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_STATE]) },
+        { "Service", "CacheDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_CACHE]) },
+        { "Service", "LogsDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_LOGS]) },
+        { "Service", "ConfigurationDirectory", parse_exec_directories,
+          UNIT_FIELD(exec_directories[EXEC_DIRECTORY_CONFIGURATION]) },
+        { "Service", "RuntimeDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_RUNTIME]) },
+        { "Service", "StateDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_STATE]) },
+        { "Service", "CacheDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_CACHE]) },
+        { "Service", "LogsDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_LOGS]) },
+        { "Service", "ConfigurationDirectoryMode", parse_directory_mode,
+          UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_CONFIGURATION]) },
+        { "Service", "RuntimeDirectoryPreserve", parse_preserve, UNIT_FIELD(runtime_directory_preserve) },
 
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },

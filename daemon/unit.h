@@ -100,6 +100,32 @@ typedef enum NotifyAccess {
 const char *notify_access_to_string(NotifyAccess a);
 NotifyAccess notify_access_from_string(const char *s);
 
+/* RuntimeDirectory=, StateDirectory=, CacheDirectory=, LogsDirectory=, ConfigurationDirectory=
+ * (systemd.exec(5)): directories below /run, /var/lib, /var/cache, /var/log, /etc (for a svd that
+ * is not root: $XDG_RUNTIME_DIR, $XDG_STATE_HOME, $XDG_CACHE_HOME, $XDG_STATE_HOME/log,
+ * $XDG_CONFIG_HOME), created before the service starts (service-dirs.c). */
+typedef enum ExecDirectoryType {
+        EXEC_DIRECTORY_RUNTIME,
+        EXEC_DIRECTORY_STATE,
+        EXEC_DIRECTORY_CACHE,
+        EXEC_DIRECTORY_LOGS,
+        EXEC_DIRECTORY_CONFIGURATION,
+        _EXEC_DIRECTORY_TYPE_MAX,
+        _EXEC_DIRECTORY_TYPE_INVALID = -EINVAL,
+} ExecDirectoryType;
+
+#define UNIT_EXEC_DIRECTORIES_MAX 64U /* names in one directory key */
+
+/* RuntimeDirectoryPreserve=: no (removed when the service's processes are gone, restarts
+ * included), yes (kept), restart (kept across restarts, removed when it stops for good). */
+typedef enum ExecPreserve {
+        EXEC_PRESERVE_NO,
+        EXEC_PRESERVE_YES,
+        EXEC_PRESERVE_RESTART,
+        _EXEC_PRESERVE_MAX,
+        _EXEC_PRESERVE_INVALID = -EINVAL,
+} ExecPreserve;
+
 /* Dependencies between units, by name (without ".service"). */
 typedef enum UnitDependency {
         UNIT_REQUIRES,
@@ -174,6 +200,9 @@ typedef struct Unit {
         char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */
         NotifyAccess notify_access;   /* NotifyAccess=; _NOTIFY_ACCESS_INVALID: unset */
         char *bus_name;               /* BusName=: a well-known D-Bus name (Type=dbus needs it) */
+        char **exec_directories[_EXEC_DIRECTORY_TYPE_MAX]; /* RuntimeDirectory= ...: relative paths */
+        int exec_directory_mode[_EXEC_DIRECTORY_TYPE_MAX]; /* RuntimeDirectoryMode= ...: default 0755 */
+        ExecPreserve runtime_directory_preserve;          /* RuntimeDirectoryPreserve= */
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */

@@ -30,6 +30,7 @@ svd_integration_test(e2e-exec-prefix)
 svd_integration_test(e2e-forking)
 svd_integration_test(e2e-idle)
 svd_integration_test(e2e-dbus)
+svd_integration_test(e2e-exec-dirs)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)

@@ -150,6 +150,56 @@ START_TEST(test_bus_name) {
 }
 END_TEST
 
+START_TEST(test_exec_directories) {
+        Unit *u = load_ok("[Service]\nExecStart=/bin/true\nRuntimeDirectory=a b/c\nRuntimeDirectory=%N\n"
+                          "RuntimeDirectoryMode=0700\nStateDirectory=s\nCacheDirectory=c\nLogsDirectory=l\n"
+                          "ConfigurationDirectory=f\nStateDirectoryMode=750\nRuntimeDirectoryPreserve=restart\n");
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_RUNTIME][0], "a");
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_RUNTIME][1], "b/c");
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_RUNTIME][2], "test");
+        ck_assert_ptr_null(u->exec_directories[EXEC_DIRECTORY_RUNTIME][3]);
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_STATE][0], "s");
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_CACHE][0], "c");
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_LOGS][0], "l");
+        ck_assert_str_eq(u->exec_directories[EXEC_DIRECTORY_CONFIGURATION][0], "f");
+        ck_assert_int_eq(u->exec_directory_mode[EXEC_DIRECTORY_RUNTIME], 0700);
+        ck_assert_int_eq(u->exec_directory_mode[EXEC_DIRECTORY_STATE], 0750);
+        ck_assert_int_eq(u->exec_directory_mode[EXEC_DIRECTORY_CACHE], 0755);
+        ck_assert_int_eq(u->runtime_directory_preserve, EXEC_PRESERVE_RESTART);
+        unit_free(u);
+
+        /* Empty resets the list and the mode; booleans for the preserve key. */
+        u = load_ok("[Service]\nExecStart=/bin/true\nRuntimeDirectory=a\nRuntimeDirectory=\n"
+                    "RuntimeDirectoryMode=0700\nRuntimeDirectoryMode=\nRuntimeDirectoryPreserve=yes\n");
+        ck_assert_ptr_null(u->exec_directories[EXEC_DIRECTORY_RUNTIME]);
+        ck_assert_int_eq(u->exec_directory_mode[EXEC_DIRECTORY_RUNTIME], 0755);
+        ck_assert_int_eq(u->runtime_directory_preserve, EXEC_PRESERVE_YES);
+        unit_free(u);
+        /* Set-id and sticky bits (redis-server.service: RuntimeDirectoryMode=2755). */
+        u = load_ok("[Service]\nExecStart=/bin/true\nRuntimeDirectoryMode=2755\nCacheDirectoryMode=1777\n");
+        ck_assert_int_eq(u->exec_directory_mode[EXEC_DIRECTORY_RUNTIME], 02755);
+        ck_assert_int_eq(u->exec_directory_mode[EXEC_DIRECTORY_CACHE], 01777);
+        unit_free(u);
+
+        static const struct {
+                const char *line;
+                int error;
+        } bad[] = {
+                { "RuntimeDirectory=/abs", -EINVAL },    { "StateDirectory=a/../b", -EINVAL },
+                { "CacheDirectory=./a", -EINVAL },       { "LogsDirectory=a//b", -EINVAL },
+                { "RuntimeDirectory=a:b", -EOPNOTSUPP }, { "RuntimeDirectoryMode=0999", -EINVAL },
+                { "StateDirectoryMode=17777", -EINVAL },
+                { "RuntimeDirectoryPreserve=later", -EINVAL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[256];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\n%s\n", bad[i].line);
+                _cleanup_free_ char *m = load_fail(text, bad[i].error);
+                ck_assert_msg(strstr(m, PATH ":3: Invalid value"), "%s", m);
+        }
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit-exec-env");
         TCase *tc = tcase_create("types");
@@ -158,6 +208,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_pid_file);
         tcase_add_test(tc, test_notify_access);
         tcase_add_test(tc, test_bus_name);
+        tcase_add_test(tc, test_exec_directories);
         suite_add_tcase(s, tc);
         return s;
 }
