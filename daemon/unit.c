@@ -574,16 +574,75 @@ static int parse_size_key(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
-/* TasksMax=: a positive number or "infinity". */
+/* "N%" (0 < N <= 100, decimals allowed): 1 and N in per-ten-thousand, 0 when s is no percentage,
+ * -EINVAL when it is a bad one. */
+static int parse_percent_bp(const char *s, uint64_t *ret) {
+        size_t n = strlen(s);
+        if (n < 2 || s[n - 1] != '%')
+                return 0;
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (errno != 0 || end != s + n - 1 || !(v > 0) || v > 100 || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+                return -EINVAL;
+        *ret = (uint64_t) (v * 100 + 0.5);
+        return *ret > 0 ? 1 : -EINVAL;
+}
+
+/* What a percentage of TasksMax= is of, as systemd's system_tasks_max(): the lower of
+ * kernel.pid_max and kernel.threads-max (read when the unit is loaded). */
+static uint64_t system_tasks_max(void) {
+        static const char *const files[] = { "/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max" };
+        uint64_t m = UINT64_MAX;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                char buf[32] = "";
+                FILE *f = fopen(files[i], "re");
+                if (!f)
+                        continue;
+                uint64_t v;
+                if (fgets(buf, sizeof(buf), f)) {
+                        buf[strcspn(buf, "\n")] = 0;
+                        if (safe_atou64(buf, &v) >= 0 && v > 0 && v < m)
+                                m = v;
+                }
+                fclose(f);
+        }
+        return m == UINT64_MAX ? 4194304 /* PID_MAX_LIMIT */ : m;
+}
+
+/* TasksMax=: a positive number, a percentage of the system's limit on tasks, or "infinity". */
 static int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field) {
-        uint64_t *v = field;
+        uint64_t *v = field, bp;
         int r;
 
         if (isempty(p->value))
                 return key_reset(k, field);
-        r = streq(p->value, "infinity") ? (*v = UINT64_MAX, 0) : safe_atou64(p->value, v);
+        r = parse_percent_bp(p->value, &bp);
+        if (r > 0) {
+                uint64_t t = system_tasks_max() * bp / 10000;
+                *v = t > 0 ? t : 1;
+                return 0;
+        }
+        if (r == 0)
+                r = streq(p->value, "infinity") ? (*v = UINT64_MAX, 0) : safe_atou64(p->value, v);
         if (r < 0 || *v == 0)
-                return invalid_value(p, r < 0 ? r : -EINVAL, "expected a positive number or 'infinity'");
+                return invalid_value(p, r < 0 ? r : -EINVAL, "expected a positive number, a percentage or 'infinity'");
+        return 0;
+}
+
+/* MemoryMax=: a size, a percentage of the physical memory (as systemd, read when the unit is
+ * loaded), or "infinity". */
+static int parse_memory_max(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t bp;
+        int r = isempty(p->value) ? 0 : parse_percent_bp(p->value, &bp);
+        if (r < 0)
+                return invalid_value(p, r, "expected a size such as '512M' or '2G', a percentage, or 'infinity'");
+        if (r == 0)
+                return parse_size_key(p, k, field);
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || size <= 0)
+                return invalid_value(p, -ENXIO, "the size of the physical memory is not known");
+        *(uint64_t *) field = (uint64_t) pages * (uint64_t) size / 10000 * bp;
         return 0;
 }
 
@@ -1385,8 +1444,8 @@ static const UnitKey unit_keys[] = {
         { "Service", "LimitNPROC", parse_limit, UNIT_FIELD(limit_nproc) },
         { "Service", "LimitCORE", parse_limit, UNIT_FIELD(limit_core) },
         { "Service", "PrivatePIDs", parse_bool_key, UNIT_FIELD(private_pids) },
-        { "Service", "MemoryMax", parse_size_key, UNIT_FIELD(memory_max),
-          .expected = "expected a size such as '512M' or '2G', or 'infinity'" },
+        { "Service", "MemoryMax", parse_memory_max, UNIT_FIELD(memory_max),
+          .expected = "expected a size such as '512M' or '2G', a percentage, or 'infinity'" },
         { "Service", "TasksMax", parse_tasks_max, UNIT_FIELD(tasks_max) },
         { "Service", "CPUWeight", parse_unsigned_key, UNIT_FIELD(cpu_weight),
           .flags = KEY_POSITIVE, .max = 10000 },

@@ -66,6 +66,13 @@ ExecStart=$SH -c 'touch "\$\$RUNTIME_DIRECTORY/marker"; exec $SLEEP 10001'
 EOF2
 done
 
+write_unit percent <<EOF2
+[Service]
+TasksMax=10%
+MemoryMax=50%
+ExecStart=$SLEEP 10002
+EOF2
+
 mode_of() {
         stat -c %a "$1" 2>/dev/null
 }
@@ -136,5 +143,25 @@ done
 check "RuntimeDirectoryPreserve=yes: kept after the stop" test -e "$RUN/$N/keep-yes/marker"
 check "RuntimeDirectoryPreserve=restart: removed at the stop" test ! -e "$RUN/$N/keep-restart"
 check "RuntimeDirectoryPreserve=no: removed at the stop" test ! -e "$RUN/$N/keep-no"
+
+# ---- percentages: TasksMax= of the system's task limit, MemoryMax= of the physical memory ----
+run svctl start percent
+expect_rc "TasksMax=10% and MemoryMax=50% load and start" 0
+track_pid "$(svc_pid percent)"
+CGROOT=$(svctl --json info | _json_field cgroupReason | sed -n 's/^services in \([^ ]*\) .*/\1/p')
+if [ -r "$CGROOT/percent/pids.max" ] && [ -r "$CGROOT/percent/memory.max" ]; then
+        PMAX=$(cat /proc/sys/kernel/pid_max)
+        TMAX=$(cat /proc/sys/kernel/threads-max)
+        [ "$TMAX" -lt "$PMAX" ] && PMAX=$TMAX
+        expect_eq "pids.max is 10% of min(pid_max, threads-max)" $((PMAX * 1000 / 10000)) "$(cat "$CGROOT/percent/pids.max")"
+        MEM=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+        GOT=$(cat "$CGROOT/percent/memory.max")
+        # memory.max is rounded down to pages; MemTotal is less than the physical pages: within 10%.
+        check "memory.max is about half the physical memory ($GOT of $MEM)" \
+                test $((GOT / 1048576)) -ge $((MEM / 1048576 * 45 / 100)) -a $((GOT / 1048576)) -le $((MEM / 1048576 * 60 / 100))
+else
+        skip "pids.max and memory.max of the service" "svd's cgroup has no pids and memory controllers here"
+fi
+run svctl stop percent
 
 done_testing

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "basic/macros.h"
 #include "unit.h"
@@ -200,6 +201,32 @@ START_TEST(test_exec_directories) {
 }
 END_TEST
 
+START_TEST(test_percent_limits) {
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        Unit *u = load_ok("[Service]\nExecStart=/bin/true\nTasksMax=50%\nMemoryMax=25%\n");
+        ck_assert_uint_eq(u->memory_max, (uint64_t) pages * (uint64_t) size / 10000 * 2500);
+        ck_assert_uint_gt(u->tasks_max, 0);
+        ck_assert_uint_lt(u->tasks_max, UINT64_MAX);
+        uint64_t half = u->tasks_max;
+        unit_free(u);
+        u = load_ok("[Service]\nExecStart=/bin/true\nTasksMax=100%\n");
+        ck_assert_msg(u->tasks_max >= 2 * half - 1 && u->tasks_max <= 2 * half + 1, "%ju vs %ju",
+                      (uintmax_t) u->tasks_max, (uintmax_t) half);
+        unit_free(u);
+        u = load_ok("[Service]\nExecStart=/bin/true\nTasksMax=99.5%\nMemoryMax=1G\n");
+        ck_assert_uint_eq(u->memory_max, UINT64_C(1) << 30);
+        unit_free(u);
+        static const char *const bad[] = { "TasksMax=0%", "TasksMax=101%", "TasksMax=-5%", "TasksMax=x%",
+                                           "MemoryMax=150%", "MemoryMax=%" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[128];
+                snprintf(text, sizeof(text), "[Service]\nExecStart=/bin/true\n%s\n", bad[i]);
+                _cleanup_free_ char *m = load_fail(text, -EINVAL);
+                ck_assert_msg(strstr(m, PATH ":3: Invalid value"), "%s: %s", bad[i], m);
+        }
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit-exec-env");
         TCase *tc = tcase_create("types");
@@ -209,6 +236,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_notify_access);
         tcase_add_test(tc, test_bus_name);
         tcase_add_test(tc, test_exec_directories);
+        tcase_add_test(tc, test_percent_limits);
         suite_add_tcase(s, tc);
         return s;
 }
