@@ -181,6 +181,12 @@ int service_exec_prepare(Service *s, ServiceExec *e) {
                 .outer_uid = getuid(),
                 .outer_gid = getgid(),
                 .cgroup_fd = -EBADF,
+                .tty_path = u->tty_path ? u->tty_path : "/dev/console",
+                .stdin_tty = u->std_input != EXEC_INPUT_NULL,
+                .tty_force = u->std_input == EXEC_INPUT_TTY_FORCE,
+                .stdout_tty = u->std_output == LOG_OUTPUT_TTY,
+                .stderr_tty = u->std_error == LOG_OUTPUT_TTY ||
+                              (u->std_error == LOG_OUTPUT_INHERIT && u->std_output == LOG_OUTPUT_TTY),
                 .mode = c->probe->mode,
                 .cap_sys_admin = c->probe->cap_sys_admin,
         };

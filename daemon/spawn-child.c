@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -269,7 +270,21 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                         child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + key), -r);
         }
 
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (p->stdin_tty || p->stdout_tty || p->stderr_tty) {
+                /* The terminal: for stdin opened to become the controlling terminal of this new
+                 * session (setsid() above), as systemd's StandardInput=tty*; else only for output. */
+                int tty = open(p->tty_path, (p->stdin_tty ? O_RDWR : O_WRONLY) | O_NOCTTY | O_CLOEXEC);
+                if (tty < 0)
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                if (p->stdin_tty && ioctl(tty, TIOCSCTTY, p->tty_force ? 1 : 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                if ((p->stdin_tty && dup2(tty, STDIN_FILENO) < 0) || (p->stdout_tty && dup2(tty, STDOUT_FILENO) < 0) ||
+                    (p->stderr_tty && dup2(tty, STDERR_FILENO) < 0))
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                if (tty > STDERR_FILENO)
+                        (void) close(tty);
+        }
+        int null = p->stdin_tty ? STDIN_FILENO : open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (null < 0)
                 child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
         if (null != STDIN_FILENO) {

@@ -113,6 +113,11 @@ typedef struct SpawnParams {
          * 0-2 open, so none of its pipes can have such a number. */
         int stdout_fd;
         int stderr_fd;
+        /* StandardInput=/StandardOutput=/StandardError= on a terminal: tty_path is opened in the
+         * child; with stdin_tty it becomes the controlling terminal (TIOCSCTTY, forced with
+         * tty_force), and the child fails at "stdin" when it cannot. */
+        const char *tty_path;
+        bool stdin_tty, tty_force, stdout_tty, stderr_tty;
         SpawnMode mode;
         bool cap_sys_admin; /* from the probe: whether autokill works without CLONE_NNP */
 } SpawnParams;

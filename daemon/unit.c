@@ -283,6 +283,7 @@ Unit *unit_free(Unit *u) {
         free(u->std_output_path);
         free(u->std_error_path);
         free(u->pid_file);
+        free(u->tty_path);
         free(u->bus_name);
         for (size_t i = 0; i < _EXEC_DIRECTORY_TYPE_MAX; i++)
                 strv_free(u->exec_directories[i]);
@@ -1171,7 +1172,7 @@ static int parse_limit(UnitParser *p, const UnitKey *k, void *field) {
 
 static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
         [LOG_OUTPUT_LOG] = "log",       [LOG_OUTPUT_NULL] = "null",     [LOG_OUTPUT_INHERIT] = "inherit",
-        [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append",
+        [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append", [LOG_OUTPUT_TTY] = "tty",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
@@ -1179,7 +1180,7 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
 /* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH.
  * The path of file: and append: goes to the field at k->aux_offset. */
 static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_only[] = { "tty", "socket", "truncate:", "fd:" };
+        static const char *const systemd_only[] = { "socket", "truncate:", "fd:" };
         /* systemd's journal, kernel log and syslog destinations, and those with a copy on the
          * console: svd has one log per service, so they all go there. */
         static const char *const as_log[] = { "journal+console", "kmsg", "kmsg+console", "syslog",
@@ -1201,6 +1202,8 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 o = LOG_OUTPUT_NULL;
         else if (streq(v, "inherit"))
                 o = LOG_OUTPUT_INHERIT;
+        else if (streq(v, "tty"))
+                o = LOG_OUTPUT_TTY;
         else if (strneq(v, "file:", 5) || strneq(v, "append:", 7)) {
                 bool append = v[0] == 'a';
                 char bad;
@@ -1219,10 +1222,10 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
                         if (strneq(v, systemd_only[i], strlen(systemd_only[i])))
                                 return invalid_value(p, -EOPNOTSUPP,
-                                                     "not supported (supported: log, journal, null, inherit, "
+                                                     "not supported (supported: log, journal, null, inherit, tty, "
                                                      "file:PATH, append:PATH)");
                 return invalid_value(p, -EINVAL,
-                                     "expected one of: log, journal, null, inherit, file:PATH, append:PATH");
+                                     "expected one of: log, journal, null, inherit, tty, file:PATH, append:PATH");
         }
         free_and_replace(path, TAKE_PTR(s));
         *(LogOutput *) field = o;
@@ -1349,6 +1352,44 @@ static int parse_directory_mode(UnitParser *p, const UnitKey *k, void *field) {
         if (errno != 0 || *end || end == p->value || m > 07777 || p->value[0] == '-' || p->value[0] == '+')
                 return invalid_value(p, -EINVAL, "expected an octal mode such as '0755'");
         *(int *) field = (int) m;
+        return 0;
+}
+
+/* StandardInput=: null, tty, tty-force, tty-fail; systemd's data, file:, socket and fd: are refused. */
+static int parse_std_input(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const names[_EXEC_INPUT_MAX] = {
+                [EXEC_INPUT_NULL] = "null", [EXEC_INPUT_TTY] = "tty", [EXEC_INPUT_TTY_FORCE] = "tty-force",
+                [EXEC_INPUT_TTY_FAIL] = "tty-fail",
+        };
+        static const char *const systemd_only[] = { "data", "file:", "socket", "fd:" };
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        for (int i = 0; i < _EXEC_INPUT_MAX; i++)
+                if (streq(p->value, names[i])) {
+                        *(ExecInput *) field = (ExecInput) i;
+                        return 0;
+                }
+        for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
+                if (strneq(p->value, systemd_only[i], strlen(systemd_only[i])))
+                        return invalid_value(p, -EOPNOTSUPP, "not supported (supported: null, tty, tty-force, tty-fail)");
+        return invalid_value(p, -EINVAL, "expected null, tty, tty-force or tty-fail");
+}
+
+/* TTYPath=: an absolute path. */
+static int parse_tty_path(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *s = NULL;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        int r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        if (s[0] != '/' || strlen(s) >= PATH_MAX)
+                return invalid_value(p, -EINVAL, "expected an absolute path such as '/dev/tty1'");
+        free_and_replace(field, TAKE_PTR(s));
         return 0;
 }
 
@@ -1502,6 +1543,8 @@ static const UnitKey unit_keys[] = {
         { "Service", "ConfigurationDirectoryMode", parse_directory_mode,
           UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_CONFIGURATION]) },
         { "Service", "RuntimeDirectoryPreserve", parse_preserve, UNIT_FIELD(runtime_directory_preserve) },
+        { "Service", "StandardInput", parse_std_input, UNIT_FIELD(std_input) },
+        { "Service", "TTYPath", parse_tty_path, UNIT_FIELD(tty_path) },
 
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },

@@ -152,11 +152,24 @@ typedef enum LogOutput {
         LOG_OUTPUT_INHERIT,
         LOG_OUTPUT_FILE,
         LOG_OUTPUT_APPEND,
+        LOG_OUTPUT_TTY, /* TTYPath= (the child opens it) */
         _LOG_OUTPUT_MAX,
         _LOG_OUTPUT_INVALID = -EINVAL,
 } LogOutput;
 
 const char *log_output_to_string(LogOutput o);
+
+/* StandardInput= (systemd.exec(5)): null, or the terminal TTYPath= as the controlling terminal:
+ * tty and tty-fail fail the start when another session has it (svd does not wait for it to be
+ * released), tty-force takes it away from that session. */
+typedef enum ExecInput {
+        EXEC_INPUT_NULL,
+        EXEC_INPUT_TTY,
+        EXEC_INPUT_TTY_FORCE,
+        EXEC_INPUT_TTY_FAIL,
+        _EXEC_INPUT_MAX,
+        _EXEC_INPUT_INVALID = -EINVAL,
+} ExecInput;
 
 /* ExecStart= prefixes (systemd.service(5), "Command lines"), any combination in front of the path. */
 typedef enum ExecFlags {
@@ -233,6 +246,8 @@ typedef struct Unit {
         /* StandardOutput=/StandardError= (logstream.h): where the output goes. */
         LogOutput std_output, std_error; /* defaults: log, inherit (= as stdout, as in systemd) */
         char *std_output_path, *std_error_path; /* for file:/append: */
+        ExecInput std_input;      /* StandardInput= */
+        char *tty_path;           /* TTYPath=; NULL: /dev/console */
         uint64_t log_rotate_size; /* LogRotateSize=, bytes; 0 = never rotate */
         unsigned log_rotate_keep; /* LogRotateKeep=, rotated files kept */
 

@@ -649,8 +649,8 @@ START_TEST(test_log_output_mapped) {
                 ck_assert_uint_eq(strv_length(warnings), 2);
                 ck_assert_ptr_nonnull(strstr(warnings[0], "the service's log (svctl logs) gets it"));
         }
-        assert_fails_prefix("[Service]\nExecStart=/x\nStandardOutput=tty\n", -EOPNOTSUPP,
-                            PATH ":3: Invalid value 'tty' for StandardOutput=: not supported");
+        assert_fails_prefix("[Service]\nExecStart=/x\nStandardOutput=socket\n", -EOPNOTSUPP,
+                            PATH ":3: Invalid value 'socket' for StandardOutput=: not supported");
 }
 END_TEST
 
