@@ -419,6 +419,13 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
                 service_ready(s);
                 return;
         }
+        /* RemainAfterExit= of the other types: a started service whose processes ended successfully
+         * on their own (not stopped) stays "exited" (active), as systemd keeps it. */
+        if (s->unit->remain_after_exit && s->run.ready && allow_restart && s->result == SERVICE_SUCCESS) {
+                service_unset_timer(s);
+                service_set_state(s, SERVICE_EXITED);
+                return;
+        }
         if (allow_restart && service_should_restart(s, s->result)) {
                 int r = service_schedule_restart(s);
                 if (r >= 0) {

@@ -1891,11 +1891,6 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 parser_error(&p, -EINVAL, 0, "Type=dbus needs BusName=");
                 return fail(&p, ret_error);
         }
-        if (u->remain_after_exit && u->type != SERVICE_TYPE_ONESHOT) {
-                /* systemd keeps such a unit "active (exited)" after any type's exit; svd only for oneshot. */
-                parser_error(&p, -EOPNOTSUPP, 0, "RemainAfterExit=yes is supported with Type=oneshot only");
-                return fail(&p, ret_error);
-        }
         if (u->restart_steps > 0 && u->restart_max_delay_usec != USEC_INFINITY &&
             u->restart_max_delay_usec < u->restart_usec) {
                 /* As systemd's service_verify(). */

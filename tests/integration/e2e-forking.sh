@@ -105,6 +105,12 @@ Type=forking
 PIDFile=$T/run/dies.pid
 ExecStart=$FS --pidfile $T/run/dies.pid --record $T/dies.rec
 EOF2
+write_unit rclocal <<EOF2
+[Service]
+Type=forking
+RemainAfterExit=yes
+ExecStart=$SH -c 'exit 0'
+EOF2
 write_unit nons <<EOF2
 [Service]
 Type=forking
@@ -202,6 +208,14 @@ kill -KILL "$P"
 check "SIGKILL of the daemon: the service fails" wait_until 10 state_is dies failed
 expect_eq "result signal" signal "$(svc_field dies result)"
 check "its workers went with it" wait_until 10 none_left "$M"
+
+# ---- RemainAfterExit= (rc-local.service: Type=forking whose command leaves nothing behind) ----
+run svctl start rclocal
+expect_rc "forking with RemainAfterExit=yes and nothing left: the start succeeds" 0
+check "... and it stays exited (active) once its processes are gone" wait_until 10 state_is rclocal exited
+run svctl stop rclocal
+expect_rc "stop of an exited service" 0
+expect_eq "... inactive" inactive "$(svc_state rclocal)"
 
 # ---- PrivatePIDs=no ----
 run svctl start nons
