@@ -314,6 +314,9 @@ int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *r
                 case LOG_OUTPUT_INHERIT:
                         fd[i] = 0; /* svd's own stdout, or stderr */
                         break;
+                case LOG_OUTPUT_TTY:
+                        fd[i] = 0; /* the child opens TTYPath= itself (SpawnParams.stdout_tty) */
+                        break;
                 case LOG_OUTPUT_NULL:
                         if (l->null_fd < 0) {
                                 l->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);

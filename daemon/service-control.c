@@ -84,8 +84,10 @@ static int control_environment(Service *s, char ***ret) {
         _cleanup_strv_free_ char **env = NULL;
         char *a;
 
-        if (process_is_set(&s->run.main) && !s->run.main_pid1) {
-                if (asprintf(&a, "MAINPID=%d", (int) s->run.main.pid) < 0 || strv_consume(&env, a) < 0)
+        /* The daemon of Type=forking in its PID namespace, as svd sees it; not svd's own init there. */
+        const Process *m = service_main_process(s);
+        if (process_is_set(m) && (m != &s->run.main || !s->run.main_pid1)) {
+                if (asprintf(&a, "MAINPID=%d", (int) m->pid) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }
         if (IN_SET(s->control.kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST)) {

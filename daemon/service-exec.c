@@ -31,7 +31,8 @@ static int service_build_environment(Service *s, char **extra, char ***ret, char
                         return -ENOMEM;
         }
         /* sd_notify(3): where to send READY=1 and the watchdog keep-alives, as systemd does. */
-        if ((s->unit->type == SERVICE_TYPE_NOTIFY || s->unit->watchdog_usec > 0) && s->ctx->notify_path) {
+        if ((s->unit->type == SERVICE_TYPE_NOTIFY || unit_notify_access(s->unit) != NOTIFY_ACCESS_NONE) &&
+            s->ctx->notify_path) {
                 if (asprintf(&a, "NOTIFY_SOCKET=%s", s->ctx->notify_path) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }
@@ -101,6 +102,9 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
         r = service_build_environment(s, extra_env, &e->env, &e->error);
         if (r < 0)
                 return r;
+        r = service_dirs_prepare(s, &e->env, &e->error);
+        if (r < 0)
+                return r;
         if (cmd->flags & EXEC_NO_ENV_EXPAND) {
                 e->argv = strv_copy(cmd->argv);
                 if (!e->argv)
@@ -158,6 +162,12 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
         else if (!wd)
                 wd = "/";
 
+        /* The main command gets the unit's PID namespace (Type=forking's by default); the commands
+         * around it only an explicit PrivatePIDs=yes, so that ExecReload= and ExecStop= run where
+         * $MAINPID names the daemon. */
+        const ExecCommandList *starts = &u->exec[UNIT_EXEC_START];
+        bool main_command = cmd >= starts->commands && cmd < starts->commands + starts->n;
+        bool private_pids = main_command ? unit_private_pids(u) : u->private_pids > 0;
         e->params = (SpawnParams){
                 .path = e->path,
                 .argv = e->argv,
@@ -176,10 +186,12 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                                                       capability_mask(c->probe->cap_last),
                 .ambient = privileged ? 0 : u->ambient_capabilities,
                 .cap_last = c->probe->cap_last,
-                .private_pids = u->private_pids > 0,
+                .private_pids = private_pids,
+                /* Type=forking: svd's init stays as the namespace's reaper once the command has exited. */
+                .pid1_stays = private_pids && main_command && u->type == SERVICE_TYPE_FORKING,
                 /* An unprivileged svd's service gets a user namespace mapping svd's own ids to
                  * themselves whenever it needs one: that is PrivateUsers= of a per-user manager too. */
-                .user_namespace = (u->private_pids > 0 ||
+                .user_namespace = (private_pids ||
                                    (e->sandbox && (sandbox_plan_clone_flags(e->sandbox) != 0 ||
                                                    e->sandbox->private_users != SANDBOX_USERS_NONE))) &&
                                   c->uid != 0,
@@ -187,6 +199,12 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .outer_uid = getuid(),
                 .outer_gid = getgid(),
                 .cgroup_fd = -EBADF,
+                .tty_path = u->tty_path ? u->tty_path : "/dev/console",
+                .stdin_tty = u->std_input != EXEC_INPUT_NULL,
+                .tty_force = u->std_input == EXEC_INPUT_TTY_FORCE,
+                .stdout_tty = u->std_output == LOG_OUTPUT_TTY,
+                .stderr_tty = u->std_error == LOG_OUTPUT_TTY ||
+                              (u->std_error == LOG_OUTPUT_INHERIT && u->std_output == LOG_OUTPUT_TTY),
                 .mode = c->probe->mode,
                 .cap_sys_admin = c->probe->cap_sys_admin,
         };

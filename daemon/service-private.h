@@ -80,6 +80,50 @@ int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userd
  * (done for a condition not met, ASSERT_FAILED for an assertion). */
 bool service_conditions_allow_start(Service *s);
 
+/* ---- service-forking.c ---- */
+
+/* Init reported the command's exit (Type=forking in a PID namespace). */
+void service_forking_command_exited(Service *s, const ExitStatus *st);
+/* Init reaped the process nspid (its pid in the namespace) with wstatus. */
+void service_forking_reaped(Service *s, pid_t nspid, int wstatus);
+/* Type=forking without a PID namespace: the command exited with st while starting. true when the
+ * daemon it left was found and is the main process now (the exit is handled); false when the exit
+ * is to be handled as usual (failed, or no daemon found: then last_error says why). */
+bool service_forking_take_over(Service *s, const ExitStatus *st);
+/* The service's processes are gone: drop what the forking start held, remove the PID file. */
+void service_forking_exited(Service *s);
+/* After a re-exec: a start that was waiting for its PID file waits again. */
+int service_forking_resume(Service *s);
+
+/* Whether NotifyAccess= lets pid (one of s's processes) send notifications. */
+bool service_notify_allowed(Service *s, pid_t pid);
+
+/* ---- service-dbus.c ---- */
+
+/* Connects c to the system bus unless it is: 0, or -errno with *ret_error saying which bus. */
+int service_dbus_connect(ServiceContext *c, char **ret_error);
+/* Watches BusName= of s: ready when it is owned, stopped when released. */
+int service_dbus_watch(Service *s);
+/* After a re-exec (the connection is not carried over): watch again. */
+int service_dbus_resume(Service *s);
+
+/* ---- service-dirs.c ---- */
+
+/* Creates the unit's RuntimeDirectory= and the other directories (mode, owner) and adds their
+ * $*_DIRECTORY variables to *env: 0, or -errno with *ret_error saying which (may stay NULL). */
+int service_dirs_prepare(Service *s, char ***env, char **ret_error);
+/* The service's processes are gone: removes RuntimeDirectory= unless RuntimeDirectoryPreserve=
+ * keeps it; for_good: the service stopped (no restart follows), which ends =restart's keeping. */
+void service_dirs_remove_runtime(Service *s, bool for_good);
+
+/* ---- service-idle.c ---- */
+
+#define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */
+/* Type=idle: true when s waits for other jobs before its spawn (service-idle.c spawns it). */
+bool service_idle_wait(Service *s);
+void service_idle_cancel(Service *s);
+int service_on_idle_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+
 /* ---- service.c, for the other parts ---- */
 
 /* Answers every waiting Start and Restart with r. */
@@ -94,6 +138,8 @@ int service_spawn(Service *s);
 void service_take_next_unit(Service *s);
 void service_finish_exit(Service *s);
 void service_unwatch_cgroup(Service *s);
+/* svd ends the service because of a failure: the exit that follows is judged by result. */
+void service_enter_failure_stop(Service *s, ServiceResult result, int sig);
 
 int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userdata);
 int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdata);

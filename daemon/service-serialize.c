@@ -17,6 +17,7 @@ static const struct {
         { "start-timeout", service_on_start_timeout },
         { "stop-timeout", service_on_stop_timeout },
         { "restart", service_on_restart_timer },
+        { "idle", service_on_idle_timeout }, /* Type=idle: its start at the latest then */
         /* An exit-info retry is not carried over: the pidfd, watched again, says it. */
 };
 
@@ -76,6 +77,15 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
                 SET("mainExit", json_pack("{s:i,s:i}", "code", s->run.main.exit.code, "status", s->run.main.exit.status));
         SET("reportFd", reexec_fd_to_json(fds, s->run.report_fd));
         SET("mainPid1", json_boolean(s->run.main_pid1));
+        /* Type=forking: the command's exit and the daemon found after it. */
+        SET("controlExited", json_boolean(s->run.control_exited));
+        if (process_is_set(&s->run.daemon))
+                SET("daemon", json_pack("{s:i,s:o,s:i}", "pid", (int) s->run.daemon.pid, "pidfd",
+                                        reexec_fd_to_json(fds, s->run.daemon.pidfd), "nspid", (int) s->run.daemon_nspid));
+        else if (s->run.daemon_nspid > 0)
+                SET("daemonNspid", json_integer(s->run.daemon_nspid));
+        if (s->run.reaped_nspid > 0)
+                SET("reapedNspid", json_integer(s->run.reaped_nspid));
         SET("execed", json_boolean(s->run.execed));
         if (s->run.have_reported_exit)
                 SET("reportedExit", exit_status_to_json(&s->run.reported_exit));
@@ -249,6 +259,18 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         if (r >= 0)
                 s->run.report_fd = r;
         s->run.main_pid1 = reexec_bool(o, "mainPid1", false);
+        s->run.control_exited = reexec_bool(o, "controlExited", false);
+        json_t *daemon = json_object_get(o, "daemon");
+        if (json_is_object(daemon)) {
+                int fd = reexec_fd_take(daemon, "pidfd");
+                if (fd >= 0) {
+                        s->run.daemon = (Process){ .pid = (pid_t) reexec_i64(daemon, "pid", 0), .pidfd = fd,
+                                                   .mode = SPAWN_MODE_AUTOKILL };
+                        s->run.daemon_nspid = (pid_t) reexec_i64(daemon, "nspid", 0);
+                }
+        } else
+                s->run.daemon_nspid = (pid_t) reexec_i64(o, "daemonNspid", 0);
+        s->run.reaped_nspid = (pid_t) reexec_i64(o, "reapedNspid", 0);
         s->run.execed = reexec_bool(o, "execed", false);
         json_t *j;
         if ((j = json_object_get(o, "reportedExit"))) {
@@ -425,6 +447,12 @@ int service_resume(Service *s, json_t *o) {
                 if (r < 0)
                         return r;
         }
+        r = service_forking_resume(s);
+        if (r < 0)
+                return r;
+        r = service_dbus_resume(s);
+        if (r < 0)
+                return r;
         if (json_object_get(o, "watchdogDeadline") && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING)) {
                 r = sd_event_add_time(e, &s->run.watchdog_source, CLOCK_MONOTONIC, reexec_u64(o, "watchdogDeadline", 0),
                                       /* accuracy= */ 0, service_on_watchdog_timeout, s);

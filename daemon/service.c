@@ -75,6 +75,7 @@ void service_set_last_error(Service *s, char *msg) {
 static void service_run_init(ServiceRun *run) {
         *run = (ServiceRun){
                 .main = PROCESS_NULL,
+                .daemon = PROCESS_NULL,
                 .report_fd = -EBADF,
                 .status_errno = -1,
                 .cgroup_events_fd = -EBADF,
@@ -91,6 +92,10 @@ static void service_run_done(ServiceRun *run) {
         run->cgroup_source = sd_event_source_disable_unref(run->cgroup_source);
         run->cgroup_events_fd = safe_close(run->cgroup_events_fd);
         process_done(&run->main);
+        run->pid_file_source = sd_event_source_disable_unref(run->pid_file_source);
+        process_done(&run->daemon);
+        run->bus_match = sd_bus_slot_unref(run->bus_match);
+        run->bus_call = sd_bus_slot_unref(run->bus_call);
         free(run->status_text);
         run->status_text = NULL;
 }
@@ -236,6 +241,11 @@ void service_set_state(Service *s, ServiceState state) {
         if (state == SERVICE_RUNNING && s->run.execed && !s->run.ready)
                 service_ready(s);
         deps_schedule(s->ctx);
+        /* The processes are gone: RuntimeDirectory= goes, unless RuntimeDirectoryPreserve= keeps it. */
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !IN_SET(old, SERVICE_INACTIVE, SERVICE_FAILED))
+                service_dirs_remove_runtime(s, /* for_good= */ true);
+        else if (state == SERVICE_AUTO_RESTART && old != SERVICE_AUTO_RESTART)
+                service_dirs_remove_runtime(s, /* for_good= */ false);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
                 service_answer(s, OPS_STOP, SERVICE_OUTCOME_DONE, NULL);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && s->ctx->callbacks && s->ctx->callbacks->settled)
@@ -327,6 +337,12 @@ static int service_spawn_main(Service *s) {
                 service_after_main(s);
                 return 0;
         }
+        /* Type=dbus: with no bus to watch the name on, the start could only time out; say why now. */
+        if (u->type == SERVICE_TYPE_DBUS) {
+                r = service_dbus_connect(c, &exec.error);
+                if (r < 0)
+                        goto fail;
+        }
         const ExecCommand *cmd = service_main_command(s);
         r = service_exec_prepare(s, cmd, /* extra_env= */ NULL, &exec);
         if (r < 0)
@@ -363,15 +379,27 @@ static int service_spawn_main(Service *s) {
                 goto fail;
         }
         log_debug("%s: spawned pid %d (%s)", s->name, (int) s->run.main.pid, spawn_mode_to_string(s->run.main.mode));
-        /* Type=simple is running once created (after ExecStartPost=); Start still waits for the exec
-         * (service_note_execed). */
-        if (u->type == SERVICE_TYPE_SIMPLE)
+        /* Type=simple (and idle) is running once created (after ExecStartPost=); Start still waits for
+         * the exec (service_note_execed). */
+        if (IN_SET(u->type, SERVICE_TYPE_SIMPLE, SERVICE_TYPE_IDLE))
                 service_enter_start_post(s);
         else
                 service_set_state(s, SERVICE_STARTING);
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
-        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT)) {
+        if (u->type == SERVICE_TYPE_DBUS) {
+                r = service_dbus_watch(s);
+                if (r < 0) {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "Failed to watch bus name '%s': %s", u->bus_name, strerror(-r)) < 0)
+                                msg = NULL;
+                        log_error("%s: %s", s->name, msg ? msg : "Failed to watch the bus name");
+                        service_set_last_error(s, msg);
+                        service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, SIGKILL);
+                        return 0;
+                }
+        }
+        if (IN_SET(u->type, SERVICE_TYPE_NOTIFY, SERVICE_TYPE_ONESHOT, SERVICE_TYPE_FORKING, SERVICE_TYPE_DBUS)) {
                 r = service_arm_timer(s, u->timeout_start_usec, service_on_start_timeout);
                 if (r < 0)
                         log_warning_errno(r, "%s: Failed to arm TimeoutStartSec=, waiting without: %m", s->name);
@@ -394,6 +422,9 @@ fail:
                         log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, service_main_command(s)->argv[0]);
                 service_set_last_error(s, msg);
                 s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
+                /* This start never got a process: the previous run's readiness must not make it look
+                 * complete (its waiters would never be answered). */
+                s->run.ready = false;
                 service_enter_dead(s, SERVICE_FAILURE_RESOURCES, /* allow_restart= */ true);
                 return r;
         }
@@ -447,6 +478,13 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
                 service_unset_timer(s);
                 service_set_state(s, SERVICE_EXITED);
                 service_ready(s);
+                return;
+        }
+        /* RemainAfterExit= of the other types: a started service whose processes ended successfully
+         * on their own (not stopped) stays "exited" (active), as systemd keeps it. */
+        if (s->unit->remain_after_exit && s->run.ready && allow_restart && s->result == SERVICE_SUCCESS) {
+                service_unset_timer(s);
+                service_set_state(s, SERVICE_EXITED);
                 return;
         }
         if (allow_restart && service_should_restart(s, s->result)) {
@@ -504,9 +542,18 @@ static void service_drain_report(Service *s) {
                 }
                 if (f.stage == SPAWN_REPORT_EXECED)
                         s->run.execed = true;
-                else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
+                else if (f.stage == SPAWN_REPORT_EXIT_STATUS && s->unit->type == SERVICE_TYPE_FORKING) {
+                        ExitStatus st = exit_status_from_wait_status(f.error);
+                        service_forking_command_exited(s, &st);
+                } else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
                         s->run.reported_exit = exit_status_from_wait_status(f.error);
                         s->run.have_reported_exit = true;
+                } else if (f.stage == SPAWN_REPORT_REAPED_PID)
+                        s->run.reaped_nspid = (pid_t) f.error;
+                else if (f.stage == SPAWN_REPORT_REAPED_STATUS) {
+                        pid_t nspid = s->run.reaped_nspid;
+                        s->run.reaped_nspid = 0;
+                        service_forking_reaped(s, nspid, f.error);
                 } else if (!s->run.have_spawn_failure) {
                         s->run.spawn_failure = f;
                         s->run.have_spawn_failure = true;
@@ -555,6 +602,9 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         /* The child wrote its report before it exited, and its end of the
          * pipe closed when it exec'd or died, so the report is complete now. */
         service_drain_report(s);
+        /* Type=forking without a PID namespace: the command's exit hands over to its daemon. */
+        if (service_forking_take_over(s, exit_status))
+                return;
         if (!s->run.have_spawn_failure &&
             ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->run.ready))) {
                 s->run.execed = true; /* it did exec: Start succeeded */
@@ -568,6 +618,7 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         service_unwatch(s);
         process_done(&s->run.main);
         service_unset_timer(s);
+        service_forking_exited(s);
 
         /* With PrivatePIDs= the process svd watched is our init; what counts
          * is how the command ended, which init reported. */
@@ -594,10 +645,27 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 log_info("%s: %s %d, ignored ('-' prefix).", s->name, strna(exit_code_to_string(st->code)), st->status);
                 result = SERVICE_SUCCESS;
         }
-        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
+        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type == SERVICE_TYPE_FORKING) {
+                /* The command's exit ends the start (service-forking.c); here it failed, or left no
+                 * daemon to be found (service_forking_take_over() said why), or the service's
+                 * processes ended before the PID file named one. */
+                if (result == SERVICE_SUCCESS) {
+                        result = SERVICE_FAILURE_RESOURCES;
+                        if (!s->last_error)
+                                service_set_last_error(s, strdup("the service's processes ended before the "
+                                                                 "start was complete"));
+                } else {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "the command %s %s%d", strna(exit_code_to_string(st->code)),
+                                     st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                                msg = NULL;
+                        service_set_last_error(s, msg);
+                }
+        } else if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
-                if (asprintf(&msg, "%s %s%d before it reported READY=1", strna(exit_code_to_string(st->code)),
-                             st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                if (asprintf(&msg, "%s %s%d before it %s", strna(exit_code_to_string(st->code)),
+                             st->code == CLD_EXITED ? "with status " : "by signal ", st->status,
+                             s->unit->type == SERVICE_TYPE_DBUS ? "acquired its bus name" : "reported READY=1") < 0)
                         msg = NULL;
                 service_set_last_error(s, msg);
                 if (result == SERVICE_SUCCESS)
@@ -691,6 +759,7 @@ void service_finish_exit(Service *s) {
                 /* A restart asked for by a client: start again at once. */
                 if (s->result == SERVICE_FAILURE_TIMEOUT)
                         s->result = SERVICE_SUCCESS;
+                service_dirs_remove_runtime(s, /* for_good= */ false);
                 (void) service_spawn(s);
                 return;
         }
@@ -990,7 +1059,7 @@ void service_on_control_done(Service *s, UnitExec kind, ServiceResult result) {
 
 /* svd ends the service because of a failure (start timeout, watchdog): the exit that follows is
  * judged by `result`, and Restart= applies. */
-static void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
+void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
         if (s->result == SERVICE_SUCCESS)
                 s->result = result;
         s->run.failing = true;
@@ -1005,7 +1074,10 @@ int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userd
 
         service_unset_timer(s);
         if (asprintf(&msg, "%s within TimeoutStartSec=%s",
-                     s->unit->type == SERVICE_TYPE_ONESHOT ? "did not finish" : "did not report READY=1",
+                     s->unit->type == SERVICE_TYPE_ONESHOT   ? "did not finish"
+                     : s->unit->type == SERVICE_TYPE_FORKING ? "did not finish starting"
+                     : s->unit->type == SERVICE_TYPE_DBUS    ? "did not acquire its bus name"
+                                                             : "did not report READY=1",
                      format_timespan(t, sizeof(t), s->unit->timeout_start_usec)) < 0)
                 msg = NULL;
         log_warning("%s: start timed out: %s, stopping.", s->name, msg ? msg : "timeout");
@@ -1039,9 +1111,9 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
 
         if (!s->unit || !process_is_set(&s->run.main))
                 return;
-        if (s->unit->type != SERVICE_TYPE_NOTIFY && s->unit->watchdog_usec == 0) {
-                log_debug("%s: notify message from pid %d, but Type=%s and no WatchdogSec=, ignoring.", s->name,
-                          (int) pid, service_type_to_string(s->unit->type));
+        if (!service_notify_allowed(s, pid)) {
+                log_debug("%s: notify message from pid %d refused by NotifyAccess=%s, ignoring.", s->name,
+                          (int) pid, notify_access_to_string(unit_notify_access(s->unit)));
                 return;
         }
         if (msg->main_pid > 0 && msg->main_pid != s->run.main.pid)
@@ -1156,7 +1228,8 @@ void service_start_now(Service *s) {
                 s->restarts = 0;
                 s->result = SERVICE_SUCCESS;
                 service_start_limit_reset(s, /* counting= */ true);
-                (void) service_spawn(s);
+                if (!service_idle_wait(s))
+                        (void) service_spawn(s);
                 break;
         default:
                 break;
@@ -1192,6 +1265,7 @@ int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
         s->want_running = false;
         s->run.stop_by_notify = false;
         deps_relations_stop(s); /* PartOf= */
+        service_idle_cancel(s);
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
                 deps_job_done(s, /* success= */ false, "cancelled by a stop");
         if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
@@ -1308,7 +1382,7 @@ int service_kill(Service *s, int sig) {
         if (!process_is_set(&s->run.main))
                 return -ESRCH;
         log_info("%s: sending %s on request.", s->name, strna(signal_to_string(sig)));
-        return process_kill(&s->run.main, sig);
+        return process_kill(process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main, sig);
 }
 
 bool service_is_settled(const Service *s) {
@@ -1392,6 +1466,7 @@ Service *service_free(Service *s) {
         if (!s)
                 return NULL;
         service_cancel_waiters(s, OPS_START | OPS_STOP | OPS_RELOAD);
+        s->idle_source = sd_event_source_disable_unref(s->idle_source);
         service_unset_timer(s);
         service_deps_done(&s->deps);
         service_control_done(&s->control);
@@ -1587,6 +1662,8 @@ void service_context_done(ServiceContext *c) {
         c->jobs_source = sd_event_source_disable_unref(c->jobs_source);
         for (size_t i = 0; i < c->n_services; i++)
                 service_free(c->services[i]);
+        c->bus_disconnected = sd_bus_slot_unref(c->bus_disconnected);
+        c->bus = sd_bus_flush_close_unref(c->bus);
         free(c->services);
         c->services = NULL;
         c->n_services = 0;

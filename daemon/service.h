@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 #include <sys/resource.h>
@@ -159,6 +160,8 @@ typedef struct ServiceContext {
         Service **services;
         size_t n_services;
         sd_event_source *jobs_source; /* runs deps_dispatch() once per loop iteration when armed */
+        sd_bus *bus;                  /* the system bus, for Type=dbus (service-dbus.c); NULL: not connected */
+        sd_bus_slot *bus_disconnected;
 
         const ServiceCallbacks *callbacks;
         void *userdata;
@@ -218,6 +221,15 @@ typedef struct ServiceRun {
         int cgroup_events_fd;           /* cgroup.events, while leftovers are being killed */
         sd_event_source *cgroup_source; /* cgroup.events changed */
         bool main_exited;               /* the main process of this start exited (last_exit is its status) */
+        /* Type=forking (service-forking.c). */
+        bool control_exited;            /* the command exited successfully: the daemon is the service */
+        Process daemon;                 /* in a PID namespace: the daemon, signalled in place of init */
+        pid_t daemon_nspid;             /* its pid in the namespace; 0: none known */
+        pid_t reaped_nspid;             /* init's SPAWN_REPORT_REAPED_PID, until its status comes */
+        sd_event_source *pid_file_source; /* waiting for PIDFile= to name a process of the service */
+        /* Type=dbus (service-dbus.c). */
+        sd_bus_slot *bus_match;         /* NameOwnerChanged of BusName= */
+        sd_bus_slot *bus_call;          /* GetNameOwner */
         ServiceState exit_was;          /* the state when the main process exited */
         ServiceResult exit_result;      /* the result that exit gives */
 } ServiceRun;
@@ -297,6 +309,7 @@ struct Service {
         unsigned start_limit_count; /* starts in that window */
         ServiceJob job;
         ServiceDeps deps;
+        sd_event_source *idle_source; /* Type=idle: waiting for the other jobs (service-idle.c) */
 };
 
 /* Creates a service from a loaded unit (takes ownership) or, when unit is
@@ -327,6 +340,9 @@ int service_kill(Service *s, int sig);
  * none runs); s->control.kind is its key. */
 Process *service_control_process(Service *s);
 const char *service_control_command(const Service *s);
+/* The service's main process: for Type=forking in a PID namespace the daemon once known
+ * (service-forking.c), else the process svd created. */
+const Process *service_main_process(const Service *s);
 
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
 bool service_is_active(const Service *s);  /* running, reloading or exited (a start is complete) */

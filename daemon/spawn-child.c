@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -73,8 +74,15 @@ static void child_setup_user_namespace(const SpawnParams *p, int report_fd) {
  * signals to it for which it has a handler, and when it exits everything
  * else in the namespace is SIGKILLed. It forwards stop signals to the
  * command, reaps orphans, and reports the command's exit through the pipe
- * (its own exit status could not carry a signal), then exits. */
-static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, const sigset_t *all) {
+ * (its own exit status could not carry a signal), then exits.
+ *
+ * With stays (Type=forking) the command's exit is the end of the start, not
+ * of the service: init reports it and carries on, forwards signals to every
+ * process of the namespace (kill(-1) spares init itself), reports the pid
+ * and status of every process it reaps (the daemon, orphaned when the
+ * command exited, is reaped here), and exits once it has no child left,
+ * which in a PID namespace means no process left. */
+static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, const sigset_t *all, bool stays) {
         SpawnFailure f;
         ssize_t n;
 
@@ -96,17 +104,24 @@ static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, cons
                 if (sig < 0)
                         continue;
                 if (sig != SIGCHLD) {
-                        (void) kill(main_pid, sig);
+                        (void) kill(stays ? -1 : main_pid, sig);
                         continue;
                 }
                 for (;;) {
                         int status;
                         pid_t pid = waitpid(-1, &status, WNOHANG);
+                        if (pid < 0 && errno == ECHILD && stays && main_pid == 0)
+                                _exit(0);
                         if (pid <= 0)
                                 break;
                         if (pid == main_pid) {
                                 child_report(report_fd, SPAWN_REPORT_EXIT_STATUS, status);
-                                _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                                if (!stays)
+                                        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                                main_pid = 0;
+                        } else if (stays) {
+                                child_report(report_fd, SPAWN_REPORT_REAPED_PID, pid);
+                                child_report(report_fd, SPAWN_REPORT_REAPED_STATUS, status);
                         }
                 }
         }
@@ -148,7 +163,7 @@ static void child_become_pid1(const SpawnParams *p, int *report_fd) {
                 child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
         if (pid > 0) {
                 (void) close(exec_pipe[1]);
-                pid1_run(pid, *report_fd, exec_pipe[0], &all);
+                pid1_run(pid, *report_fd, exec_pipe[0], &all, p->pid1_stays);
         }
 
         /* The command: failures go to init, which relays them. */
@@ -255,7 +270,21 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                         child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + key), -r);
         }
 
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (p->stdin_tty || p->stdout_tty || p->stderr_tty) {
+                /* The terminal: for stdin opened to become the controlling terminal of this new
+                 * session (setsid() above), as systemd's StandardInput=tty*; else only for output. */
+                int tty = open(p->tty_path, (p->stdin_tty ? O_RDWR : O_WRONLY) | O_NOCTTY | O_CLOEXEC);
+                if (tty < 0)
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                if (p->stdin_tty && ioctl(tty, TIOCSCTTY, p->tty_force ? 1 : 0) < 0)
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                if ((p->stdin_tty && dup2(tty, STDIN_FILENO) < 0) || (p->stdout_tty && dup2(tty, STDOUT_FILENO) < 0) ||
+                    (p->stderr_tty && dup2(tty, STDERR_FILENO) < 0))
+                        child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
+                if (tty > STDERR_FILENO)
+                        (void) close(tty);
+        }
+        int null = p->stdin_tty ? STDIN_FILENO : open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (null < 0)
                 child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
         if (null != STDIN_FILENO) {

@@ -62,6 +62,9 @@ typedef enum SpawnStage {
         /* Not failures: records the PID-namespace init sends on the same pipe. */
         SPAWN_REPORT_EXECED = 100,      /* the command exec'd */
         SPAWN_REPORT_EXIT_STATUS = 101, /* the command ended; `error` holds its wait status */
+        SPAWN_REPORT_REAPED_PID = 102,  /* with pid1_stays: init reaped another process, `error` holds its
+                                         * pid in the namespace; a SPAWN_REPORT_REAPED_STATUS follows */
+        SPAWN_REPORT_REAPED_STATUS = 103, /* ... and its wait status */
 } SpawnStage;
 
 const char *spawn_stage_to_string(SpawnStage s);
@@ -97,6 +100,9 @@ typedef struct SpawnParams {
         uint64_t ambient;       /* capabilities to raise as ambient */
         int cap_last;           /* /proc/sys/kernel/cap_last_cap */
         bool private_pids;      /* PID namespace with svd's init as PID 1 and a fresh /proc */
+        bool pid1_stays;        /* with private_pids: init outlives the command (Type=forking): it reports
+                                 * the command's exit and every process it reaps after, forwards signals
+                                 * to every process of the namespace, and exits once none is left */
         bool user_namespace;    /* with private_pids or sandbox, for an unprivileged svd: map own uid/gid */
         const SandboxPlan *sandbox; /* namespaces and mounts of the sandboxing keys; NULL: none */
         uid_t outer_uid;        /* svd's uid/gid, for that mapping */
@@ -107,6 +113,11 @@ typedef struct SpawnParams {
          * 0-2 open, so none of its pipes can have such a number. */
         int stdout_fd;
         int stderr_fd;
+        /* StandardInput=/StandardOutput=/StandardError= on a terminal: tty_path is opened in the
+         * child; with stdin_tty it becomes the controlling terminal (TIOCSCTTY, forced with
+         * tty_force), and the child fails at "stdin" when it cannot. */
+        const char *tty_path;
+        bool stdin_tty, tty_force, stdout_tty, stderr_tty;
         SpawnMode mode;
         bool cap_sys_admin; /* from the probe: whether autokill works without CLONE_NNP */
 } SpawnParams;

@@ -71,9 +71,21 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
         [SERVICE_TYPE_EXEC] = "exec",
         [SERVICE_TYPE_NOTIFY] = "notify",
         [SERVICE_TYPE_ONESHOT] = "oneshot",
+        [SERVICE_TYPE_FORKING] = "forking",
+        [SERVICE_TYPE_IDLE] = "idle",
+        [SERVICE_TYPE_DBUS] = "dbus",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
+
+static const char *const notify_access_table[_NOTIFY_ACCESS_MAX] = {
+        [NOTIFY_ACCESS_NONE] = "none",
+        [NOTIFY_ACCESS_MAIN] = "main",
+        [NOTIFY_ACCESS_EXEC] = "exec",
+        [NOTIFY_ACCESS_ALL] = "all",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(notify_access, NotifyAccess);
 
 static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
         [UNIT_REQUIRES] = "Requires",
@@ -315,6 +327,11 @@ Unit *unit_free(Unit *u) {
         free(u->source);
         free(u->std_output_path);
         free(u->std_error_path);
+        free(u->pid_file);
+        free(u->tty_path);
+        free(u->bus_name);
+        for (size_t i = 0; i < _EXEC_DIRECTORY_TYPE_MAX; i++)
+                strv_free(u->exec_directories[i]);
         unit_sandbox_done(&u->sandbox);
         strv_free(u->not_applied);
         unit_conditions_done(&u->conditions);
@@ -446,6 +463,9 @@ static const Unit unit_defaults = {
         .capability_bounding_set = UNIT_CAPABILITIES_ALL,
         .umask = -1,
         .private_pids = -1,
+        .notify_access = _NOTIFY_ACCESS_INVALID,
+        .exec_directory_mode = { 0755, 0755, 0755, 0755, 0755 },
+        .runtime_directory_preserve = EXEC_PRESERVE_NO,
         .memory_max = UINT64_MAX,
         .tasks_max = UINT64_MAX,
         .std_output = LOG_OUTPUT_LOG,
@@ -611,21 +631,80 @@ static int parse_size_key(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
-/* TasksMax=: a positive number or "infinity". */
+/* "N%" (0 < N <= 100, decimals allowed): 1 and N in per-ten-thousand, 0 when s is no percentage,
+ * -EINVAL when it is a bad one. */
+static int parse_percent_bp(const char *s, uint64_t *ret) {
+        size_t n = strlen(s);
+        if (n < 2 || s[n - 1] != '%')
+                return 0;
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (errno != 0 || end != s + n - 1 || !(v > 0) || v > 100 || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+                return -EINVAL;
+        *ret = (uint64_t) (v * 100 + 0.5);
+        return *ret > 0 ? 1 : -EINVAL;
+}
+
+/* What a percentage of TasksMax= is of, as systemd's system_tasks_max(): the lower of
+ * kernel.pid_max and kernel.threads-max (read when the unit is loaded). */
+static uint64_t system_tasks_max(void) {
+        static const char *const files[] = { "/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max" };
+        uint64_t m = UINT64_MAX;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                char buf[32] = "";
+                FILE *f = fopen(files[i], "re");
+                if (!f)
+                        continue;
+                uint64_t v;
+                if (fgets(buf, sizeof(buf), f)) {
+                        buf[strcspn(buf, "\n")] = 0;
+                        if (safe_atou64(buf, &v) >= 0 && v > 0 && v < m)
+                                m = v;
+                }
+                fclose(f);
+        }
+        return m == UINT64_MAX ? 4194304 /* PID_MAX_LIMIT */ : m;
+}
+
+/* TasksMax=: a positive number, a percentage of the system's limit on tasks, or "infinity". */
 static int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field) {
-        uint64_t *v = field;
+        uint64_t *v = field, bp;
         int r;
 
         if (isempty(p->value))
                 return key_reset(k, field);
-        r = streq(p->value, "infinity") ? (*v = UINT64_MAX, 0) : safe_atou64(p->value, v);
+        r = parse_percent_bp(p->value, &bp);
+        if (r > 0) {
+                uint64_t t = system_tasks_max() * bp / 10000;
+                *v = t > 0 ? t : 1;
+                return 0;
+        }
+        if (r == 0)
+                r = streq(p->value, "infinity") ? (*v = UINT64_MAX, 0) : safe_atou64(p->value, v);
         if (r < 0 || *v == 0)
-                return invalid_value(p, r < 0 ? r : -EINVAL, "expected a positive number or 'infinity'");
+                return invalid_value(p, r < 0 ? r : -EINVAL, "expected a positive number, a percentage or 'infinity'");
+        return 0;
+}
+
+/* MemoryMax=: a size, a percentage of the physical memory (as systemd, read when the unit is
+ * loaded), or "infinity". */
+static int parse_memory_max(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t bp;
+        int r = isempty(p->value) ? 0 : parse_percent_bp(p->value, &bp);
+        if (r < 0)
+                return invalid_value(p, r, "expected a size such as '512M' or '2G', a percentage, or 'infinity'");
+        if (r == 0)
+                return parse_size_key(p, k, field);
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || size <= 0)
+                return invalid_value(p, -ENXIO, "the size of the physical memory is not known");
+        *(uint64_t *) field = (uint64_t) pages * (uint64_t) size / 10000 * bp;
         return 0;
 }
 
 static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_types[] = { "forking", "dbus", "notify-reload", "idle" };
+        static const char *const systemd_types[] = { "notify-reload" };
         ServiceType t;
 
         if (isempty(p->value))
@@ -638,8 +717,8 @@ static int parse_type(UnitParser *p, const UnitKey *k, void *field) {
         for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
                 if (streq(p->value, systemd_types[i]))
                         return invalid_value(p, -EOPNOTSUPP,
-                                             "not supported (supported: simple, exec, notify, oneshot)");
-        return invalid_value(p, -EINVAL, "expected simple, exec, notify or oneshot");
+                                             "not supported (supported: simple, exec, notify, oneshot, forking, idle, dbus)");
+        return invalid_value(p, -EINVAL, "expected simple, exec, notify, oneshot, forking, idle or dbus");
 }
 
 static int parse_restart(UnitParser *p, const UnitKey *k, void *field) {
@@ -1213,7 +1292,7 @@ static int parse_limit(UnitParser *p, const UnitKey *k, void *field) {
 
 static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
         [LOG_OUTPUT_LOG] = "log",       [LOG_OUTPUT_NULL] = "null",     [LOG_OUTPUT_INHERIT] = "inherit",
-        [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append",
+        [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append", [LOG_OUTPUT_TTY] = "tty",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
@@ -1221,7 +1300,7 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);
 /* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH.
  * The path of file: and append: goes to the field at k->aux_offset. */
 static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_only[] = { "tty", "socket", "truncate:", "fd:" };
+        static const char *const systemd_only[] = { "socket", "truncate:", "fd:" };
         /* systemd's journal, kernel log and syslog destinations, and those with a copy on the
          * console: svd has one log per service, so they all go there. */
         static const char *const as_log[] = { "journal+console", "kmsg", "kmsg+console", "syslog",
@@ -1243,6 +1322,8 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 o = LOG_OUTPUT_NULL;
         else if (streq(v, "inherit"))
                 o = LOG_OUTPUT_INHERIT;
+        else if (streq(v, "tty"))
+                o = LOG_OUTPUT_TTY;
         else if (strneq(v, "file:", 5) || strneq(v, "append:", 7)) {
                 bool append = v[0] == 'a';
                 char bad;
@@ -1261,13 +1342,188 @@ static int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
                         if (strneq(v, systemd_only[i], strlen(systemd_only[i])))
                                 return invalid_value(p, -EOPNOTSUPP,
-                                                     "not supported (supported: log, journal, null, inherit, "
+                                                     "not supported (supported: log, journal, null, inherit, tty, "
                                                      "file:PATH, append:PATH)");
                 return invalid_value(p, -EINVAL,
-                                     "expected one of: log, journal, null, inherit, file:PATH, append:PATH");
+                                     "expected one of: log, journal, null, inherit, tty, file:PATH, append:PATH");
         }
         free_and_replace(path, TAKE_PTR(s));
         *(LogOutput *) field = o;
+        return 0;
+}
+
+/* ---- service types and the execution environment ---- */
+
+/* PIDFile=: a path; a relative one is below /run, as systemd.service(5) says. */
+static int parse_pid_file(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        if (s[0] != '/') {
+                char *a;
+                if (asprintf(&a, "/run/%s", s) < 0)
+                        return -ENOMEM;
+                free_and_replace(&s, a);
+        }
+        if (strlen(s) >= PATH_MAX)
+                return invalid_value(p, -ENAMETOOLONG, "the path is too long");
+        free_and_replace(field, TAKE_PTR(s));
+        return 0;
+}
+
+/* NotifyAccess=none|main|exec|all. */
+static int parse_notify_access(UnitParser *p, const UnitKey *k, void *field) {
+        if (isempty(p->value))
+                return key_reset(k, field);
+        NotifyAccess a = notify_access_from_string(p->value);
+        if (a < 0)
+                return invalid_value(p, -EINVAL, "expected none, main, exec or all");
+        *(NotifyAccess *) field = a;
+        return 0;
+}
+
+/* BusName=: a well-known D-Bus name, as the D-Bus specification defines it: two or more elements
+ * of [A-Za-z0-9_-] separated by '.', none starting with a digit, at most 255 bytes. */
+static int parse_bus_name(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        size_t n = strlen(s), elements = 1;
+        bool ok = n > 0 && n <= 255 && s[0] != '.' && s[n - 1] != '.';
+        for (size_t i = 0; ok && i < n; i++) {
+                char c = s[i];
+                if (c == '.') {
+                        ok = s[i + 1] != '.' && !(s[i + 1] >= '0' && s[i + 1] <= '9');
+                        elements++;
+                } else
+                        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                             c == '-';
+        }
+        if (!ok || elements < 2 || (s[0] >= '0' && s[0] <= '9'))
+                return invalid_value(p, -EINVAL, "expected a well-known D-Bus name such as 'org.example.Foo'");
+        free_and_replace(field, TAKE_PTR(s));
+        return 0;
+}
+
+/* RuntimeDirectory= and the other directory keys: relative paths without "." or ".." elements,
+ * separated by spaces, accumulating; empty resets. systemd's "NAME:LINK" form is refused. */
+static int parse_exec_directories(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_strv_free_ char **l = NULL;
+        char ***dirs = field;
+        int r;
+
+        if (isempty(p->value)) {
+                *dirs = strv_free(*dirs);
+                return 0;
+        }
+        r = split_exec_line(p->value, UNIT_EXEC_DIRECTORIES_MAX, &l);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return invalid_value(p, r, "expected relative paths separated by spaces");
+        r = unescape_words(p, l);
+        if (r < 0)
+                return r;
+        for (char **d = l; *d; d++) {
+                if (strchr(*d, ':'))
+                        return invalid_value(p, -EOPNOTSUPP, "the form 'NAME:LINK' is not supported");
+                bool ok = (*d)[0] != '/' && (*d)[0] != 0 && strlen(*d) < PATH_MAX && utf8_is_valid(*d);
+                for (const char *e = *d; ok && *e;) {
+                        size_t n = strcspn(e, "/");
+                        ok = n > 0 && !(n == 1 && e[0] == '.') && !(n == 2 && e[0] == '.' && e[1] == '.');
+                        e += n;
+                        if (*e == '/')
+                                e++;
+                }
+                if (!ok)
+                        return invalid_value(p, -EINVAL, "expected a relative path without '.' or '..' elements");
+                r = strv_extend(dirs, *d);
+                if (r < 0)
+                        return r;
+        }
+        if (strv_length(*dirs) > UNIT_EXEC_DIRECTORIES_MAX)
+                return invalid_value(p, -E2BIG, "more than %u directories", UNIT_EXEC_DIRECTORIES_MAX);
+        return 0;
+}
+
+/* RuntimeDirectoryMode= and the others: an octal mode, set-id and sticky bits included (redis
+ * uses 2755). */
+static int parse_directory_mode(UnitParser *p, const UnitKey *k, void *field) {
+        char *end;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        errno = 0;
+        unsigned long m = strtoul(p->value, &end, 8);
+        if (errno != 0 || *end || end == p->value || m > 07777 || p->value[0] == '-' || p->value[0] == '+')
+                return invalid_value(p, -EINVAL, "expected an octal mode such as '0755'");
+        *(int *) field = (int) m;
+        return 0;
+}
+
+/* StandardInput=: null, tty, tty-force, tty-fail; systemd's data, file:, socket and fd: are refused. */
+static int parse_std_input(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const names[_EXEC_INPUT_MAX] = {
+                [EXEC_INPUT_NULL] = "null", [EXEC_INPUT_TTY] = "tty", [EXEC_INPUT_TTY_FORCE] = "tty-force",
+                [EXEC_INPUT_TTY_FAIL] = "tty-fail",
+        };
+        static const char *const systemd_only[] = { "data", "file:", "socket", "fd:" };
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        for (int i = 0; i < _EXEC_INPUT_MAX; i++)
+                if (streq(p->value, names[i])) {
+                        *(ExecInput *) field = (ExecInput) i;
+                        return 0;
+                }
+        for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
+                if (strneq(p->value, systemd_only[i], strlen(systemd_only[i])))
+                        return invalid_value(p, -EOPNOTSUPP, "not supported (supported: null, tty, tty-force, tty-fail)");
+        return invalid_value(p, -EINVAL, "expected null, tty, tty-force or tty-fail");
+}
+
+/* TTYPath=: an absolute path. */
+static int parse_tty_path(UnitParser *p, const UnitKey *k, void *field) {
+        _cleanup_free_ char *s = NULL;
+
+        if (isempty(p->value)) {
+                free_and_replace(field, NULL);
+                return 0;
+        }
+        int r = parse_string_value(p, &s);
+        if (r < 0)
+                return r;
+        if (s[0] != '/' || strlen(s) >= PATH_MAX)
+                return invalid_value(p, -EINVAL, "expected an absolute path such as '/dev/tty1'");
+        free_and_replace(field, TAKE_PTR(s));
+        return 0;
+}
+
+static int parse_preserve(UnitParser *p, const UnitKey *k, void *field) {
+        if (isempty(p->value))
+                return key_reset(k, field);
+        if (streq(p->value, "restart")) {
+                *(ExecPreserve *) field = EXEC_PRESERVE_RESTART;
+                return 0;
+        }
+                bool b;
+        if (parse_boolean(p->value, &b) < 0)
+                return invalid_value(p, -EINVAL, "expected a boolean or 'restart'");
+        *(ExecPreserve *) field = b ? EXEC_PRESERVE_YES : EXEC_PRESERVE_NO;
         return 0;
 }
 
@@ -1435,8 +1691,8 @@ static const UnitKey unit_keys[] = {
         { "Service", "LimitNPROC", parse_limit, UNIT_FIELD(limit_nproc) },
         { "Service", "LimitCORE", parse_limit, UNIT_FIELD(limit_core) },
         { "Service", "PrivatePIDs", parse_bool_key, UNIT_FIELD(private_pids) },
-        { "Service", "MemoryMax", parse_size_key, UNIT_FIELD(memory_max),
-          .expected = "expected a size such as '512M' or '2G', or 'infinity'" },
+        { "Service", "MemoryMax", parse_memory_max, UNIT_FIELD(memory_max),
+          .expected = "expected a size such as '512M' or '2G', a percentage, or 'infinity'" },
         { "Service", "TasksMax", parse_tasks_max, UNIT_FIELD(tasks_max) },
         { "Service", "CPUWeight", parse_unsigned_key, UNIT_FIELD(cpu_weight),
           .flags = KEY_POSITIVE, .max = 10000 },
@@ -1480,6 +1736,26 @@ static const UnitKey unit_keys[] = {
           .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
         { .section = "Service", .name = "TimeoutSec", .parse = parse_timeout_sec },
 
+
+        /* Service types and the execution environment. */
+        { "Service", "PIDFile", parse_pid_file, UNIT_FIELD(pid_file) },
+        { "Service", "NotifyAccess", parse_notify_access, UNIT_FIELD(notify_access) },
+        { "Service", "BusName", parse_bus_name, UNIT_FIELD(bus_name) },
+        { "Service", "RuntimeDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_RUNTIME]) },
+        { "Service", "StateDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_STATE]) },
+        { "Service", "CacheDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_CACHE]) },
+        { "Service", "LogsDirectory", parse_exec_directories, UNIT_FIELD(exec_directories[EXEC_DIRECTORY_LOGS]) },
+        { "Service", "ConfigurationDirectory", parse_exec_directories,
+          UNIT_FIELD(exec_directories[EXEC_DIRECTORY_CONFIGURATION]) },
+        { "Service", "RuntimeDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_RUNTIME]) },
+        { "Service", "StateDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_STATE]) },
+        { "Service", "CacheDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_CACHE]) },
+        { "Service", "LogsDirectoryMode", parse_directory_mode, UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_LOGS]) },
+        { "Service", "ConfigurationDirectoryMode", parse_directory_mode,
+          UNIT_FIELD(exec_directory_mode[EXEC_DIRECTORY_CONFIGURATION]) },
+        { "Service", "RuntimeDirectoryPreserve", parse_preserve, UNIT_FIELD(runtime_directory_preserve) },
+        { "Service", "StandardInput", parse_std_input, UNIT_FIELD(std_input) },
+        { "Service", "TTYPath", parse_tty_path, UNIT_FIELD(tty_path) },
 
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
@@ -1846,9 +2122,9 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 u->exec_start_flags = u->exec[UNIT_EXEC_START].commands[0].flags;
                 u->exec_argv0 = u->exec[UNIT_EXEC_START].commands[0].argv0;
         }
-        if (u->remain_after_exit && u->type != SERVICE_TYPE_ONESHOT) {
-                /* systemd keeps such a unit "active (exited)" after any type's exit; svd only for oneshot. */
-                parser_error(&p, -EOPNOTSUPP, 0, "RemainAfterExit=yes is supported with Type=oneshot only");
+        if (u->type == SERVICE_TYPE_DBUS && !u->bus_name) {
+                /* As systemd: a D-Bus service is ready once it has its name, so it must have one. */
+                parser_error(&p, -EINVAL, 0, "Type=dbus needs BusName=");
                 return fail(&p, ret_error);
         }
         if (u->restart_steps > 0 && u->restart_max_delay_usec != USEC_INFINITY &&
@@ -1920,6 +2196,18 @@ int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void 
         }
 
         return unit_load_string(buf, n, path, name, warn, userdata, ret, ret_error);
+}
+
+NotifyAccess unit_notify_access(const Unit *u) {
+        assert(u);
+        if (u->notify_access >= 0)
+                return u->notify_access;
+        return u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0 ? NOTIFY_ACCESS_MAIN : NOTIFY_ACCESS_NONE;
+}
+
+bool unit_private_pids(const Unit *u) {
+        assert(u);
+        return u->private_pids > 0 || (u->private_pids < 0 && u->type == SERVICE_TYPE_FORKING);
 }
 
 uint64_t unit_restart_delay_usec(const Unit *u, unsigned n_next) {

@@ -66,18 +66,67 @@ RestartPolicy restart_policy_from_string(const char *s);
  * service is complete. simple: once the process is created (Start still
  * replies only once it has exec'd); exec: once it has exec'd; notify: once
  * it sends READY=1 on $NOTIFY_SOCKET; oneshot: once it has exited
- * successfully. */
+ * successfully; forking: once the command has exited successfully, leaving
+ * its daemon behind, whose pid PIDFile= names or svd guesses (the one
+ * process left); idle: as simple, but the command starts only once the other
+ * starts and stops under way have been dispatched (at the latest after 5 s); dbus:
+ * once it has acquired BusName= on the system bus. */
 typedef enum ServiceType {
         SERVICE_TYPE_SIMPLE,
         SERVICE_TYPE_EXEC,
         SERVICE_TYPE_NOTIFY,
         SERVICE_TYPE_ONESHOT,
+        SERVICE_TYPE_FORKING,
+        SERVICE_TYPE_IDLE,
+        SERVICE_TYPE_DBUS,
         _SERVICE_TYPE_MAX,
         _SERVICE_TYPE_INVALID = -EINVAL,
 } ServiceType;
 
 const char *service_type_to_string(ServiceType t);
 ServiceType service_type_from_string(const char *s);
+
+/* NotifyAccess= (systemd.service(5)): whose sd_notify() messages are believed. main: the main
+ * process's; exec: the main process's and the command's (svd runs no other command of a service);
+ * all: any process of the service; none: nobody's. Unset: main for Type=notify or with
+ * WatchdogSec=, none otherwise (unit_notify_access()). */
+typedef enum NotifyAccess {
+        NOTIFY_ACCESS_NONE,
+        NOTIFY_ACCESS_MAIN,
+        NOTIFY_ACCESS_EXEC,
+        NOTIFY_ACCESS_ALL,
+        _NOTIFY_ACCESS_MAX,
+        _NOTIFY_ACCESS_INVALID = -EINVAL,
+} NotifyAccess;
+
+const char *notify_access_to_string(NotifyAccess a);
+NotifyAccess notify_access_from_string(const char *s);
+
+/* RuntimeDirectory=, StateDirectory=, CacheDirectory=, LogsDirectory=, ConfigurationDirectory=
+ * (systemd.exec(5)): directories below /run, /var/lib, /var/cache, /var/log, /etc (for a svd that
+ * is not root: $XDG_RUNTIME_DIR, $XDG_STATE_HOME, $XDG_CACHE_HOME, $XDG_STATE_HOME/log,
+ * $XDG_CONFIG_HOME), created before the service starts (service-dirs.c). */
+typedef enum ExecDirectoryType {
+        EXEC_DIRECTORY_RUNTIME,
+        EXEC_DIRECTORY_STATE,
+        EXEC_DIRECTORY_CACHE,
+        EXEC_DIRECTORY_LOGS,
+        EXEC_DIRECTORY_CONFIGURATION,
+        _EXEC_DIRECTORY_TYPE_MAX,
+        _EXEC_DIRECTORY_TYPE_INVALID = -EINVAL,
+} ExecDirectoryType;
+
+#define UNIT_EXEC_DIRECTORIES_MAX 64U /* names in one directory key */
+
+/* RuntimeDirectoryPreserve=: no (removed when the service's processes are gone, restarts
+ * included), yes (kept), restart (kept across restarts, removed when it stops for good). */
+typedef enum ExecPreserve {
+        EXEC_PRESERVE_NO,
+        EXEC_PRESERVE_YES,
+        EXEC_PRESERVE_RESTART,
+        _EXEC_PRESERVE_MAX,
+        _EXEC_PRESERVE_INVALID = -EINVAL,
+} ExecPreserve;
 
 /* Dependencies between units, by name (without ".service"). */
 typedef enum UnitDependency {
@@ -120,11 +169,24 @@ typedef enum LogOutput {
         LOG_OUTPUT_INHERIT,
         LOG_OUTPUT_FILE,
         LOG_OUTPUT_APPEND,
+        LOG_OUTPUT_TTY, /* TTYPath= (the child opens it) */
         _LOG_OUTPUT_MAX,
         _LOG_OUTPUT_INVALID = -EINVAL,
 } LogOutput;
 
 const char *log_output_to_string(LogOutput o);
+
+/* StandardInput= (systemd.exec(5)): null, or the terminal TTYPath= as the controlling terminal:
+ * tty and tty-fail fail the start when another session has it (svd does not wait for it to be
+ * released), tty-force takes it away from that session. */
+typedef enum ExecInput {
+        EXEC_INPUT_NULL,
+        EXEC_INPUT_TTY,
+        EXEC_INPUT_TTY_FORCE,
+        EXEC_INPUT_TTY_FAIL,
+        _EXEC_INPUT_MAX,
+        _EXEC_INPUT_INVALID = -EINVAL,
+} ExecInput;
 
 /* ExecStart= prefixes (systemd.service(5), "Command lines"), any combination in front of the path. */
 typedef enum ExecFlags {
@@ -228,6 +290,12 @@ typedef struct Unit {
 
         ServiceType type;
         bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
+        char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */
+        NotifyAccess notify_access;   /* NotifyAccess=; _NOTIFY_ACCESS_INVALID: unset */
+        char *bus_name;               /* BusName=: a well-known D-Bus name (Type=dbus needs it) */
+        char **exec_directories[_EXEC_DIRECTORY_TYPE_MAX]; /* RuntimeDirectory= ...: relative paths */
+        int exec_directory_mode[_EXEC_DIRECTORY_TYPE_MAX]; /* RuntimeDirectoryMode= ...: default 0755 */
+        ExecPreserve runtime_directory_preserve;          /* RuntimeDirectoryPreserve= */
         uint64_t timeout_start_usec;  /* TimeoutStartSec=, default 90 s; USEC_INFINITY for none */
         uint64_t watchdog_usec;       /* WatchdogSec=, 0 = off */
         char **dependencies[_UNIT_DEPENDENCY_MAX]; /* Requires= Wants= After= Before=, NULL-terminated */
@@ -255,7 +323,7 @@ typedef struct Unit {
                 bool set;
                 uint64_t soft, hard; /* RLIM_INFINITY for "infinity" */
         } limit_nofile, limit_nproc, limit_core;
-        int private_pids; /* PrivatePIDs=: -1 = default (see service.c), 0, 1 */
+        int private_pids; /* PrivatePIDs=: -1 = default (unit_private_pids()), 0, 1 */
         UnitSandbox sandbox; /* the sandboxing keys (unit-sandbox.h) */
         /* What of the file svd does not apply, each with its warning at load time: "Key=" for keys
          * svd ignores (unknown ones and those it does not support yet; the sandboxing keys of
@@ -271,6 +339,8 @@ typedef struct Unit {
         /* StandardOutput=/StandardError= (logstream.h): where the output goes. */
         LogOutput std_output, std_error; /* defaults: log, inherit (= as stdout, as in systemd) */
         char *std_output_path, *std_error_path; /* for file:/append: */
+        ExecInput std_input;      /* StandardInput= */
+        char *tty_path;           /* TTYPath=; NULL: /dev/console */
         uint64_t log_rotate_size; /* LogRotateSize=, bytes; 0 = never rotate */
         unsigned log_rotate_keep; /* LogRotateKeep=, rotated files kept */
 
@@ -303,6 +373,14 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
 
 Unit *unit_free(Unit *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
+
+/* Whether the service gets a PID namespace of its own: PrivatePIDs=, whose default is yes for
+ * Type=forking (so that its daemon, a grandchild, dies with svd: see service-forking.c) and no
+ * otherwise. */
+bool unit_private_pids(const Unit *u);
+
+/* NotifyAccess= in force: as set, else main for Type=notify or WatchdogSec=, else none. */
+NotifyAccess unit_notify_access(const Unit *u);
 
 /* The delay before automatic restart number n_next (1 for the first) under
  * RestartSec=, RestartSteps= and RestartMaxDelaySec=: systemd's exponential

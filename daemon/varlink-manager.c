@@ -88,7 +88,7 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "activeEnterUsec",
                             process_is_set(&s->run.main) ? json_integer((json_int_t) s->run.active_enter_usec)
                                                      : json_null());
-        json_object_set_new(o, "pid", process_is_set(&s->run.main) ? json_integer(s->run.main.pid) : json_null());
+        json_object_set_new(o, "pid", process_is_set(&s->run.main) ? json_integer(service_main_process(s)->pid) : json_null());
         json_object_set_new(o, "result", json_string(service_result_to_string(s->result)));
         json_object_set_new(o, "lastExit",
                             s->have_exit ? json_pack("{s:s,s:i}", "code",

@@ -89,8 +89,36 @@ EOF2
 write_unit child <<EOF2
 [Service]
 Type=notify
+NotifyAccess=all
 TimeoutStartSec=5s
 ExecStart=$NS child:READY=1 pause
+EOF2
+
+# NotifyAccess=: main (the default for Type=notify) believes the main process only; none nobody;
+# all lets a Type=simple service send STATUS=.
+write_unit child-main <<EOF2
+[Service]
+Type=notify
+TimeoutStartSec=2s
+ExecStart=$NS child:READY=1 pause
+EOF2
+write_unit access-none <<EOF2
+[Service]
+Type=notify
+NotifyAccess=none
+TimeoutStartSec=2s
+ExecStart=$NS notify:READY=1 pause
+EOF2
+write_unit access-all <<EOF2
+[Service]
+Type=simple
+NotifyAccess=all
+ExecStart=$NS notify:STATUS=simple-status pause
+EOF2
+write_unit access-default <<EOF2
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'echo "socket=\${NOTIFY_SOCKET:-none}"'
 EOF2
 
 write_unit child-ns <<EOF2
@@ -231,6 +259,26 @@ else
         expect_rc "child: without a cgroup, a READY=1 from a child is not believed" 1
         expect_contains "... start times out" "$ERR" "did not report READY=1"
 fi
+
+# shellcheck disable=SC2317 # called through wait_until
+status_text_is() {
+        [ "$(svc_field "$1" statusText)" = "$2" ]
+}
+
+run svctl start child-main
+expect_rc "child-main: NotifyAccess=main (the default): a child's READY=1 is not believed" 1
+expect_contains "... start times out" "$ERR" "did not report READY=1"
+run svctl start access-none
+expect_rc "access-none: NotifyAccess=none: not even the main process's READY=1 is believed" 1
+expect_contains "... start times out" "$ERR" "did not report READY=1"
+run svctl start access-all
+expect_rc "access-all: Type=simple with NotifyAccess=all starts" 0
+track_pid "$(svc_pid access-all)"
+check "access-all: its STATUS= is kept" wait_until 10 status_text_is access-all simple-status
+run svctl start access-default
+expect_rc "access-default: Type=oneshot without NotifyAccess= runs" 0
+run svctl logs access-default
+expect_contains "access-default: NotifyAccess=none (the default here) gives no \$NOTIFY_SOCKET" "$OUT" "socket=none"
 
 run svctl start child-ns
 if [ "$RC" -ne 0 ] && echo "$ERR" | grep -q -e "mount-proc" -e "user-namespace" -e "pid1-fork" -e "clone"; then

@@ -34,6 +34,12 @@ svd_integration_test(e2e-svctl-unit)
 svd_integration_test(e2e-unit-relations)
 svd_integration_test(e2e-exec-commands)
 svd_integration_test(e2e-exit-status)
+# Service types and the execution environment.
+svd_integration_test(e2e-forking)
+svd_integration_test(e2e-idle)
+svd_integration_test(e2e-dbus)
+svd_integration_test(e2e-exec-dirs)
+svd_integration_test(e2e-tty)
 # svd as a container's init: PID 1 of a PID namespace.
 svd_integration_test(init-reap)
 svd_integration_test(init-signals)

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Type=dbus (systemd.service(5)): the start is complete once the service has acquired BusName= on
+ * the system bus; a service that releases the name is stopped. svd keeps one connection to the
+ * system bus (sd-bus from libsystemd, attached to svd's loop, never a blocking call), opened when a
+ * Type=dbus service first starts and opened again after it was lost. Per service it adds a match
+ * on NameOwnerChanged for its name, then asks GetNameOwner: the bus handles both in order, so no
+ * change slips between them. When there is no bus to connect to, the start fails at once saying
+ * so; when the connection is lost while a service waits for its name, that start fails too.
+ * $DBUS_SYSTEM_BUS_ADDRESS, as sd-bus reads it, names another bus.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "service-private.h"
+#include "svd-log.h"
+
+#define DBUS_SERVICE "org.freedesktop.DBus"
+#define DBUS_PATH "/org/freedesktop/DBus"
+#define DBUS_INTERFACE "org.freedesktop.DBus"
+
+static void dbus_owner_changed(Service *s, const char *owner) {
+        bool has = owner && owner[0];
+
+        if (has && s->state == SERVICE_STARTING) {
+                log_debug("%s: bus name '%s' acquired by %s", s->name, s->unit->bus_name, owner);
+                service_unset_timer(s); /* TimeoutStartSec= */
+                s->run.execed = true;
+                service_set_state(s, SERVICE_RUNNING);
+        } else if (!has && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING) && s->run.ready) {
+                /* As systemd: a D-Bus service without its name is done. */
+                log_info("%s: released bus name '%s', stopping.", s->name, s->unit->bus_name);
+                service_enter_failure_stop(s, SERVICE_SUCCESS, s->unit->kill_signal);
+        }
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Service *s = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, s->unit->bus_name))
+                return 0;
+        dbus_owner_changed(s, new_owner);
+        return 0;
+}
+
+static int on_get_name_owner(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Service *s = userdata;
+        const char *owner = NULL;
+
+        s->run.bus_call = sd_bus_slot_unref(s->run.bus_call);
+        if (sd_bus_message_is_method_error(m, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(m);
+                if (e && !sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.NameHasNoOwner"))
+                        log_debug("%s: GetNameOwner('%s'): %s", s->name, s->unit->bus_name, e->message);
+                return 0; /* not yet: NameOwnerChanged tells */
+        }
+        if (sd_bus_message_read(m, "s", &owner) >= 0)
+                dbus_owner_changed(s, owner);
+        return 0;
+}
+
+/* The connection is gone: whoever waited for a name on it fails; the next start connects anew. */
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ServiceContext *c = userdata;
+
+        log_warning("The system bus connection was lost.");
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
+                if (!s->run.bus_match)
+                        continue;
+                s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
+                s->run.bus_call = sd_bus_slot_unref(s->run.bus_call);
+                if (s->state == SERVICE_STARTING) {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "the system bus connection was lost before '%s' was acquired",
+                                     s->unit->bus_name) < 0)
+                                msg = NULL;
+                        log_error("%s: %s", s->name, msg ? msg : "the system bus connection was lost");
+                        service_set_last_error(s, msg);
+                        service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, s->unit->kill_signal);
+                }
+        }
+        c->bus_disconnected = sd_bus_slot_unref(c->bus_disconnected);
+        c->bus = sd_bus_flush_close_unref(c->bus);
+        return 0;
+}
+
+int service_dbus_connect(ServiceContext *c, char **ret_error) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (c->bus && sd_bus_is_open(c->bus) > 0)
+                return 0;
+        c->bus_disconnected = sd_bus_slot_unref(c->bus_disconnected);
+        c->bus = sd_bus_flush_close_unref(c->bus);
+
+        r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = sd_bus_attach_event(bus, c->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, &c->bus_disconnected, "org.freedesktop.DBus.Local", NULL,
+                                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, c);
+        if (r < 0) {
+                const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+                if (ret_error && asprintf(ret_error, "Type=dbus: cannot connect to the system bus (%s): %s",
+                                          address ? address : "unix:path=/run/dbus/system_bus_socket",
+                                          strerror(-r)) < 0)
+                        *ret_error = NULL;
+                return r;
+        }
+        c->bus = TAKE_PTR(bus);
+        return 0;
+}
+
+int service_dbus_watch(Service *s) {
+        ServiceContext *c = s->ctx;
+        _cleanup_free_ char *match = NULL;
+        int r;
+
+        if (!c->bus)
+                return -ENOTCONN;
+        s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
+        s->run.bus_call = sd_bus_slot_unref(s->run.bus_call);
+        if (asprintf(&match,
+                     "type='signal',sender='" DBUS_SERVICE "',path='" DBUS_PATH "',interface='" DBUS_INTERFACE
+                     "',member='NameOwnerChanged',arg0='%s'",
+                     s->unit->bus_name) < 0)
+                return -ENOMEM;
+        r = sd_bus_add_match_async(c->bus, &s->run.bus_match, match, on_name_owner_changed, NULL, s);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method_async(c->bus, &s->run.bus_call, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",
+                                     on_get_name_owner, s, "s", s->unit->bus_name);
+        if (r < 0) {
+                s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
+                return r;
+        }
+        return 0;
+}
+
+int service_dbus_resume(Service *s) {
+        if (!s->unit || s->unit->type != SERVICE_TYPE_DBUS || !process_is_set(&s->run.main) ||
+            !IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING))
+                return 0;
+        _cleanup_free_ char *error = NULL;
+        int r = service_dbus_connect(s->ctx, &error);
+        if (r >= 0)
+                r = service_dbus_watch(s);
+        if (r < 0)
+                log_warning_errno(r, "%s: Failed to watch bus name '%s' again after the re-exec: %s", s->name,
+                                  s->unit->bus_name, error ? error : strerror(-r));
+        return 0;
+}

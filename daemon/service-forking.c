@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Type=forking (systemd.service(5)): the command forks the daemon and exits; the start is complete
+ * when it exits successfully, and from then on the daemon is the service's main process: the one
+ * PIDFile= names, or the only process left when there is no PIDFile=.
+ *
+ * The daemon is a grandchild of svd, which the kernel's autokill (it kills the direct child only)
+ * does not reach. So a forking service runs in a PID namespace of its own by default (PrivatePIDs=
+ * defaults to yes for it): svd's init is PID 1 there and is the process svd created, with autokill
+ * (or, in fallback mode, the parent-death signal); when svd dies, init dies and the kernel kills
+ * every other process of the namespace, the daemon and whatever it forked. Init outlives the
+ * command here: it reports the command's exit and every process it reaps after (the daemon, being
+ * orphaned when the command exits, is its child), forwards signals to every process of the
+ * namespace, and exits when none is left. A pid in the PID file is one of the namespace: svd finds
+ * the process behind it among the namespace's processes only (process-pidns.h), so a PID file can
+ * never make svd signal a process outside the service.
+ *
+ * With PrivatePIDs=no the daemon is found as systemd does (PIDFile=, else the one process left in
+ * the service's cgroup) and becomes the main process svd watches; it does not die with svd then.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "process-pidns.h"
+#include "service-private.h"
+#include "svd-log.h"
+
+const Process *service_main_process(const Service *s) {
+        return process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main;
+}
+
+bool service_notify_allowed(Service *s, pid_t pid) {
+        switch (unit_notify_access(s->unit)) {
+        case NOTIFY_ACCESS_ALL:
+                return true; /* notify.c believes only the service's own processes */
+        case NOTIFY_ACCESS_MAIN:
+        case NOTIFY_ACCESS_EXEC:
+                if (process_is_set(&s->run.daemon))
+                        return pid == s->run.daemon.pid;
+                if (s->run.main_pid1) {
+                        /* The command: the first process svd's init forked, pid 2 of the namespace. A forking
+                         * service's daemon, once known, is the main process (above). */
+                        return !s->run.control_exited && pidns_pid_is(s->run.main.pid, pid, 2);
+                }
+                return pid == s->run.main.pid;
+        default:
+                return false;
+        }
+}
+
+static bool exit_ok(const Service *s, const ExitStatus *st) {
+        return (st->code == CLD_EXITED && st->status == 0) || (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE);
+}
+
+static char *exit_text(const ExitStatus *st) {
+        char *msg = NULL;
+        if (asprintf(&msg, "the command %s %s%d", st->code == CLD_EXITED ? "exited" : "was killed",
+                     st->code == CLD_EXITED ? "with status " : "by signal ", st->status) < 0)
+                return NULL;
+        return msg;
+}
+
+/* The start failed: svd kills the namespace (or what is left) and the exit settles it. */
+static void forking_fail(Service *s, ServiceResult result, char *msg) {
+        log_error("%s: %s", s->name, msg ? msg : "the start failed");
+        service_set_last_error(s, msg);
+        s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
+        service_enter_failure_stop(s, result, SIGKILL);
+}
+
+/* The daemon is known (or cannot be): the start is complete. */
+static void forking_running(Service *s) {
+        s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
+        service_unset_timer(s); /* TimeoutStartSec= */
+        s->run.execed = true;
+        service_set_state(s, SERVICE_RUNNING);
+}
+
+/* /proc/INIT/root/PATH: the PID file as the service sees it (its mount namespace). */
+static char *pid_file_path(Service *s) {
+        char *p = NULL;
+        if (asprintf(&p, "/proc/%d/root%s", (int) s->run.main.pid, s->unit->pid_file) < 0)
+                return NULL;
+        return p;
+}
+
+static int forking_find_main(Service *s);
+
+static int on_pid_file_event(sd_event_source *source, const struct inotify_event *ev, void *userdata) {
+        Service *s = userdata;
+        log_debug("%s: PID file directory changed (%s).", s->name, ev->len > 0 ? ev->name : "");
+        if (s->state == SERVICE_STARTING && s->run.control_exited && !process_is_set(&s->run.daemon))
+                (void) forking_find_main(s);
+        return 0;
+}
+
+/* Waits for the PID file to name a process: it may be written after the command exited (nginx
+ * does so), as systemd allows; TimeoutStartSec= bounds the wait. */
+static int forking_watch_pid_file(Service *s, const char *path) {
+        if (s->run.pid_file_source)
+                return 0;
+        _cleanup_free_ char *dir = strdup(path);
+        if (!dir)
+                return -ENOMEM;
+        char *slash = strrchr(dir, '/');
+        if (slash)
+                *slash = 0;
+        int r = sd_event_add_inotify(s->ctx->event, &s->run.pid_file_source, dir,
+                                     IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB,
+                                     on_pid_file_event, s);
+        if (r < 0)
+                return r;
+        log_info("%s: PID file '%s' does not name a process of the service yet, waiting.", s->name,
+                 s->unit->pid_file);
+        return 0;
+}
+
+/* In the namespace: the daemon from PIDFile= or the only child init has. */
+static int forking_find_main(Service *s) {
+        pid_t init = s->run.main.pid, pid = 0, nspid = 0;
+        int r;
+
+        if (s->unit->pid_file) {
+                _cleanup_free_ char *path = pid_file_path(s);
+                if (!path)
+                        return log_oom();
+                r = pidfile_read(path, &nspid);
+                if (r >= 0)
+                        r = pidns_find(init, nspid, &pid);
+                if (IN_SET(r, -ENOENT, -EINVAL, -ESRCH)) {
+                        /* Not there, not written yet, or not naming a process of the service yet. */
+                        r = forking_watch_pid_file(s, path);
+                        if (r < 0) {
+                                char *msg = NULL;
+                                if (asprintf(&msg, "Failed to watch for PID file '%s': %s", s->unit->pid_file,
+                                             strerror(-r)) < 0)
+                                        msg = NULL;
+                                forking_fail(s, SERVICE_FAILURE_RESOURCES, msg);
+                        }
+                        /* A change may have come before the watch: look once more. */
+                        else if (pidfile_read(path, &nspid) >= 0 && pidns_find(init, nspid, &pid) >= 0)
+                                r = 0;
+                        if (r < 0 || pid == 0)
+                                return 0;
+                } else if (r < 0) {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "Failed to read PID file '%s': %s", s->unit->pid_file, strerror(-r)) < 0)
+                                msg = NULL;
+                        forking_fail(s, SERVICE_FAILURE_RESOURCES, msg);
+                        return 0;
+                }
+        } else {
+                r = pidns_only_child(init, &pid, &nspid);
+                if (r < 0)
+                        log_warning_errno(r, "%s: Failed to look for the main process: %m", s->name);
+                if (r != 1) {
+                        if (r > 1)
+                                log_notice("%s: several processes are left and there is no PIDFile=: running "
+                                           "without a main process until the last one has exited.", s->name);
+                        forking_running(s);
+                        return 0;
+                }
+        }
+        r = pidns_open(pid, init, nspid, SPAWN_MODE_AUTOKILL, &s->run.daemon);
+        if (r < 0) {
+                /* It exited in between: its exit is on the way from init. */
+                log_debug_errno(r, "%s: the main process %d exited before svd could open it: %m", s->name, (int) pid);
+                s->run.daemon_nspid = nspid;
+                forking_running(s);
+                return 0;
+        }
+        s->run.daemon_nspid = nspid;
+        log_info("%s: main process %d (%d in its PID namespace).", s->name, (int) pid, (int) nspid);
+        forking_running(s);
+        return 0;
+}
+
+void service_forking_command_exited(Service *s, const ExitStatus *st) {
+        if (s->state != SERVICE_STARTING) {
+                /* A stop came first: init forwards it to every process and exits once they are gone. */
+                s->run.control_exited = true;
+                return;
+        }
+        if (!exit_ok(s, st)) {
+                s->run.have_reported_exit = true;
+                s->run.reported_exit = *st;
+                forking_fail(s, st->code == CLD_EXITED ? SERVICE_FAILURE_EXIT_CODE : SERVICE_FAILURE_SIGNAL,
+                             exit_text(st));
+                return;
+        }
+        s->run.control_exited = true;
+        (void) forking_find_main(s);
+}
+
+void service_forking_reaped(Service *s, pid_t nspid, int wstatus) {
+        if (nspid <= 0 || nspid != s->run.daemon_nspid)
+                return;
+        s->run.daemon_nspid = 0;
+        s->run.have_reported_exit = true;
+        s->run.reported_exit = exit_status_from_wait_status(wstatus);
+        process_done(&s->run.daemon);
+        /* The main process is gone: what it left goes with the namespace, as when a main process's
+         * leftovers are killed through its cgroup. The exit of init settles the service. */
+        int r = process_kill(&s->run.main, SIGKILL);
+        if (r < 0 && r != -ESRCH)
+                log_error_errno(r, "%s: Failed to kill the PID namespace's init: %m", s->name);
+}
+
+/* The one process in the service's cgroup. */
+static int cgroup_only_process(int cg_fd, pid_t *ret) {
+        int fd = openat(cg_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        FILE *f = fdopen(fd, "r");
+        if (!f) {
+                int r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        int n = 0, pid;
+        while (fscanf(f, "%d", &pid) == 1)
+                if (n++ == 0)
+                        *ret = (pid_t) pid;
+        fclose(f);
+        return n;
+}
+
+bool service_forking_take_over(Service *s, const ExitStatus *st) {
+        pid_t pid = 0;
+        int r;
+
+        if (s->unit->type != SERVICE_TYPE_FORKING || s->run.main_pid1 || s->state != SERVICE_STARTING ||
+            s->run.have_spawn_failure || !exit_ok(s, st))
+                return false;
+
+        char *msg = NULL;
+        if (s->unit->pid_file) {
+                r = pidfile_read(s->unit->pid_file, &pid);
+                if (r < 0 && asprintf(&msg, "Failed to read PID file '%s' after the command exited: %s",
+                                      s->unit->pid_file, strerror(-r)) < 0)
+                        msg = NULL;
+        } else if (s->cgroup_fd >= 0) {
+                r = cgroup_only_process(s->cgroup_fd, &pid);
+                if (r != 1 && asprintf(&msg, "cannot tell the main process: %d processes are left in the "
+                                             "service's cgroup and there is no PIDFile=", r) < 0)
+                        msg = NULL;
+                if (r != 1)
+                        r = -ESRCH;
+        } else {
+                r = -ESRCH;
+                msg = strdup("cannot tell the main process without PIDFile=: PrivatePIDs=no and svd has no cgroup");
+        }
+        Process daemon = PROCESS_NULL;
+        if (r >= 0) {
+                /* svd's own child (svd is a subreaper) is reaped by svd; any other process's exit status
+                 * is read from pidfs (process.h). */
+                pid_t ppid = 0;
+                char path[64], buf[256];
+                snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+                FILE *f = fopen(path, "re");
+                if (f) {
+                        if (fgets(buf, sizeof(buf), f) && strrchr(buf, ')'))
+                                (void) sscanf(strrchr(buf, ')') + 1, " %*c %d", &ppid);
+                        fclose(f);
+                }
+                r = pidns_open(pid, 0, 0, ppid == getpid() ? SPAWN_MODE_FALLBACK : SPAWN_MODE_AUTOKILL, &daemon);
+                if (r < 0 && asprintf(&msg, "the main process %d named by '%s' does not exist", (int) pid,
+                                      s->unit->pid_file ? s->unit->pid_file : "the cgroup") < 0)
+                        msg = NULL;
+        }
+        if (r < 0) {
+                log_error("%s: %s", s->name, msg ? msg : "cannot tell the main process");
+                service_set_last_error(s, msg);
+                return false; /* handled as the main process's exit: the start failed */
+        }
+        free(msg);
+
+        /* The daemon is the main process now. */
+        s->run.exit_source = sd_event_source_disable_unref(s->run.exit_source);
+        process_done(&s->run.main);
+        s->run.main = daemon;
+        s->run.exit_wait_hangup = false;
+        s->run.exit_info_retries = 0;
+        s->run.control_exited = true;
+        r = sd_event_add_io(s->ctx->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, service_on_exit_event, s);
+        if (r < 0) {
+                log_error_errno(r, "%s: Failed to watch the main process %d, killing it: %m", s->name, (int) pid);
+                (void) process_kill(&s->run.main, SIGKILL);
+                return false;
+        }
+        log_info("%s: main process %d.", s->name, (int) pid);
+        forking_running(s);
+        return true;
+}
+
+void service_forking_exited(Service *s) {
+        s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
+        process_done(&s->run.daemon);
+        /* As systemd: the PID file goes once the service has stopped. */
+        if (s->unit && s->unit->type == SERVICE_TYPE_FORKING && s->unit->pid_file && unlink(s->unit->pid_file) < 0 &&
+            errno != ENOENT)
+                log_debug_errno(errno, "%s: Failed to remove PID file '%s', ignoring: %m", s->name, s->unit->pid_file);
+}
+
+int service_forking_resume(Service *s) {
+        if (s->unit && s->unit->type == SERVICE_TYPE_FORKING && s->run.main_pid1 && s->state == SERVICE_STARTING &&
+            s->run.control_exited && !process_is_set(&s->run.daemon))
+                return forking_find_main(s);
+        return 0;
+}
