@@ -1374,6 +1374,24 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 if (s.fault == FAULT_SVD_TERM && timeout < 90 * USEC_PER_SEC)
                         timeout = 90 * USEC_PER_SEC; /* a clean stop waits for TimeoutStopSec= */
                 rd->survivors = proc_tracker_wait_dead(&t, t_fault + timeout, runner_reap, r);
+                if (fault_ends_svd(s.fault)) {
+                        /* What svd created between the snapshot and the fault
+                         * (a service's process still before its exec, with
+                         * svd's listening socket in its fd table): svd's
+                         * orphans, now re-parented to the runner. Held and
+                         * waited for like the rest, so that the next svd
+                         * never starts beside a piece of the last one. */
+                        size_t before = t.n;
+                        q = proc_tracker_collect(&t, NULL, 0, r->self, r->workload_pgid,
+                                                 /* include_escaped= */ true);
+                        if (q < 0)
+                                return runner_fail(r, "Failed to read svd's orphans: %s", strerror(-q));
+                        if (t.n > before) {
+                                rd->tracked = t.n;
+                                rd->survivors =
+                                    proc_tracker_wait_dead(&t, t_fault + timeout, runner_reap, r);
+                        }
+                }
                 uint64_t last = proc_tracker_last_death(&t);
                 rd->last_death_usec = last > t_fault ? (int64_t)(last - t_fault) : 0;
                 /* A zombie has no event to wait on: its parent reaps it when it
