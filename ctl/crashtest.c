@@ -1243,7 +1243,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
         /* Ready: every wanted service started (a no-op for those that run), then the probe. */
         q = runner_start_services(r);
         if (q < 0) {
-                round_fail(rd, "wanted services did not start");
+                round_fail(rd, "wanted services did not start: %s", r->error);
                 return 0;
         }
         q = runner_list(r, /* collect_wanted= */ false);
