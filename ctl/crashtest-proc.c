@@ -155,6 +155,13 @@ static const char *entry_owner(const ProcEntry *v, size_t n, const ProcEntry *e,
         return NULL;
 }
 
+static bool proc_tracker_has(const ProcTracker *t, pid_t pid, uint64_t starttime) {
+        for (size_t i = 0; i < t->n; i++)
+                if (t->procs[i].pid == pid && t->procs[i].starttime == starttime)
+                        return true;
+        return false;
+}
+
 int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, pid_t self, pid_t skip_sid,
                          bool include_escaped) {
         _cleanup_free_ ProcEntry *v = NULL;
@@ -172,7 +179,7 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
                         continue;
                 const char *owner =
                     entry_owner(v, n, &v[i], roots, n_roots, self, skip_sid, include_escaped);
-                if (!owner)
+                if (!owner || proc_tracker_has(t, v[i].pid, v[i].starttime))
                         continue;
                 if (t->n >= PROC_TRACK_MAX)
                         return -E2BIG;

@@ -65,7 +65,8 @@ typedef struct ProcTracker {
  * roots and not in session `skip_sid` is tracked too, as owner "escaped":
  * the runner is a child subreaper, so a daemon that left its service by
  * setsid() and a double fork lands there. Every tracked process gets a
- * pidfd; one that is gone by then is not tracked. */
+ * pidfd; one that is gone by then is not tracked, nor one tracked already:
+ * a second call adds only what is new. */
 int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, pid_t self, pid_t skip_sid,
                          bool include_escaped);
 

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crashtest-cgroup.h"
 #include "crashtest-proc.h"
 #include "macros.h"
 #include "missing-syscall.h"
@@ -60,6 +61,7 @@ typedef enum Fault {
         FAULT_SVD_KILL,
         FAULT_SVD_STOP,
         FAULT_SVD_TERM,
+        FAULT_SVD_OOM,
         FAULT_SERVICE_KILL,
         FAULT_SERVICE_KILL_SOME,
         FAULT_SERVICE_KILL_ALL,
@@ -72,6 +74,7 @@ static const char *const fault_table[_FAULT_MAX] = {
     [FAULT_SVD_KILL] = "svd-kill",
     [FAULT_SVD_STOP] = "svd-stop",
     [FAULT_SVD_TERM] = "svd-term",
+    [FAULT_SVD_OOM] = "svd-oom",
     [FAULT_SERVICE_KILL] = "service-kill",
     [FAULT_SERVICE_KILL_SOME] = "service-kill-some",
     [FAULT_SERVICE_KILL_ALL] = "service-kill-all",
@@ -90,12 +93,25 @@ static Fault fault_from_string(const char *s) {
 }
 
 static bool fault_is_svd(Fault f) {
-        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_STOP, FAULT_SVD_TERM);
+        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_STOP, FAULT_SVD_TERM, FAULT_SVD_OOM);
+}
+
+/* svd is gone after the fault and the runner starts it again. */
+static bool fault_ends_svd(Fault f) {
+        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_TERM, FAULT_SVD_OOM);
 }
 
 static bool fault_kills(Fault f) {
         return !IN_SET(f, FAULT_SVD_STOP, FAULT_SERVICE_STOP);
 }
+
+/* How the stop faults stop: the cgroup freezer where svd's or the service's
+ * cgroup allows it, else SIGSTOP (auto); or only the one asked for. */
+typedef enum StopBy {
+        STOP_BY_AUTO,
+        STOP_BY_FREEZE,
+        STOP_BY_SIGNAL,
+} StopBy;
 
 typedef enum AtKind {
         _AT_INVALID = -1,
@@ -133,6 +149,7 @@ static bool arg_json;
 static bool arg_keep;
 static const char *arg_chart;
 static uint64_t arg_stop_usec = USEC_PER_SEC;
+static StopBy arg_stop_by = STOP_BY_AUTO;
 static uint64_t arg_ready_timeout_usec = 60 * USEC_PER_SEC;
 static uint64_t arg_death_timeout_usec = 5 * USEC_PER_SEC;
 static uint64_t arg_recover_timeout_usec = 60 * USEC_PER_SEC;
@@ -203,6 +220,8 @@ typedef struct Runner {
         int svd_pidfd;
         char mode[32];
         bool cgroup;
+        CrashCgroup cg;       /* svd's own cgroup, for the freezer and the OOM fault */
+        char error[TEXT_MAX]; /* why the runner itself could not go on */
         pid_t workload_pid;
         pid_t workload_pgid; /* its session and process group (setsid()) */
         int workload_pidfd;
@@ -221,6 +240,9 @@ typedef struct Round {
         char targets[TEXT_MAX];
         char moment[TEXT_MAX];
         char mode[32];
+        char via[48];       /* how the fault was dealt: sigkill, sigterm, sigstop, freeze, oom-killer(+N) */
+        uint64_t oom_usage; /* svd-oom: svd's memory.current when its limit was lowered */
+        uint64_t oom_kills; /* svd-oom: what memory.events oom_kill counted */
         bool fired;
         size_t tracked;
         size_t survivors;
@@ -235,6 +257,17 @@ typedef struct Round {
         bool failed;
         char reason[TEXT_MAX];
 } Round;
+
+/* The runner's own failure, not a round's finding: printed, and kept in
+ * r->error for the round that met it to give as its reason. */
+_printf_(2, 3) static int runner_fail(Runner *r, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->error, sizeof(r->error), fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "svd-crashtest: %s\n", r->error);
+        return -EINVAL;
+}
 
 static void text_append(char *buf, size_t size, const char *s) {
         size_t l = strlen(buf);
@@ -345,66 +378,71 @@ static int runner_info(Runner *r) {
         VarlinkClient *c = NULL;
         int q = call(r, "io.svd.Manager.Info", NULL, &reply, &err, &c);
         if (q < 0)
-                return fail("Failed to call Info on '%s': %s", r->socket, strerror(-q));
+                return runner_fail(r, "Failed to call Info on '%s': %s", r->socket, strerror(-q));
         varlink_client_free(c);
         if (err)
-                return fail("Info failed: %s", err);
+                return runner_fail(r, "Info failed: %s", err);
         json_t *p = json_object_get(reply, "parameters");
         snprintf(r->mode, sizeof(r->mode), "%s", strna(json_string_value(json_object_get(p, "mode"))));
         r->cgroup = json_is_true(json_object_get(p, "cgroup"));
         return 0;
 }
 
-/* Starts svd and waits for its READY=1 on the runner's notify socket (from
- * svd's pid only), or for its death. */
-static int runner_start_svd(Runner *r) {
-        assert(r->svd_pid == 0);
+/* The notify socket svd's READY=1 comes to. It is bound only while the
+ * runner waits for that message: svd's sd_notify() sends with a blocking
+ * sendmsg(), and a datagram socket that nobody reads takes only
+ * net.unix.max_dgram_qlen messages (10 by default) before the sender
+ * blocks, so that a few re-executions (RELOADING=1, then READY=1 each) would
+ * leave svd hanging in sd_notify(). With no socket at the path, svd's
+ * message fails at once and svd carries on. */
+static int notify_open(Runner *r) {
+        struct sockaddr_un sun = {.sun_family = AF_UNIX};
+        if (strlen(r->notify_path) >= sizeof(sun.sun_path))
+                return runner_fail(r, "The notify socket's path '%s' is too long", r->notify_path);
+        strcpy(sun.sun_path, r->notify_path);
+        r->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (r->notify_fd < 0)
+                return runner_fail(r, "Failed to create the notify socket: %m");
+        (void)unlink(r->notify_path);
+        int one = 1;
+        if (bind(r->notify_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+            setsockopt(r->notify_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+                return runner_fail(r, "Failed to bind '%s': %m", r->notify_path);
+        return 0;
+}
 
-        int logfd = open(r->svd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (logfd < 0)
-                return fail("Failed to open '%s': %m", r->svd_log);
+static void notify_close(Runner *r) {
+        if (r->notify_fd < 0)
+                return;
+        r->notify_fd = safe_close(r->notify_fd);
+        (void)unlink(r->notify_path);
+}
 
-        pid_t pid = fork();
-        if (pid < 0) {
-                close(logfd);
-                return fail("Failed to fork: %m");
-        }
-        if (pid == 0) {
-                /* A session of its own: the terminal's Ctrl-C is the runner's to handle. */
-                (void)setsid();
-                int devnull = open("/dev/null", O_RDONLY);
-                if (devnull >= 0)
-                        (void)dup2(devnull, 0);
-                (void)dup2(logfd, 1);
-                (void)dup2(logfd, 2);
-                (void)setenv("NOTIFY_SOCKET", r->notify_path, 1);
-                const char *argv[] = {arg_svd,    "--units", arg_units,
-                                      "--socket", r->socket, arg_fallback ? "--mode=fallback" : NULL,
-                                      NULL};
-                execv(arg_svd, (char **)argv);
-                dprintf(2, "svd-crashtest: exec '%s': %m\n", arg_svd);
-                _exit(127);
-        }
-        close(logfd);
-        r->svd_pid = pid;
-        r->svd_pidfd = sys_pidfd_open(pid, 0);
-        if (r->svd_pidfd < 0)
-                return fail("Failed to open a pidfd for svd: %m");
+/* How a process ended, from its siginfo: "exited with status N" or "killed by SIGX". */
+static void exit_describe(const siginfo_t *si, char *buf, size_t size) {
+        if (si->si_code == CLD_EXITED)
+                snprintf(buf, size, "exited with status %d", si->si_status);
+        else
+                snprintf(buf, size, "killed by signal %d (%s)", si->si_status, strsignal(si->si_status));
+}
 
+/* Waits for svd's READY=1 on the notify socket (from svd's pid only), or for its death. */
+static int runner_wait_ready(Runner *r) {
         /* svd's own READY=1 is bound by --ready-timeout as the services' readiness is. */
         uint64_t deadline = mono_usec() + arg_ready_timeout_usec;
         for (;;) {
                 uint64_t now = mono_usec();
                 if (now >= deadline) {
                         (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
-                        return fail("svd did not report READY=1 within %llu s (log: %s)",
-                                    (unsigned long long)(arg_ready_timeout_usec / USEC_PER_SEC), r->svd_log);
+                        return runner_fail(r, "svd did not report READY=1 within %llu s (log: %s)",
+                                           (unsigned long long)(arg_ready_timeout_usec / USEC_PER_SEC),
+                                           r->svd_log);
                 }
                 struct pollfd p[2] = {{.fd = r->notify_fd, .events = POLLIN},
                                       {.fd = r->svd_pidfd, .events = POLLIN}};
                 int k = poll(p, 2, (int)((deadline - now) / USEC_PER_MSEC) + 1);
                 if (k < 0 && errno != EINTR)
-                        return fail("poll: %m");
+                        return runner_fail(r, "poll: %m");
                 if (k <= 0)
                         continue;
                 if (p[0].revents & POLLIN) {
@@ -430,14 +468,79 @@ static int runner_start_svd(Runner *r) {
                         if (uc.pid != r->svd_pid)
                                 continue;
                         if (strneq(buf, "READY=1", 7) || strstr(buf, "\nREADY=1"))
-                                break;
+                                return 0;
                         continue;
                 }
                 if (p[1].revents & POLLIN) {
-                        runner_reap(r);
-                        return fail("svd exited at start-up (log: %s)", r->svd_log);
+                        siginfo_t si = {};
+                        char how[64] = "ended";
+                        if (waitid(P_PIDFD, (id_t)r->svd_pidfd, &si, WEXITED | WNOHANG) >= 0 &&
+                            si.si_pid > 0)
+                                exit_describe(&si, how, sizeof(how));
+                        r->svd_pid = 0;
+                        r->svd_pidfd = safe_close(r->svd_pidfd);
+                        return runner_fail(r, "svd %s at start-up (log: %s)", how, r->svd_log);
                 }
         }
+}
+
+/* Starts svd (in its own cgroup when the runner made one) and waits for its READY=1. */
+static int runner_start_svd(Runner *r) {
+        int q;
+
+        assert(r->svd_pid == 0);
+
+        int logfd = open(r->svd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (logfd < 0)
+                return runner_fail(r, "Failed to open '%s': %m", r->svd_log);
+        q = notify_open(r);
+        if (q < 0) {
+                close(logfd);
+                notify_close(r);
+                return q;
+        }
+
+        pid_t pid = fork();
+        if (pid < 0) {
+                close(logfd);
+                notify_close(r);
+                return runner_fail(r, "Failed to fork: %m");
+        }
+        if (pid == 0) {
+                /* A session of its own: the terminal's Ctrl-C is the runner's to handle. */
+                (void)setsid();
+                int devnull = open("/dev/null", O_RDONLY);
+                if (devnull >= 0)
+                        (void)dup2(devnull, 0);
+                (void)dup2(logfd, 1);
+                (void)dup2(logfd, 2);
+                if (r->cg.available) {
+                        int k = crash_cgroup_enter(&r->cg);
+                        if (k < 0) {
+                                dprintf(2, "svd-crashtest: cannot enter %s/supervisor: %s\n", r->cg.path,
+                                        strerror(-k));
+                                _exit(126);
+                        }
+                }
+                (void)setenv("NOTIFY_SOCKET", r->notify_path, 1);
+                const char *argv[] = {arg_svd,    "--units", arg_units,
+                                      "--socket", r->socket, arg_fallback ? "--mode=fallback" : NULL,
+                                      NULL};
+                execv(arg_svd, (char **)argv);
+                dprintf(2, "svd-crashtest: exec '%s': %m\n", arg_svd);
+                _exit(127);
+        }
+        close(logfd);
+        r->svd_pid = pid;
+        r->svd_pidfd = sys_pidfd_open(pid, 0);
+        if (r->svd_pidfd < 0) {
+                notify_close(r);
+                return runner_fail(r, "Failed to open a pidfd for svd: %m");
+        }
+        q = runner_wait_ready(r);
+        notify_close(r);
+        if (q < 0)
+                return q;
         return runner_info(r);
 }
 
@@ -467,10 +570,10 @@ static int runner_list(Runner *r, bool collect_wanted) {
         VarlinkClient *c = NULL;
         int q = call(r, "io.svd.Manager.List", NULL, &reply, &err, &c);
         if (q < 0)
-                return fail("Failed to call List: %s", strerror(-q));
+                return runner_fail(r, "Failed to call List: %s", strerror(-q));
         varlink_client_free(c);
         if (err)
-                return fail("List failed: %s", err);
+                return runner_fail(r, "List failed: %s", err);
         json_t *v = json_object_get(json_object_get(reply, "parameters"), "services");
         size_t i;
         json_t *s;
@@ -484,7 +587,7 @@ static int runner_list(Runner *r, bool collect_wanted) {
                      (streq(wanted, "default") && json_is_true(json_object_get(s, "enabled"))))) {
                         q = runner_add_service(r, name);
                         if (q < 0)
-                                return fail("Too many services: %s", strerror(-q));
+                                return runner_fail(r, "Too many services: %s", strerror(-q));
                 }
                 Service *svc = runner_find(r, name);
                 if (!svc)
@@ -512,10 +615,10 @@ static int runner_start_services(Runner *r) {
                 VarlinkClient *c = NULL;
                 int q = call(r, "io.svd.Manager.Start", params, &reply, &err, &c);
                 if (q < 0)
-                        return fail("Failed to start '%s': %s", r->services[i].name, strerror(-q));
+                        return runner_fail(r, "Failed to start '%s': %s", r->services[i].name, strerror(-q));
                 if (err) {
                         char *dump = json_dumps(json_object_get(reply, "parameters"), JSON_COMPACT);
-                        fail("Failed to start '%s': %s %s", r->services[i].name, err, strna(dump));
+                        runner_fail(r, "Failed to start '%s': %s %s", r->services[i].name, err, strna(dump));
                         free(dump);
                         varlink_client_free(c);
                         return -EIO;
@@ -611,12 +714,12 @@ static int workload_start(Runner *r, const Round *rd) {
                 return 0;
         int p[2];
         if (pipe2(p, O_CLOEXEC) < 0)
-                return fail("pipe2: %m");
+                return runner_fail(r, "pipe2: %m");
         pid_t pid = fork();
         if (pid < 0) {
                 close(p[0]);
                 close(p[1]);
-                return fail("fork: %m");
+                return runner_fail(r, "fork: %m");
         }
         if (pid == 0) {
                 (void)setsid();
@@ -624,6 +727,9 @@ static int workload_start(Runner *r, const Round *rd) {
                 (void)dup2(p[1], 1);
                 (void)dup2(p[1], 2);
                 environment_set(rd);
+                char b[32];
+                snprintf(b, sizeof(b), "%d", (int)r->svd_pid);
+                (void)setenv("SVD_CRASHTEST_SVD_PID", b, 1);
                 execl("/bin/sh", "sh", "-c", arg_workload, (char *)NULL);
                 _exit(127);
         }
@@ -801,11 +907,11 @@ static int moment_arm(Runner *r, VarlinkClient **ret) {
         if (arg_at == AT_STATE) {
                 q = subscribe(r, &ev);
                 if (q < 0)
-                        return fail("Failed to subscribe: %s", strerror(-q));
+                        return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
         } else if (arg_at == AT_LOG) {
                 q = varlink_client_connect(r->socket, &ev);
                 if (q < 0)
-                        return fail("Failed to connect: %s", strerror(-q));
+                        return runner_fail(r, "Failed to connect: %s", strerror(-q));
                 _cleanup_json_ json_t *params =
                     json_pack("{s:s,s:i,s:b}", "name", arg_at_name, "lines", 0, "follow", true);
                 q = varlink_client_send(ev, "io.svd.Manager.Logs", params, /* more= */ true);
@@ -813,10 +919,11 @@ static int moment_arm(Runner *r, VarlinkClient **ret) {
                 if (q >= 0)
                         q = varlink_client_read(ev, CALL_TIMEOUT_USEC, &first);
                 if (q < 0)
-                        return fail("Failed to follow the log of '%s': %s", arg_at_name, strerror(-q));
+                        return runner_fail(r, "Failed to follow the log of '%s': %s", arg_at_name,
+                                           strerror(-q));
                 if (json_object_get(first, "error"))
-                        return fail("Failed to follow the log of '%s': %s", arg_at_name,
-                                    json_string_value(json_object_get(first, "error")));
+                        return runner_fail(r, "Failed to follow the log of '%s': %s", arg_at_name,
+                                           json_string_value(json_object_get(first, "error")));
         }
         *ret = TAKE_PTR(ev);
         return 0;
@@ -837,10 +944,10 @@ static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
                         if (q == -ETIMEDOUT)
                                 break;
                         if (q < 0)
-                                return fail("The event stream ended: %s", strerror(-q));
+                                return runner_fail(r, "The event stream ended: %s", strerror(-q));
                         if (json_object_get(m, "error"))
-                                return fail("The event stream failed: %s",
-                                            json_string_value(json_object_get(m, "error")));
+                                return runner_fail(r, "The event stream failed: %s",
+                                                   json_string_value(json_object_get(m, "error")));
                         json_t *p = json_object_get(m, "parameters");
                         if (arg_at == AT_STATE) {
                                 json_t *e = json_object_get(p, "event");
@@ -973,11 +1080,12 @@ static void round_print(const Round *rd, FILE *f) {
         else
                 snprintf(check, sizeof(check), "FAIL(%d)", rd->check_rc);
         fprintf(f,
-                "round %u %s fault=%s targets=%s at=%s mode=%s tracked=%zu survivors=%zu zombies=%zu "
+                "round %u %s fault=%s targets=%s at=%s mode=%s via=%s tracked=%zu survivors=%zu zombies=%zu "
                 "last-death=%s recover=%s check=%s",
                 rd->number, rd->failed ? "FAIL" : "ok", fault_to_string(rd->fault),
-                isempty(rd->targets) ? "-" : rd->targets, rd->moment, rd->mode, rd->tracked, rd->survivors,
-                rd->zombies, death, rec, check);
+                isempty(rd->targets) ? "-" : rd->targets, rd->moment, rd->mode,
+                isempty(rd->via) ? "-" : rd->via, rd->tracked, rd->survivors, rd->zombies, death, rec,
+                check);
         if (rd->failed)
                 fprintf(f, " reason=\"%s\"", rd->reason);
         fputc('\n', f);
@@ -993,6 +1101,11 @@ static json_t *round_json(const Round *rd) {
         if (!o)
                 return NULL;
         (void)json_object_set_new(o, "faultUsec", json_integer((json_int_t)rd->fault_realtime_usec));
+        (void)json_object_set_new(o, "via", json_string(rd->via));
+        if (rd->fault == FAULT_SVD_OOM) {
+                (void)json_object_set_new(o, "oomKills", json_integer((json_int_t)rd->oom_kills));
+                (void)json_object_set_new(o, "oomMemoryCurrent", json_integer((json_int_t)rd->oom_usage));
+        }
         (void)json_object_set_new(
             o, "lastDeathUsec", rd->last_death_usec >= 0 ? json_integer(rd->last_death_usec) : json_null());
         (void)json_object_set_new(o, "recoverUsec",
@@ -1003,6 +1116,115 @@ static json_t *round_json(const Round *rd) {
         if (rd->failed)
                 (void)json_object_set_new(o, "reason", json_string(rd->reason));
         return o;
+}
+
+/* svd-stop, service-stop: the freezer on svd's cgroup or on the service's
+ * (its whole tree), else SIGSTOP to svd or the service's main process; held
+ * for --stop-time from the moment the freezer reports the cgroup frozen (or
+ * from the signal), then thawed (SIGCONT). */
+static void fault_stop(Runner *r, Round *rd, Fault f) {
+        _cleanup_close_ int fd = -EBADF, cg = -EBADF;
+        char why[256] = "";
+        Service *target = NULL;
+
+        if (f == FAULT_SERVICE_STOP)
+                for (size_t i = 0; i < r->n_services && !target; i++)
+                        if (r->services[i].killed && r->services[i].pid > 0)
+                                target = &r->services[i];
+        if (f == FAULT_SVD_STOP ? r->svd_pid <= 0 : !target) {
+                round_fail(rd, "no process to stop");
+                return;
+        }
+        if (arg_stop_by != STOP_BY_SIGNAL) {
+                if (f == FAULT_SVD_STOP) {
+                        if (r->cg.available)
+                                cg = fcntl(r->cg.svd_fd, F_DUPFD_CLOEXEC, 3);
+                        else
+                                snprintf(why, sizeof(why), "svd has no cgroup of its own");
+                } else
+                        (void)cgroup_open_freezable(target->pid, r->self, r->svd_pid, &cg, why, sizeof(why));
+                if (cg < 0 && arg_stop_by == STOP_BY_FREEZE) {
+                        round_fail(rd, "cannot freeze: %s", why);
+                        return;
+                }
+        }
+
+        uint64_t deadline = mono_usec() + arg_death_timeout_usec;
+        if (cg >= 0) {
+                snprintf(rd->via, sizeof(rd->via), "freeze");
+                int k = cgroup_freeze(cg, /* freeze= */ true, deadline);
+                if (k < 0)
+                        round_fail(rd, "the cgroup did not freeze within %llu ms: %s",
+                                   (unsigned long long)(arg_death_timeout_usec / USEC_PER_MSEC),
+                                   strerror(-k));
+        } else {
+                snprintf(rd->via, sizeof(rd->via), "sigstop");
+                fd = f == FAULT_SVD_STOP ? fcntl(r->svd_pidfd, F_DUPFD_CLOEXEC, 3)
+                                         : sys_pidfd_open(target->pid, 0);
+                if (fd < 0) {
+                        round_fail(rd, "no process to stop: %m");
+                        return;
+                }
+                (void)sys_pidfd_send_signal(fd, SIGSTOP, NULL, 0);
+        }
+
+        uint64_t until = mono_usec() + arg_stop_usec;
+        for (uint64_t now; (now = mono_usec()) < until;) {
+                struct pollfd p = {.fd = r->workload_out, .events = POLLIN};
+                (void)poll(&p, r->workload_out >= 0 ? 1 : 0, (int)((until - now) / 1000) + 1);
+                workload_drain(r);
+        }
+
+        if (cg >= 0) {
+                int k = cgroup_freeze(cg, /* freeze= */ false, mono_usec() + arg_death_timeout_usec);
+                if (k < 0)
+                        round_fail(rd, "the cgroup did not thaw within %llu ms: %s",
+                                   (unsigned long long)(arg_death_timeout_usec / USEC_PER_MSEC),
+                                   strerror(-k));
+        } else
+                (void)sys_pidfd_send_signal(fd, SIGCONT, NULL, 0);
+        for (size_t i = 0; i < r->n_services; i++)
+                r->services[i].killed = false; /* stopped, not killed: same pid afterwards */
+}
+
+/* svd-oom: memory.max of svd's cgroup lowered to 0, under anything reclaim
+ * can give back (svd's cgroup may not swap), so the write ends in the
+ * kernel's OOM killer, which kills svd (memory.oom.group: everything in
+ * svd's leaf). Its memory.events oom_kill counter before, for the proof. */
+static void fault_oom(Runner *r, Round *rd, uint64_t *ret_before) {
+        uint64_t cur = 0;
+        int k;
+
+        assert(r->cg.memory);
+        k = cgroup_oom_kills(r->cg.svd_fd, ret_before);
+        if (k < 0) {
+                round_fail(rd, "cannot read %s/supervisor/memory.events: %s", r->cg.path, strerror(-k));
+                return;
+        }
+        (void)cgroup_memory_current(r->cg.svd_fd, &cur);
+        snprintf(rd->via, sizeof(rd->via), "oom-killer");
+        rd->oom_usage = cur;
+        k = cgroup_memory_max(r->cg.svd_fd, "0");
+        if (k < 0)
+                round_fail(rd, "cannot lower %s/supervisor/memory.max: %s", r->cg.path, strerror(-k));
+}
+
+/* After svd-oom's aftermath: the OOM killer's own count says that it was
+ * the one that killed svd; then svd's limit is lifted for the restart. */
+static void fault_oom_verify(Runner *r, Round *rd, uint64_t before) {
+        uint64_t after = before;
+        int k = cgroup_oom_kills(r->cg.svd_fd, &after);
+        if (k < 0)
+                round_fail(rd, "cannot read %s/supervisor/memory.events: %s", r->cg.path, strerror(-k));
+        else if (after <= before)
+                round_fail(rd,
+                           "svd was not killed by the OOM killer (memory.events oom_kill stayed at %llu)",
+                           (unsigned long long)after);
+        rd->oom_kills = after > before ? after - before : 0;
+        snprintf(rd->via, sizeof(rd->via), "oom-killer(+%llu)", (unsigned long long)rd->oom_kills);
+        k = cgroup_memory_max(r->cg.svd_fd, "max");
+        if (k < 0)
+                round_fail(rd, "cannot lift %s/supervisor/memory.max: %s", r->cg.path, strerror(-k));
 }
 
 static int round_run(Runner *r, unsigned number, Round *rd) {
@@ -1021,7 +1243,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
         /* Ready: every wanted service started (a no-op for those that run), then the probe. */
         q = runner_start_services(r);
         if (q < 0) {
-                round_fail(rd, "wanted services did not start");
+                round_fail(rd, "wanted services did not start: %s", r->error);
                 return 0;
         }
         q = runner_list(r, /* collect_wanted= */ false);
@@ -1041,7 +1263,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 svc->starts = 0;
                 if (svc->killed)
                         text_append(rd->targets, sizeof(rd->targets), svc->name);
-                if (s.fault == FAULT_SVD_KILL || s.fault == FAULT_SVD_TERM)
+                if (fault_ends_svd(s.fault))
                         svc->killed = true; /* every service dies with svd */
                 /* A service whose Restart= does not restart it after a kill is
                  * expected to stay down while svd runs; the next round starts it. */
@@ -1090,10 +1312,10 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
 
         /* For a fault that svd survives, subscribe first: no event of the recovery is missed. */
         _cleanup_(varlink_client_freep) VarlinkClient *ev = NULL;
-        if (!IN_SET(s.fault, FAULT_SVD_KILL, FAULT_SVD_TERM)) {
+        if (!fault_ends_svd(s.fault)) {
                 q = subscribe(r, &ev);
                 if (q < 0)
-                        return fail("Failed to subscribe: %s", strerror(-q));
+                        return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
         }
 
         /* The trees the fault kills, each process held by a pidfd before it. */
@@ -1105,45 +1327,30 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 q = proc_tracker_collect(&t, roots, n_roots, r->self, r->workload_pgid,
                                          /* include_escaped= */ fault_is_svd(s.fault));
                 if (q < 0)
-                        return fail("Failed to read the process trees: %s", strerror(-q));
+                        return runner_fail(r, "Failed to read the process trees: %s", strerror(-q));
                 rd->tracked = t.n;
         }
 
         /* The fault. */
+        uint64_t oom_before = 0;
         uint64_t t_fault = mono_usec();
         rd->fault_realtime_usec = real_usec();
         switch (s.fault) {
         case FAULT_SVD_KILL:
                 (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
+                snprintf(rd->via, sizeof(rd->via), "sigkill");
                 break;
         case FAULT_SVD_TERM:
                 (void)sys_pidfd_send_signal(r->svd_pidfd, SIGTERM, NULL, 0);
+                snprintf(rd->via, sizeof(rd->via), "sigterm");
+                break;
+        case FAULT_SVD_OOM:
+                fault_oom(r, rd, &oom_before);
                 break;
         case FAULT_SVD_STOP:
-        case FAULT_SERVICE_STOP: {
-                _cleanup_close_ int fd = -EBADF;
-                if (s.fault == FAULT_SVD_STOP)
-                        fd = fcntl(r->svd_pidfd, F_DUPFD_CLOEXEC, 3);
-                else
-                        for (size_t i = 0; i < r->n_services && fd < 0; i++)
-                                if (r->services[i].killed && r->services[i].pid > 0)
-                                        fd = sys_pidfd_open(r->services[i].pid, 0);
-                if (fd < 0) {
-                        round_fail(rd, "no process to stop");
-                        break;
-                }
-                (void)sys_pidfd_send_signal(fd, SIGSTOP, NULL, 0);
-                uint64_t until = mono_usec() + arg_stop_usec;
-                for (uint64_t now; (now = mono_usec()) < until;) {
-                        struct pollfd p = {.fd = r->workload_out, .events = POLLIN};
-                        (void)poll(&p, r->workload_out >= 0 ? 1 : 0, (int)((until - now) / 1000) + 1);
-                        workload_drain(r);
-                }
-                (void)sys_pidfd_send_signal(fd, SIGCONT, NULL, 0);
-                for (size_t i = 0; i < r->n_services; i++)
-                        r->services[i].killed = false; /* stopped, not killed: same pid afterwards */
+        case FAULT_SERVICE_STOP:
+                fault_stop(r, rd, s.fault);
                 break;
-        }
         case FAULT_SERVICE_KILL:
         case FAULT_SERVICE_KILL_SOME:
         case FAULT_SERVICE_KILL_ALL:
@@ -1155,6 +1362,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                         if (fd >= 0)
                                 (void)sys_pidfd_send_signal(fd, SIGKILL, NULL, 0);
                 }
+                snprintf(rd->via, sizeof(rd->via), "sigkill");
                 break;
         default:
                 assert(false);
@@ -1166,6 +1374,24 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 if (s.fault == FAULT_SVD_TERM && timeout < 90 * USEC_PER_SEC)
                         timeout = 90 * USEC_PER_SEC; /* a clean stop waits for TimeoutStopSec= */
                 rd->survivors = proc_tracker_wait_dead(&t, t_fault + timeout, runner_reap, r);
+                if (fault_ends_svd(s.fault)) {
+                        /* What svd created between the snapshot and the fault
+                         * (a service's process still before its exec, with
+                         * svd's listening socket in its fd table): svd's
+                         * orphans, now re-parented to the runner. Held and
+                         * waited for like the rest, so that the next svd
+                         * never starts beside a piece of the last one. */
+                        size_t before = t.n;
+                        q = proc_tracker_collect(&t, NULL, 0, r->self, r->workload_pgid,
+                                                 /* include_escaped= */ true);
+                        if (q < 0)
+                                return runner_fail(r, "Failed to read svd's orphans: %s", strerror(-q));
+                        if (t.n > before) {
+                                rd->tracked = t.n;
+                                rd->survivors =
+                                    proc_tracker_wait_dead(&t, t_fault + timeout, runner_reap, r);
+                        }
+                }
                 uint64_t last = proc_tracker_last_death(&t);
                 rd->last_death_usec = last > t_fault ? (int64_t)(last - t_fault) : 0;
                 /* A zombie has no event to wait on: its parent reaps it when it
@@ -1196,8 +1422,11 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 (void)proc_tracker_wait_dead(&t, mono_usec() + arg_death_timeout_usec, runner_reap, r);
         }
 
+        if (s.fault == FAULT_SVD_OOM)
+                fault_oom_verify(r, rd, oom_before);
+
         /* Restart svd if the fault took it, and wait until every wanted service is back. */
-        if (s.fault == FAULT_SVD_KILL || s.fault == FAULT_SVD_TERM) {
+        if (fault_ends_svd(s.fault)) {
                 if (r->svd_pid != 0) {
                         siginfo_t si;
                         (void)waitid(P_PIDFD, (id_t)r->svd_pidfd, &si, WEXITED);
@@ -1210,7 +1439,7 @@ static int round_run(Runner *r, unsigned number, Round *rd) {
                 snprintf(rd->mode, sizeof(rd->mode), "%s", r->mode);
                 q = subscribe(r, &ev);
                 if (q < 0)
-                        return fail("Failed to subscribe: %s", strerror(-q));
+                        return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
         }
         uint64_t ready_at;
         q = wait_recovered(r, &ev, t_fault + arg_recover_timeout_usec, &ready_at);
@@ -1341,13 +1570,15 @@ static void help(void) {
                "     --probe CMD           Must succeed before the fault (sh -c)\n"
                "     --workload CMD        Runs outside svd from ready to after the recovery\n"
                "     --check CMD           Run after recovery: exit 0 means consistent\n"
-               "     --fault F[,F...]      svd-kill (default), svd-stop, svd-term, service-kill,\n"
-               "                           service-kill-some, service-kill-all, service-stop;\n"
-               "                           each round picks one of the list\n"
+               "     --fault F[,F...]      svd-kill (default), svd-stop, svd-term, svd-oom,\n"
+               "                           service-kill, service-kill-some, service-kill-all,\n"
+               "                           service-stop; each round picks one of the list\n"
                "     --target A,B          Services a service fault picks from (default: all wanted)\n"
                "     --at WHEN             random:MIN-MAX (ms, default random:0-1000), delay:MS,\n"
                "                           state:NAME=STATE, log:NAME=REGEX, marker:REGEX\n"
                "     --stop-time MS        How long svd-stop/service-stop keep it stopped (1000)\n"
+               "     --stop-by HOW         auto (default: the cgroup freezer where it can, else\n"
+               "                           SIGSTOP), freeze, signal\n"
                "     --seed N              Replay the schedule of a run\n"
                "     --rounds N            Rounds (default 10 unless --duration)\n"
                "     --duration SEC        Start no round after this\n"
@@ -1372,6 +1603,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_TARGET,
                 ARG_AT,
                 ARG_STOP_TIME,
+                ARG_STOP_BY,
                 ARG_SEED,
                 ARG_ROUNDS,
                 ARG_DURATION,
@@ -1398,6 +1630,7 @@ static int parse_argv(int argc, char *argv[]) {
             {"target", required_argument, NULL, ARG_TARGET},
             {"at", required_argument, NULL, ARG_AT},
             {"stop-time", required_argument, NULL, ARG_STOP_TIME},
+            {"stop-by", required_argument, NULL, ARG_STOP_BY},
             {"seed", required_argument, NULL, ARG_SEED},
             {"rounds", required_argument, NULL, ARG_ROUNDS},
             {"duration", required_argument, NULL, ARG_DURATION},
@@ -1472,6 +1705,17 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_STOP_TIME:
                         if (parse_msec(optarg, &arg_stop_usec) < 0)
                                 return fail("Invalid --stop-time '%s'", optarg);
+                        break;
+                case ARG_STOP_BY:
+                        if (streq(optarg, "auto"))
+                                arg_stop_by = STOP_BY_AUTO;
+                        else if (streq(optarg, "freeze"))
+                                arg_stop_by = STOP_BY_FREEZE;
+                        else if (streq(optarg, "signal"))
+                                arg_stop_by = STOP_BY_SIGNAL;
+                        else
+                                return fail("Unknown --stop-by '%s' (expected auto, freeze or signal)",
+                                            optarg);
                         break;
                 case ARG_SEED:
                         errno = 0;
@@ -1683,6 +1927,7 @@ static void on_signal(int sig) {
 
 int main(int argc, char *argv[]) {
         Runner r = {.notify_fd = -EBADF,
+                    .cg = CRASH_CGROUP_NULL,
                     .svd_pidfd = -EBADF,
                     .workload_pidfd = -EBADF,
                     .workload_out = -EBADF,
@@ -1709,6 +1954,32 @@ int main(int argc, char *argv[]) {
         (void)sigaction(SIGTERM, &sa, NULL);
         (void)signal(SIGPIPE, SIG_IGN);
 
+        /* svd in a cgroup of its own: the OOM fault needs it, with the
+         * memory controller; the stop faults freeze it where it can be had. */
+        bool want_memory = arg_fault_set[FAULT_SVD_OOM];
+        if (want_memory || (arg_fault_set[FAULT_SVD_STOP] && arg_stop_by != STOP_BY_SIGNAL)) {
+                char why[256] = "";
+                q = crash_cgroup_setup(&r.cg, want_memory, why, sizeof(why));
+                if (q < 0) {
+                        crash_cgroup_done(&r.cg);
+                        if (want_memory)
+                                q = fail(
+                                    "svd-oom needs a cgroup of svd's own with the memory controller: %s",
+                                    why);
+                        else if (arg_stop_by == STOP_BY_FREEZE)
+                                q = fail("--stop-by freeze needs a cgroup of svd's own: %s", why);
+                        else {
+                                fprintf(stderr, "svd-crashtest: svd-stop stops svd with SIGSTOP: %s\n", why);
+                                q = 0;
+                        }
+                        if (q < 0) {
+                                runner_done(&r);
+                                return 2;
+                        }
+                } else
+                        fprintf(stderr, "svd-crashtest: svd runs in the cgroup %s/supervisor\n", r.cg.path);
+        }
+
         if (arg_dir) {
                 if (mkdir(arg_dir, 0700) < 0 && errno != EEXIST)
                         return fail("mkdir '%s': %m", arg_dir), 2;
@@ -1726,17 +1997,6 @@ int main(int argc, char *argv[]) {
             asprintf(&r.notify_path, "%s/notify", r.dir) < 0 ||
             asprintf(&r.svd_log, "%s/svd.log", r.dir) < 0)
                 return 2;
-
-        r.notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        struct sockaddr_un sun = {.sun_family = AF_UNIX};
-        if (r.notify_fd < 0 || strlen(r.notify_path) >= sizeof(sun.sun_path))
-                return fail("Failed to create the notify socket in '%s'", r.dir), 2;
-        strcpy(sun.sun_path, r.notify_path);
-        (void)unlink(r.notify_path);
-        int one = 1;
-        if (bind(r.notify_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-            setsockopt(r.notify_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-                return fail("Failed to bind '%s': %m", r.notify_path), 2;
 
         char wl[PATH_MAX];
         snprintf(wl, sizeof(wl), "%s/workload.log", r.dir);
@@ -1765,6 +2025,7 @@ int main(int argc, char *argv[]) {
 finish_setup:
         if (q < 0) {
                 runner_stop_svd(&r);
+                crash_cgroup_done(&r.cg);
                 runner_done(&r);
                 return 2;
         }
@@ -1783,10 +2044,11 @@ finish_setup:
                 if (arg_duration_usec > 0 && mono_usec() - begin >= arg_duration_usec)
                         break;
                 Round rd;
+                r.error[0] = 0;
                 q = round_run(&r, i, &rd);
                 if (q < 0) {
                         /* The runner itself could not go on: that fails the run. */
-                        round_fail(&rd, "runner error");
+                        round_fail(&rd, "runner error: %s", isempty(r.error) ? strerror(-q) : r.error);
                 }
                 done++;
                 if (rd.failed)
@@ -1870,6 +2132,7 @@ finish_setup:
         workload_stop(&r);
         runner_stop_svd(&r);
         runner_reap(&r);
+        crash_cgroup_done(&r.cg);
         if (r.dir_owned && !arg_keep && failures == 0) {
                 /* Our own fresh directory: svd's socket, state, logs. */
                 (void)nftw(r.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -164,4 +164,29 @@ crashtest state --seed 1 --rounds 2 --services anchor --at state:flap=auto-resta
 expect_eq "a state trigger fires (flap entered auto-restart), each round" 2 \
         "$(grep -c '^round [0-9] ok .*at=state:flap=auto-restart' "$T/state.out")"
 
+# ---- svd never blocks on the runner's notify socket ----
+
+# Each re-exec sends RELOADING=1 and READY=1 to $NOTIFY_SOCKET with a
+# blocking send. A datagram socket nobody reads takes 10 messages
+# (net.unix.max_dgram_qlen) before a sender blocks: were the runner's socket
+# still bound after svd's READY=1, the sixth re-exec of one svd's life
+# would hang svd. Every one of eight must be answered (within 20 s each).
+TIMEOUT=$(path_of timeout) || bail_out "no timeout"
+mkdir -p "$T/reexec.units"
+printf '%s\n' "[Service]" "ExecStart=$SLEEP 10000" "[Install]" "WantedBy=default.target" \
+        >"$T/reexec.units/anchor.service"
+cat >"$T/reexec.sh" <<EOF
+i=0
+while [ \$i -lt 8 ]; do
+        i=\$((i + 1))
+        $TIMEOUT 20 $SVCTL daemon-reexec >/dev/null 2>&1
+        echo "reexec \$i \$?" >>"$T/reexec.log"
+done
+echo REEXECS-DONE
+exec $SLEEP 1000
+EOF
+crashtest reexec --seed 1 --rounds 1 --at 'marker:^REEXECS-DONE$' --trigger-timeout 240 --workload "$SH $T/reexec.sh"
+expect_eq "a round whose workload re-executes svd 8 times passes" 0 "$RC"
+expect_eq "... and svd answered every re-exec" 8 "$(grep -c ' 0$' "$T/reexec.log")"
+
 done_testing

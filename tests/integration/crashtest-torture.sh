@@ -35,6 +35,10 @@ printf '%s\n' "$SLEEP 0.\$((\$\$ % 7 + 2))" "exit 1" >"$T/flap.sh"
 printf '%s\n' "[Service]" "ExecStart=$SLEEP 39000" "[Install]" "WantedBy=default.target" \
         >"$UNITS/anchor.service"
 
+# The check counts processes by command line across the whole machine: a
+# suffix of this run's own (the shell's pid) keeps those of another torture
+# running at the same time (a CI run, another checkout) out of its counts.
+U=$$
 NAMES=
 CHECKS=
 # unit NAME MARKER COUNT LINE...: a unit with the [Service] LINEs; the check
@@ -47,14 +51,10 @@ unit() {
         NAMES="$NAMES $_n"
         CHECKS="$CHECKS $_n:$_m:$_c"
 }
-# The check counts processes by command line over all of /proc: the sleep
-# times carry this run's pid (U), so that another run on the machine does
-# not count.
-U=$(($$ % 100000))
 for i in 1 2; do
-        unit "plain-$i" "$SLEEP 31$U$i" 1 "ExecStart=$SLEEP 31$U$i"
-        unit "stubborn-$i" "$SLEEP 32$U$i" 1 "ExecStart=$SH $T/ignore-term.sh 32$U$i"
-        unit "forking-$i" "$SLEEP 33$U$i" 2 "ExecStart=$SH $T/forking.sh 33$U$i" "PrivatePIDs=yes"
+        unit "plain-$i" "$SLEEP 3100$i$U" 1 "ExecStart=$SLEEP 3100$i$U"
+        unit "stubborn-$i" "$SLEEP 3200$i$U" 1 "ExecStart=$SH $T/ignore-term.sh 3200$i$U"
+        unit "forking-$i" "$SLEEP 3300$i$U" 2 "ExecStart=$SH $T/forking.sh 3300$i$U" "PrivatePIDs=yes"
         unit "flapping-$i" "$SH $T/flap.sh 3400$i" max1 "ExecStart=$SH $T/flap.sh 3400$i" \
                 "Restart=always" "RestartSec=50ms" "StartLimitIntervalSec=0"
 done

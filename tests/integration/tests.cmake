@@ -65,6 +65,9 @@ set_tests_properties(e2e-reexec PROPERTIES TIMEOUT 900)
 # svd-crashtest end to end: a recovery bug caught by the check, a survivor
 # reported, a log trigger that fires at its line.
 svd_integration_test(crashtest-runner)
+# svd-crashtest's cgroup faults: the freezer (svd, a service's tree) against SIGSTOP, and
+# the OOM killer through memory.max of svd's own cgroup (skipped without a memory controller).
+svd_integration_test(crashtest-cgroup)
 # The README's worked example (contrib/crashtest-redis.sh: redis-server under
 # svd, every acknowledged write checked after each crash). On the host only:
 # the lab's image has neither contrib/ nor redis-server.

@@ -91,10 +91,20 @@ echo "settled after $(($(date +%s) - start)) s"
 
 # One pass over /proc: every process's command line, read by the shell,
 # which drops the NUL bytes between the arguments ("sleep\0" "5" → "sleep5").
+# A process with its parent's command line is a child between fork and exec
+# (a flapping service's shell about to run sleep), not a second instance:
+# it is left out.
 for d in /proc/[0-9]*; do
         c=
         { read -r c <"$d/cmdline"; } 2>/dev/null || :
-        [ -n "$c" ] && printf '%s\n' "$c"
+        [ -n "$c" ] || continue
+        s=
+        { read -r s <"$d/stat"; } 2>/dev/null || :
+        s=${s##*) }
+        s=${s#* }
+        pc=
+        { read -r pc <"/proc/${s%% *}/cmdline"; } 2>/dev/null || :
+        [ "$c" = "$pc" ] || printf '%s\n' "$c"
 done >"$ops.cmdlines"
 
 states
