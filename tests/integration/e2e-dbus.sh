@@ -7,6 +7,8 @@
 # a FIFO until the test lets it go); releasing the name stops it; a name never
 # acquired ends in TimeoutStartSec=; a bus that goes away while a start waits
 # fails that start. The services are tests/lib/dbus-service.c (sd-bus). TAP.
+#
+# lab: host only: the lab's image has no dbus-daemon (the bus code is the same on every kernel)
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
