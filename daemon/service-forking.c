@@ -77,7 +77,7 @@ static void forking_running(Service *s) {
         s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
         service_unset_timer(s); /* TimeoutStartSec= */
         s->run.execed = true;
-        service_set_state(s, SERVICE_RUNNING);
+        service_enter_start_post(s); /* ExecStartPost=, then running: ExecStop= runs at the stop */
 }
 
 /* /proc/INIT/root/PATH: the PID file as the service sees it (its mount namespace). */

@@ -80,6 +80,9 @@ int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userd
  * (done for a condition not met, ASSERT_FAILED for an assertion). */
 bool service_conditions_allow_start(Service *s);
 
+/* service.c: the start is complete as Type= defines it: ExecStartPost=, then running. */
+void service_enter_start_post(Service *s);
+
 /* ---- service-forking.c ---- */
 
 /* Init reported the command's exit (Type=forking in a PID namespace). */

@@ -281,7 +281,6 @@ static void service_enter_dead(Service *s, ServiceResult result, bool allow_rest
 static void service_drain_report(Service *s);
 static void service_note_execed(Service *s);
 static int service_spawn_main(Service *s);
-static void service_enter_start_post(Service *s);
 static void service_after_main(Service *s);
 
 /* The command of ExecStart= that runs (or ran last): the only one but for Type=oneshot. */
@@ -587,8 +586,16 @@ static int service_kill_leftovers(Service *s);
 static void service_after_main(Service *s);
 
 static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
-        ServiceState was = s->state;
         const ExitStatus *st = exit_status;
+
+        /* Its last words go into the log before its state changes. */
+        service_log_drain(s->log);
+        /* The child wrote its report before it exited, and its end of the
+         * pipe closed when it exec'd or died, so the report is complete now. What it says comes first:
+         * Type=forking's init reports the command's exit, which completes the start, and may exit
+         * itself before svd has read that. */
+        service_drain_report(s);
+        ServiceState was = s->state;
 
         /* While ExecStop= runs the main process is expected to go; while ExecStartPost= runs it counts as
          * running. */
@@ -596,12 +603,6 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 was = SERVICE_STOPPING;
         else if (was == SERVICE_START_POST)
                 was = SERVICE_RUNNING;
-
-        /* Its last words go into the log before its state changes. */
-        service_log_drain(s->log);
-        /* The child wrote its report before it exited, and its end of the
-         * pipe closed when it exec'd or died, so the report is complete now. */
-        service_drain_report(s);
         /* Type=forking without a PID namespace: the command's exit hands over to its daemon. */
         if (service_forking_take_over(s, exit_status))
                 return;
@@ -958,7 +959,7 @@ static void service_enter_stopping(Service *s) {
 /* The start is complete as Type= defines it: ExecStartPost=, then running. */
 static void service_enter_running(Service *s);
 
-static void service_enter_start_post(Service *s) {
+void service_enter_start_post(Service *s) {
         if (service_control_start(s, UNIT_EXEC_START_POST) > 0) {
                 service_set_state(s, SERVICE_START_POST);
                 return;

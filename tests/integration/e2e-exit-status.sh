@@ -85,11 +85,18 @@ ExecStart=$SH -c 'echo run >>$T/force-prevent.count; exit 5'
 EOF
 
 # The process tree of a KillMode= service: the main process and one child, each recording SIGTERM.
+# With control-group both get it at once; svd SIGKILLs what is left as soon as the main process is
+# gone, so the main process waits (10 s at most) until the child has recorded its SIGTERM.
 cat >"$T/tree.sh" <<EOF
 #!$SH
 n=\$1
 $SH -c 'trap "echo term >>$T/\$0.child; exit 0" TERM; echo \$\$ >$T/\$0.childpid; while :; do $SLEEP 0.1; done' "\$n" &
-trap "echo term >>$T/\$n.main; exit 0" TERM
+child_recorded() {
+        [ "\$n" = km-control-group ] || return 0
+        i=0
+        while [ ! -s "$T/\$n.child" ] && [ \$i -lt 100 ]; do $SLEEP 0.1; i=\$((i + 1)); done
+}
+trap "echo term >>$T/\$n.main; child_recorded; exit 0" TERM
 while :; do $SLEEP 0.1; done
 EOF
 chmod +x "$T/tree.sh"
