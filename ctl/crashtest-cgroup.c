@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file-util.h"
 #include "macros.h"
 
 /* Longest line of /proc/self/mountinfo or /proc/PID/cgroup read. */
@@ -28,28 +29,6 @@ static uint64_t mono_usec(void) {
         struct timespec ts;
         (void)clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
-}
-
-static int read_at(int dir_fd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, size - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
-        return (int)n;
-}
-
-static int write_at(int dir_fd, const char *name, const char *text) {
-        _cleanup_close_ int fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        size_t len = strlen(text);
-        ssize_t n = write(fd, text, len);
-        if (n < 0)
-                return -errno;
-        return (size_t)n == len ? 0 : -EIO;
 }
 
 /* The value of `key` in a flat keyed file ("key value" lines). */
@@ -159,14 +138,14 @@ int crash_cgroup_setup(CrashCgroup *cg, bool want_memory, char *reason, size_t r
                 return why(reason, reason_size, "the cgroup %s is not writable (not delegated): %m", parent);
 
         if (want_memory) {
-                if (read_at(parent_fd, "cgroup.controllers", buf, sizeof(buf)) < 0 ||
+                if (read_small_file_at(parent_fd, "cgroup.controllers", buf, sizeof(buf)) < 0 ||
                     !has_word(buf, "memory"))
                         return errno = EOPNOTSUPP, why(reason, reason_size,
                                                        "the cgroup2 hierarchy offers no memory controller "
                                                        "at %s (cgroup.controllers: "
                                                        "'%.*s'; a cgroup v1 hierarchy may hold it)",
                                                        parent, (int)strcspn(buf, "\n"), buf);
-                r = write_at(parent_fd, "cgroup.subtree_control", "+memory");
+                r = write_file_at(parent_fd, "cgroup.subtree_control", "+memory");
                 if (r < 0)
                         return errno = -r, why(reason, reason_size,
                                                "cannot enable the memory controller below %s "
@@ -185,7 +164,7 @@ int crash_cgroup_setup(CrashCgroup *cg, bool want_memory, char *reason, size_t r
         if (cg->fd < 0)
                 return why(reason, reason_size, "cannot open %s: %m", cg->path);
         if (want_memory) {
-                r = write_at(cg->fd, "cgroup.subtree_control", "+memory");
+                r = write_file_at(cg->fd, "cgroup.subtree_control", "+memory");
                 if (r < 0)
                         return errno = -r, why(reason, reason_size,
                                                "cannot enable the memory controller in %s: %m", cg->path);
@@ -205,14 +184,14 @@ int crash_cgroup_setup(CrashCgroup *cg, bool want_memory, char *reason, size_t r
                 /* memory.oom.group: the OOM killer takes everything in svd's
                  * leaf at once (a child between fork and its move into a
                  * service's cgroup too), as a kill -9 of svd's group would. */
-                r = write_at(cg->svd_fd, "memory.oom.group", "1");
+                r = write_file_at(cg->svd_fd, "memory.oom.group", "1");
                 if (r < 0)
                         return errno = -r, why(reason, reason_size,
                                                "cannot write %s/supervisor/memory.oom.group: %m", cg->path);
                 /* Without swap for svd, reclaim cannot make room under the
                  * lowered limit by swapping svd out: the OOM killer must act.
                  * No memory.swap.max: no swap accounting, nothing to swap to. */
-                r = write_at(cg->svd_fd, "memory.swap.max", "0");
+                r = write_file_at(cg->svd_fd, "memory.swap.max", "0");
                 if (r < 0 && r != -ENOENT)
                         return errno = -r, why(reason, reason_size,
                                                "cannot write %s/supervisor/memory.swap.max: %m", cg->path);
@@ -223,13 +202,13 @@ int crash_cgroup_setup(CrashCgroup *cg, bool want_memory, char *reason, size_t r
 }
 
 int crash_cgroup_enter(const CrashCgroup *cg) {
-        return write_at(cg->svd_fd, "cgroup.procs", "0");
+        return write_file_at(cg->svd_fd, "cgroup.procs", "0");
 }
 
 static int cgroup_populated(int fd) {
         char buf[256];
         uint64_t v;
-        int r = read_at(fd, "cgroup.events", buf, sizeof(buf));
+        int r = read_small_file_at(fd, "cgroup.events", buf, sizeof(buf));
         if (r < 0)
                 return r;
         r = keyed_value(buf, "populated", &v);
@@ -259,8 +238,8 @@ static void remove_tree(int dir_fd, const char *name, unsigned depth) {
 void crash_cgroup_done(CrashCgroup *cg) {
         if (cg->fd >= 0) {
                 /* Thawed first: a frozen process cannot die. */
-                (void)write_at(cg->svd_fd, "cgroup.freeze", "0");
-                if (cgroup_populated(cg->fd) > 0 && write_at(cg->fd, "cgroup.kill", "1") >= 0) {
+                (void)write_file_at(cg->svd_fd, "cgroup.freeze", "0");
+                if (cgroup_populated(cg->fd) > 0 && write_file_at(cg->fd, "cgroup.kill", "1") >= 0) {
                         _cleanup_close_ int ev = openat(cg->fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
                         uint64_t deadline = mono_usec() + CG_KILL_TIMEOUT_MSEC * USEC_PER_MSEC;
                         while (ev >= 0 && cgroup_populated(cg->fd) > 0 && mono_usec() < deadline) {
@@ -326,7 +305,7 @@ int cgroup_freeze(int cg_fd, bool freeze, uint64_t deadline) {
         _cleanup_close_ int ev = openat(cg_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
         if (ev < 0)
                 return -errno;
-        int r = write_at(cg_fd, "cgroup.freeze", freeze ? "1" : "0");
+        int r = write_file_at(cg_fd, "cgroup.freeze", freeze ? "1" : "0");
         if (r < 0)
                 return r;
         /* cgroup.events polls POLLPRI on every change; it is read again on each. */
@@ -354,7 +333,7 @@ int cgroup_freeze(int cg_fd, bool freeze, uint64_t deadline) {
 
 int cgroup_oom_kills(int cg_fd, uint64_t *ret) {
         char buf[512];
-        int r = read_at(cg_fd, "memory.events", buf, sizeof(buf));
+        int r = read_small_file_at(cg_fd, "memory.events", buf, sizeof(buf));
         if (r < 0)
                 return r;
         return keyed_value(buf, "oom_kill", ret);
@@ -362,7 +341,7 @@ int cgroup_oom_kills(int cg_fd, uint64_t *ret) {
 
 int cgroup_memory_current(int cg_fd, uint64_t *ret) {
         char buf[64];
-        int r = read_at(cg_fd, "memory.current", buf, sizeof(buf));
+        int r = read_small_file_at(cg_fd, "memory.current", buf, sizeof(buf));
         if (r < 0)
                 return r;
         char *end;
@@ -375,5 +354,5 @@ int cgroup_memory_current(int cg_fd, uint64_t *ret) {
 }
 
 int cgroup_memory_max(int cg_fd, const char *value) {
-        return write_at(cg_fd, "memory.max", value);
+        return write_file_at(cg_fd, "memory.max", value);
 }

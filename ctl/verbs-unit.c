@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file-util.h"
 #include "verbs.h"
 
 #define METHOD_STATUS "io.svd.Manager.Status"
@@ -130,22 +131,9 @@ static int cat_file(const char *path) {
 
         if (fd < 0)
                 return -errno;
-        buf = malloc(CAT_FILE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (n < CAT_FILE_MAX + 1) {
-                ssize_t k = read(fd, buf + n, CAT_FILE_MAX + 1 - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        if (n > CAT_FILE_MAX)
-                return -EFBIG;
+        int r = read_full_fd(fd, CAT_FILE_MAX, &buf, &n);
+        if (r < 0)
+                return r;
         printf("# %s\n", path);
         fwrite(buf, 1, n, stdout);
         if (n > 0 && buf[n - 1] != '\n')

@@ -10,33 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/file-util.h"
 #include "basic/macros.h"
 #include "basic/missing-syscall.h"
 
 /* Longest line of /proc/self/mountinfo or /proc/self/cgroup read. */
 #define CGROUP_LINE_MAX 4096
-
-static int read_small_file_at(int dir_fd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, size - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
-        return (int) n;
-}
-
-static int write_file_at(int dir_fd, const char *name, const char *text) {
-        _cleanup_close_ int fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        size_t len = strlen(text);
-        ssize_t n = write(fd, text, len);
-        if (n < 0)
-                return -errno;
-        return (size_t) n == len ? 0 : -EIO;
-}
 
 /* The mount point of the cgroup2 hierarchy, from /proc/self/mountinfo. */
 static int find_cgroup2_mount(char **ret) {

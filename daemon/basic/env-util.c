@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file-util.h"
 #include "macros.h"
 #include "strv.h"
 #include "utf8.h"
@@ -262,22 +263,9 @@ int env_file_load(const char *path, char ***env) {
                 return -EBADFD;
         if ((uint64_t) st.st_size > ENV_FILE_SIZE_MAX)
                 return -EFBIG;
-        buf = malloc(ENV_FILE_SIZE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (n < ENV_FILE_SIZE_MAX + 1) {
-                ssize_t k = read(fd, buf + n, ENV_FILE_SIZE_MAX + 1 - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        if (n > ENV_FILE_SIZE_MAX)
-                return -EFBIG;
+        int r = read_full_fd(fd, ENV_FILE_SIZE_MAX, &buf, &n);
+        if (r < 0)
+                return r;
         return env_file_parse(buf, n, env);
 }
 
