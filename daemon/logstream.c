@@ -291,7 +291,25 @@ static int log_pipe_open(ServiceLog *l, LogPipe *p, LogFile *file) {
         return sd_event_add_io(l->event, &p->source, p->fd, EPOLLIN, on_pipe_event, p);
 }
 
-int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error) {
+/* A write end of p's pipe for one more process: the pipe is opened anew through /proc/self/fd (a pipe
+ * opened there by path is the same pipe, with a file description of its own, blocking). */
+static int log_pipe_reopen(LogPipe *p) {
+        char path[sizeof("/proc/self/fd/") + 12];
+
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", p->fd);
+        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        safe_close(p->child_fd);
+        p->child_fd = fd;
+        return 0;
+}
+
+/* The output fds of one process of a start: attach false for the start's first one (the files
+ * opened and truncated as the unit says, new pipes), true for the processes after it (the same files,
+ * the same pipes opened once more; a file closed since is opened again, appended to). */
+static int log_setup(ServiceLog *l, const Unit *u, bool attach, int *ret_stdout_fd, int *ret_stderr_fd,
+                     char **ret_error) {
         LogOutput out[2] = { u->std_output, u->std_error };
         const char *path[2] = { u->std_output_path, u->std_error_path };
         int fd[2] = { 0, 0 };
@@ -300,7 +318,8 @@ int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *r
         assert(l);
         assert(u);
 
-        service_log_close(l);
+        if (!attach)
+                service_log_close(l);
 
         /* StandardError=inherit: whatever stdout gets (systemd's meaning). */
         if (out[1] == LOG_OUTPUT_INHERIT) {
@@ -331,22 +350,28 @@ int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *r
                 case LOG_OUTPUT_APPEND:
                         if (i == 1 && l->files[0] && streq(l->files[0]->path, path[1]))
                                 file = l->files[0];
+                        else if (attach && l->files[i])
+                                file = l->files[i];
                         else {
-                                r = logfile_open(path[i], out[i] == LOG_OUTPUT_FILE, u->log_rotate_size,
+                                r = logfile_open(path[i], !attach && out[i] == LOG_OUTPUT_FILE, u->log_rotate_size,
                                                  u->log_rotate_keep, &file);
                                 if (r < 0) {
                                         if (ret_error && asprintf(ret_error, "Failed to open '%s' for %s: %s",
                                                                   path[i], i == 0 ? "StandardOutput=" : "StandardError=",
                                                                   strerror(-r)) < 0)
                                                 *ret_error = NULL;
-                                        service_log_close(l);
+                                        if (!attach)
+                                                service_log_close(l);
                                         return r;
                                 }
                         }
                         l->files[i] = file;
                         _fallthrough_;
                 case LOG_OUTPUT_LOG:
-                        r = log_pipe_open(l, &l->pipes[i], file);
+                        if (attach && l->pipes[i].fd >= 0)
+                                r = log_pipe_reopen(&l->pipes[i]);
+                        else
+                                r = log_pipe_open(l, &l->pipes[i], file);
                         if (r < 0)
                                 goto fail;
                         fd[i] = l->pipes[i].child_fd;
@@ -362,95 +387,19 @@ int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *r
 fail:
         if (ret_error && asprintf(ret_error, "Failed to set up the output pipes: %s", strerror(-r)) < 0)
                 *ret_error = NULL;
-        service_log_close(l);
+        if (attach)
+                service_log_spawned(l);
+        else
+                service_log_close(l);
         return r;
 }
 
-/* A write end of p's pipe for one more process: the pipe is opened anew through /proc/self/fd (a pipe
- * opened there by path is the same pipe, with a file description of its own, blocking). */
-static int log_pipe_reopen(LogPipe *p) {
-        char path[sizeof("/proc/self/fd/") + 12];
-
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", p->fd);
-        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        safe_close(p->child_fd);
-        p->child_fd = fd;
-        return 0;
+int service_log_prepare(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error) {
+        return log_setup(l, u, /* attach= */ false, ret_stdout_fd, ret_stderr_fd, ret_error);
 }
 
 int service_log_attach(ServiceLog *l, const Unit *u, int *ret_stdout_fd, int *ret_stderr_fd, char **ret_error) {
-        LogOutput out[2] = { u->std_output, u->std_error };
-        const char *path[2] = { u->std_output_path, u->std_error_path };
-        int fd[2] = { 0, 0 };
-        int r;
-
-        assert(l);
-        assert(u);
-
-        if (out[1] == LOG_OUTPUT_INHERIT) {
-                out[1] = out[0];
-                path[1] = path[0];
-        }
-        for (size_t i = 0; i < 2; i++) {
-                LogFile *file = NULL;
-                switch (out[i]) {
-                case LOG_OUTPUT_INHERIT:
-                        fd[i] = 0;
-                        break;
-                case LOG_OUTPUT_NULL:
-                        if (l->null_fd < 0) {
-                                l->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
-                                if (l->null_fd < 0) {
-                                        r = -errno;
-                                        goto fail;
-                                }
-                        }
-                        fd[i] = l->null_fd;
-                        break;
-                case LOG_OUTPUT_FILE:
-                case LOG_OUTPUT_APPEND:
-                        if (i == 1 && l->files[0] && streq(l->files[0]->path, path[1]))
-                                file = l->files[0];
-                        else if (l->files[i])
-                                file = l->files[i];
-                        else {
-                                /* Opened by this start's first process and closed since: appended to. */
-                                r = logfile_open(path[i], /* truncate= */ false, u->log_rotate_size,
-                                                 u->log_rotate_keep, &file);
-                                if (r < 0) {
-                                        if (ret_error && asprintf(ret_error, "Failed to open '%s' for %s: %s",
-                                                                  path[i], i == 0 ? "StandardOutput=" : "StandardError=",
-                                                                  strerror(-r)) < 0)
-                                                *ret_error = NULL;
-                                        return r;
-                                }
-                        }
-                        l->files[i] = file;
-                        _fallthrough_;
-                case LOG_OUTPUT_LOG:
-                        if (l->pipes[i].fd < 0)
-                                r = log_pipe_open(l, &l->pipes[i], file);
-                        else
-                                r = log_pipe_reopen(&l->pipes[i]);
-                        if (r < 0)
-                                goto fail;
-                        fd[i] = l->pipes[i].child_fd;
-                        break;
-                default:
-                        assert(!"bad LogOutput");
-                }
-        }
-        *ret_stdout_fd = fd[0];
-        *ret_stderr_fd = fd[1];
-        return 0;
-
-fail:
-        if (ret_error && asprintf(ret_error, "Failed to set up the output pipes: %s", strerror(-r)) < 0)
-                *ret_error = NULL;
-        service_log_spawned(l);
-        return r;
+        return log_setup(l, u, /* attach= */ true, ret_stdout_fd, ret_stderr_fd, ret_error);
 }
 
 void service_log_spawned(ServiceLog *l) {
