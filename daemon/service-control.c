@@ -14,6 +14,7 @@
 #include "basic/parse-util.h"
 #include "basic/strv.h"
 #include "basic/time-util.h"
+#include "process-pidns.h"
 #include "service-private.h"
 #include "svd-log.h"
 
@@ -84,10 +85,14 @@ static int control_environment(Service *s, char ***ret) {
         _cleanup_strv_free_ char **env = NULL;
         char *a;
 
-        /* The daemon of Type=forking in its PID namespace, as svd sees it; not svd's own init there. */
+        /* The daemon of Type=forking, not svd's own init in its PID namespace; its pid as the command
+         * sees it: the namespace's when the command runs there. */
         const Process *m = service_main_process(s);
         if (process_is_set(m) && (m != &s->run.main || !s->run.main_pid1)) {
-                if (asprintf(&a, "MAINPID=%d", (int) m->pid) < 0 || strv_consume(&env, a) < 0)
+                pid_t pid = m->pid;
+                if (service_exec_joins_pidns(s, control_command(s)) && pidns_inner_pid(m->pid, &pid) < 0)
+                        pid = 0; /* gone: no $MAINPID */
+                if (pid > 0 && (asprintf(&a, "MAINPID=%d", (int) pid) < 0 || strv_consume(&env, a) < 0))
                         return -ENOMEM;
         }
         if (IN_SET(s->control.kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST)) {

@@ -89,6 +89,23 @@ void service_exec_done(ServiceExec *e) {
         e->sandbox = NULL; /* the unit's */
 }
 
+static bool exec_is_main(const Unit *u, const ExecCommand *cmd) {
+        const ExecCommandList *starts = &u->exec[UNIT_EXEC_START];
+        return cmd >= starts->commands && cmd < starts->commands + starts->n;
+}
+
+/* The commands around the main one of a service in the PID namespace Type=forking has by default
+ * run in that namespace while svd's init there lives, so that a PID file the daemon wrote names the
+ * daemon for them too (nginx -s reload, start-stop-daemon --pidfile). ExecStartPre= runs before the
+ * namespace exists and ExecStopPost= after it, both outside. An explicit PrivatePIDs=yes gives every
+ * command a namespace of its own instead, as systemd does. Entering another namespace takes
+ * CAP_SYS_ADMIN there, which only a privileged svd has. */
+bool service_exec_joins_pidns(const Service *s, const ExecCommand *cmd) {
+        const Unit *u = s->unit;
+        return cmd && !exec_is_main(u, cmd) && u->private_pids < 0 && unit_private_pids(u) && s->run.main_pid1 &&
+               process_is_set(&s->run.main) && s->ctx->uid == 0;
+}
+
 int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e) {
         ServiceContext *c = s->ctx;
         const Unit *u = s->unit;
@@ -163,11 +180,11 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 wd = "/";
 
         /* The main command gets the unit's PID namespace (Type=forking's by default); the commands
-         * around it only an explicit PrivatePIDs=yes, so that ExecReload= and ExecStop= run where
-         * $MAINPID names the daemon. */
-        const ExecCommandList *starts = &u->exec[UNIT_EXEC_START];
-        bool main_command = cmd >= starts->commands && cmd < starts->commands + starts->n;
+         * around it a namespace of their own only with an explicit PrivatePIDs=yes, else the main
+         * command's where service_exec_joins_pidns() says so. */
+        bool main_command = exec_is_main(u, cmd);
         bool private_pids = main_command ? unit_private_pids(u) : u->private_pids > 0;
+        bool join_pidns = service_exec_joins_pidns(s, cmd);
         e->params = (SpawnParams){
                 .path = e->path,
                 .argv = e->argv,
@@ -191,6 +208,9 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .pid1_stays = private_pids && main_command && u->type == SERVICE_TYPE_FORKING,
                 /* An unprivileged svd's service gets a user namespace mapping svd's own ids to
                  * themselves whenever it needs one: that is PrivateUsers= of a per-user manager too. */
+                .ignore_sigpipe = u->ignore_sigpipe,
+                .join_pidns = join_pidns,
+                .pidns_pidfd = join_pidns ? s->run.main.pidfd : -EBADF,
                 .user_namespace = (private_pids ||
                                    (e->sandbox && (sandbox_plan_clone_flags(e->sandbox) != 0 ||
                                                    e->sandbox->private_users != SANDBOX_USERS_NONE))) &&

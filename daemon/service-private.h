@@ -28,6 +28,7 @@ typedef struct ServiceExec {
  * -ENOTCONN when the unit needs the notify socket and svd has none. */
 int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e);
 void service_exec_done(ServiceExec *e);
+bool service_exec_joins_pidns(const Service *s, const ExecCommand *cmd);
 
 /* ---- service-sandbox.c ---- */
 

@@ -127,6 +127,46 @@ static _noreturn_ void pid1_run(pid_t main_pid, int report_fd, int exec_fd, cons
         }
 }
 
+/* Whether svd is still there, asked once the parent-death signal is set: svd is the parent. Where svd is
+ * outside the child's PID namespace getppid() is 0; the report pipe tells instead: no reader means svd
+ * is gone. */
+static bool child_parent_alive(int report_fd, pid_t parent) {
+        pid_t ppid = getppid();
+        if (ppid != 0)
+                return ppid == parent;
+        struct pollfd pfd = { .fd = report_fd, .events = POLLOUT };
+        return poll(&pfd, 1, 0) >= 0 && !(pfd.revents & POLLERR);
+}
+
+/* Limit*= as systemd sets them: where the process may not raise a hard limit (no CAP_SYS_RESOURCE, as
+ * in many containers), both values are clamped to the hard limit it has. */
+static int child_setrlimit_closest(int resource, const struct rlimit *want) {
+        if (setrlimit(resource, want) >= 0)
+                return 0;
+        if (errno != EPERM)
+                return -1;
+        struct rlimit have;
+        if (getrlimit(resource, &have) < 0)
+                return -1;
+        struct rlimit closest = {
+                .rlim_cur = want->rlim_cur < have.rlim_max ? want->rlim_cur : have.rlim_max,
+                .rlim_max = want->rlim_max < have.rlim_max ? want->rlim_max : have.rlim_max,
+        };
+        return setrlimit(resource, &closest);
+}
+
+/* A /proc of the PID namespace the process is in, without leaking the mount to the host: every
+ * mount private, so that nothing mounted in here propagates out. In a chroot "/" is no mount point
+ * (EINVAL); then at least the /proc mount that the new one stacks on is made private, which is what
+ * decides where the new one propagates. */
+static void child_mount_proc(int report_fd) {
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 &&
+            (errno != EINVAL || mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
+                child_fail(report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                child_fail(report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+}
+
 /* Becomes init of the new PID namespace and returns in the command's
  * process, with *report_fd switched to the pipe that init relays. */
 static void child_become_pid1(const SpawnParams *p, int *report_fd) {
@@ -135,16 +175,7 @@ static void child_become_pid1(const SpawnParams *p, int *report_fd) {
         if (p->user_namespace)
                 child_setup_user_namespace(p, *report_fd);
 
-        /* A /proc of our own namespace, without leaking the mount to the
-         * host: every mount private, so that nothing mounted in here
-         * propagates out. In a chroot "/" is no mount point (EINVAL); then at
-         * least the /proc mount that the new one stacks on is made private,
-         * which is what decides where the new one propagates. */
-        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 &&
-            (errno != EINVAL || mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
-                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
-        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-                child_fail(*report_fd, SPAWN_STAGE_MOUNT_PROC, errno);
+        child_mount_proc(*report_fd);
 
         if (pipe2(exec_pipe, O_CLOEXEC) < 0)
                 child_fail(*report_fd, SPAWN_STAGE_PID1_FORK, errno);
@@ -230,6 +261,9 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
                         child_fail(report_fd, SPAWN_STAGE_SIGNALS, errno);
         }
+        /* IgnoreSIGPIPE=: ignored across the exec, as systemd does by default. */
+        if (p->ignore_sigpipe && sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, NULL) < 0)
+                child_fail(report_fd, SPAWN_STAGE_SIGNALS, errno);
         sigset_t none;
         sigemptyset(&none);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
@@ -248,16 +282,15 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 if (p->private_pids) {
                         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
                                 child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
-                        /* getppid() is 0 in the new namespace; the report
-                         * pipe tells instead: no reader means svd is gone. */
-                        struct pollfd pfd = { .fd = report_fd, .events = POLLOUT };
-                        if (poll(&pfd, 1, 0) < 0 || (pfd.revents & POLLERR))
+                        if (!child_parent_alive(report_fd, parent))
                                 child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
                 }
         }
 
         if (p->private_pids)
                 child_become_pid1(p, &report_fd);
+        else if (p->join_pidns)
+                child_mount_proc(report_fd);
         else if (p->user_namespace)
                 child_setup_user_namespace(p, report_fd);
 
@@ -295,7 +328,7 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
 
         for (size_t i = 0; i < p->n_rlimits; i++)
-                if (setrlimit(p->rlimits[i].resource, &p->rlimits[i].limit) < 0)
+                if (child_setrlimit_closest(p->rlimits[i].resource, &p->rlimits[i].limit) < 0)
                         child_fail(report_fd, SPAWN_STAGE_RLIMITS, errno);
         if (p->umask >= 0)
                 (void) umask((mode_t) p->umask);
@@ -365,7 +398,7 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
         if (p->mode == SPAWN_MODE_FALLBACK && !p->private_pids) {
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
                         child_fail(report_fd, SPAWN_STAGE_PDEATHSIG, errno);
-                if (getppid() != parent)
+                if (!child_parent_alive(report_fd, parent))
                         child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
         }
 

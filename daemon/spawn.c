@@ -4,7 +4,9 @@
 #include "spawn.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -220,6 +222,8 @@ static uint64_t spawn_clone_flags(const SpawnParams *p, int *ret_exit_signal) {
                 *ret_exit_signal = SIGCHLD;
         if (p->private_pids)
                 flags |= CLONE_NEWPID | CLONE_NEWNS;
+        if (p->join_pidns)
+                flags |= CLONE_NEWNS; /* for the namespace's /proc */
         if (p->sandbox)
                 flags |= sandbox_plan_clone_flags(p->sandbox);
         if (p->user_namespace)
@@ -227,6 +231,30 @@ static uint64_t spawn_clone_flags(const SpawnParams *p, int *ret_exit_signal) {
         if (p->cgroup_fd >= 0)
                 flags |= CLONE_INTO_CGROUP;
         return flags;
+}
+
+/* join_pidns: svd's children are created in the namespace of p->pidns_pidfd's process from here
+ * until spawn_leave_pidns(). setns() of a PID namespace changes only where children go. */
+static int spawn_enter_pidns(const SpawnParams *p, int *ret_own) {
+        _cleanup_close_ int own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (own < 0)
+                return -errno;
+        if (setns(p->pidns_pidfd, CLONE_NEWPID) < 0)
+                return -errno;
+        *ret_own = TAKE_FD(own);
+        return 0;
+}
+
+static void spawn_leave_pidns(int *own) {
+        if (*own < 0)
+                return;
+        /* Back to svd's own namespace, where every other child belongs. It is the caller's active
+         * namespace, which setns() always allows; failing would put the next service somewhere else. */
+        if (setns(*own, CLONE_NEWPID) < 0) {
+                log_error("Cannot return to svd's own PID namespace: %m");
+                abort();
+        }
+        *own = safe_close(*own);
 }
 
 int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
@@ -254,6 +282,12 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd) {
         pid_t parent = getpid();
         bool legacy = false;
         pid_t pid = 0;
+        _cleanup_(spawn_leave_pidns) int own_pidns = -EBADF;
+        if (p->join_pidns) {
+                int r = spawn_enter_pidns(p, &own_pidns);
+                if (r < 0)
+                        return r;
+        }
         int r = spawn_vfork(p, flags, exit_signal, report[1], &pidfd, &pid);
         if (r < 0)
                 return r;

@@ -104,6 +104,10 @@ typedef struct SpawnParams {
                                  * the command's exit and every process it reaps after, forwards signals
                                  * to every process of the namespace, and exits once none is left */
         bool user_namespace;    /* with private_pids or sandbox, for an unprivileged svd: map own uid/gid */
+        bool ignore_sigpipe;    /* SIGPIPE ignored across the exec (IgnoreSIGPIPE=) */
+        bool join_pidns;        /* created in the PID namespace of pidns_pidfd's process (not as its init),
+                                 * with a /proc of that namespace in a mount namespace of its own */
+        int pidns_pidfd;        /* with join_pidns: pidfd of a process of that namespace */
         const SandboxPlan *sandbox; /* namespaces and mounts of the sandboxing keys; NULL: none */
         uid_t outer_uid;        /* svd's uid/gid, for that mapping */
         gid_t outer_gid;

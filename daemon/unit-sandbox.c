@@ -410,6 +410,9 @@ static const struct {
         { "ReadOnlyPaths", offsetof(UnitSandbox, read_only_paths) },
         { "ReadWritePaths", offsetof(UnitSandbox, read_write_paths) },
         { "InaccessiblePaths", offsetof(UnitSandbox, inaccessible_paths) },
+        { "ReadOnlyDirectories", offsetof(UnitSandbox, read_only_paths) },
+        { "ReadWriteDirectories", offsetof(UnitSandbox, read_write_paths) },
+        { "InaccessibleDirectories", offsetof(UnitSandbox, inaccessible_paths) },
         { "ExecPaths", offsetof(UnitSandbox, exec_paths) },
         { "NoExecPaths", offsetof(UnitSandbox, no_exec_paths) },
 };

@@ -290,6 +290,7 @@ typedef struct Unit {
 
         ServiceType type;
         bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
+        bool ignore_sigpipe;          /* IgnoreSIGPIPE= (default yes): SIGPIPE ignored in the service */
         char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */
         NotifyAccess notify_access;   /* NotifyAccess=; _NOTIFY_ACCESS_INVALID: unset */
         char *bus_name;               /* BusName=: a well-known D-Bus name (Type=dbus needs it) */

@@ -3,7 +3,7 @@
 #
 # Credentials and sandboxing keys, each checked from inside the service:
 # User=, Group=, SupplementaryGroups=, NoNewPrivileges=,
-# CapabilityBoundingSet=, AmbientCapabilities=, UMask=, LimitNOFILE=,
+# CapabilityBoundingSet=, AmbientCapabilities=, UMask=, LimitNOFILE= (above svd's hard limit too),
 # LimitNPROC=, LimitCORE=, and that the service gets exactly fds 0, 1, 2.
 # The service writes what it sees to a file. Needs root (svd must be able to
 # change to an unprivileged user); SVD_TEST_USER (default: svdtest if it
@@ -33,7 +33,7 @@ chown "$TUID" "$T/report"
 # keeping a copy of the old fd, so /proc/$$/fd shows exactly what svd gave.
 cat >"$T/unit.in" <<'EOF'
 [Service]
-ExecStart=@SH@ -c 'exec >@OUT@ 2>&1; echo "uid=$(id -u) gid=$(id -g) groups=$(id -G)"; grep -E "^(Cap|NoNewPrivs|Umask)" /proc/self/status; grep -E "^Max (open files|processes|core file size)" /proc/self/limits; echo fds:; ls /proc/$$$$/fd; echo fds-end; exec @SLEEP@ 10000'
+ExecStart=@SH@ -c 'exec >@OUT@ 2>&1; echo "uid=$(id -u) gid=$(id -g) groups=$(id -G)"; grep -E "^(Cap|NoNewPrivs|Umask|SigIgn)" /proc/self/status; grep -E "^Max (open files|processes|core file size)" /proc/self/limits; echo fds:; ls /proc/$$$$/fd; echo fds-end; exec @SLEEP@ 10000'
 User=@USER@
 Group=@GID@
 SupplementaryGroups=4242 4243
@@ -70,10 +70,25 @@ expect_eq "CapabilityBoundingSet= keeps exactly CHOWN and NET_BIND_SERVICE" 0000
 expect_eq "AmbientCapabilities= raises NET_BIND_SERVICE" 0000000000000400 "$(field CapAmb)"
 expect_eq "the ambient capability is effective after exec" 0000000000000400 "$(field CapEff)"
 expect_eq "UMask=0027" 0027 "$(field Umask)"
+# SIGPIPE is signal 13: bit 0x1000 of SigIgn.
+SIGIGN=$(field SigIgn)
+check "IgnoreSIGPIPE= by default: SIGPIPE is ignored (SigIgn $SIGIGN)" sh -c '[ $((0x$1 & 0x1000)) -ne 0 ]' sh "$SIGIGN"
 expect_eq "LimitNOFILE=123:456" "123 456" "$(echo "$R" | sed -n 's/^Max open files *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
 expect_eq "LimitNPROC=77" "77 77" "$(echo "$R" | sed -n 's/^Max processes *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
 expect_eq "LimitCORE=0" "0 0" "$(echo "$R" | sed -n 's/^Max core file size *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
 expect_eq "the service has exactly fds 0, 1 and 2" "0 1 2 " "$(echo "$R" | sed -n '/^fds:/,/^fds-end/p' | grep -v fds | tr '\n' ' ')"
+
+# A hard limit above svd's own: set where svd may raise it (CAP_SYS_RESOURCE), else clamped to svd's
+# hard limit (as systemd does; many containers lack the capability), never a failed start.
+HARD=$(ulimit -Hn)
+WANT=$((HARD + 1000))
+if (ulimit -Hn "$WANT") 2>/dev/null; then GOT="$WANT $WANT"; else GOT="$HARD $HARD"; fi
+write_unit biglimit <<EOF
+[Service]
+ExecStart=$SH -c 'grep -e "^Max open files" -e "^SigIgn" /proc/self/limits /proc/self/status >$T/report/big; exec $SLEEP 10000'
+LimitNOFILE=$WANT
+IgnoreSIGPIPE=no
+EOF
 
 # A bounding set that forbids what User= needs: a clear stage in the error.
 write_unit badcaps <<EOF
@@ -89,5 +104,13 @@ start_svd
 run svctl start badcaps
 expect_rc "an ambient capability outside the bounding set fails" 1
 expect_contains "the error names the step" "$ERR" "capabilities"
+
+run svctl start biglimit
+expect_rc "LimitNOFILE= above svd's hard limit ($HARD) starts" 0
+check "... and the service reports its limits" wait_until 10 test -s "$T/report/big"
+expect_eq "... set, or clamped to svd's hard limit where svd may not raise it" "$GOT" \
+        "$(sed -n 's/^.*:Max open files *\([0-9]*\) *\([0-9]*\).*/\1 \2/p' "$T/report/big")"
+check "IgnoreSIGPIPE=no: SIGPIPE has its default action" \
+        sh -c '[ $((0x$1 & 0x1000)) -eq 0 ]' sh "$(sed -n 's/^.*:SigIgn:[[:space:]]*//p' "$T/report/big")"
 
 done_testing

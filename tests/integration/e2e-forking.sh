@@ -6,7 +6,9 @@
 # exits, the daemon forks workers): PIDFile= written before the command exits
 # and after it (the nginx race), no PIDFile= (the main process guessed: the one
 # process left), a failing command, the daemon dying by itself, a reload
-# signal reaching the daemon, a re-exec of svd in between, PrivatePIDs=no, and
+# signal reaching the daemon, a re-exec of svd in between, the commands around
+# the main one reading the PID file as nginx's do (in the daemon's namespace,
+# with its $MAINPID), PrivatePIDs=no, and
 # kill -9 of svd: every process of every forking service is gone after it.
 # A service's processes are found by their PID namespace (/proc/PID/ns/pid),
 # never by name; waits are bounded polls of svctl and /proc. TAP.
@@ -110,6 +112,21 @@ write_unit rclocal <<EOF2
 Type=forking
 RemainAfterExit=yes
 ExecStart=$SH -c 'exit 0'
+EOF2
+# nginx's own unit: the reload and stop commands read the PID file, which holds the daemon's pid in
+# its namespace; each command records its PID namespace and what it was given.
+NS='readlink /proc/self/ns/pid'
+write_unit ngx <<EOF2
+[Service]
+Type=forking
+PIDFile=$T/run/ngx.pid
+ExecStartPre=$SH -c 'echo "pre \$($NS)" >>$T/ngx.cmds'
+ExecStart=$FS --pidfile $T/run/ngx.pid --record $T/ngx.rec --workers 1
+ExecStartPost=$SH -c 'echo "post \$($NS) \$MAINPID \$(cat $T/run/ngx.pid)" >>$T/ngx.cmds'
+ExecReload=$SH -c 'echo "reload \$($NS) \$MAINPID" >>$T/ngx.cmds; kill -HUP \$(cat $T/run/ngx.pid)'
+ExecStop=$SH -c 'echo "stop \$($NS)" >>$T/ngx.cmds; kill -TERM \$(cat $T/run/ngx.pid)'
+ExecStopPost=$SH -c 'echo "stoppost \$($NS)" >>$T/ngx.cmds'
+TimeoutStopSec=10
 EOF2
 write_unit nons <<EOF2
 [Service]
@@ -216,6 +233,41 @@ check "... and it stays exited (active) once its processes are gone" wait_until 
 run svctl stop rclocal
 expect_rc "stop of an exited service" 0
 expect_eq "... inactive" inactive "$(svc_state rclocal)"
+
+# ---- the commands around the main one and the PID file (nginx -s reload, start-stop-daemon) ----
+# cmd_field WORD N: field N of the line WORD in ngx.cmds.
+cmd_field() {
+        awk -v w="$1" -v n="$2" '$1 == w { print $n; exit }' "$T/ngx.cmds" 2>/dev/null
+}
+if [ "$(id -u)" -ne 0 ]; then
+        skip "the commands of a forking service in its PID namespace" "svd is unprivileged: they run outside"
+else
+        run svctl start ngx
+        expect_rc "nginx-like: start" 0
+        P=$(svc_pid ngx)
+        M=$(ns_members "$P")
+        TRACKED="$TRACKED $M"
+        OWN=$(readlink /proc/$$/ns/pid)
+        DNS=$(readlink "/proc/$P/ns/pid")
+        expect_ne "nginx-like: the daemon runs in a namespace of its own" "$OWN" "$DNS"
+        expect_eq "ExecStartPre= runs outside it (it does not exist yet)" "$OWN" "$(cmd_field pre 2)"
+        expect_eq "ExecStartPost= runs in the daemon's namespace" "$DNS" "$(cmd_field post 2)"
+        expect_eq "... where \$MAINPID is the pid the PID file holds" "$(cmd_field post 4)" "$(cmd_field post 3)"
+        expect_eq "... the daemon's pid in that namespace" "$(nspid "$P")" "$(cmd_field post 3)"
+        run svctl reload ngx
+        expect_rc "svctl reload runs ExecReload=" 0
+        expect_eq "ExecReload= runs in the daemon's namespace" "$DNS" "$(cmd_field reload 2)"
+        expect_eq "... with the namespace's \$MAINPID" "$(nspid "$P")" "$(cmd_field reload 3)"
+        check "... and the signal sent to the PID file's pid reaches the daemon" \
+                wait_until 10 recorded "$T/ngx.rec" hup
+        expect_eq "the reload left the daemon running" running "$(svc_state ngx)"
+        run svctl stop ngx
+        expect_rc "nginx-like: stop" 0
+        expect_eq "ExecStop= runs in the daemon's namespace" "$DNS" "$(cmd_field stop 2)"
+        check "... and its signal to the PID file's pid reaches the daemon" recorded "$T/ngx.rec" term
+        expect_eq "ExecStopPost= runs outside (the namespace is gone)" "$OWN" "$(cmd_field stoppost 2)"
+        check "nginx-like: every process of its namespace is gone" wait_until 10 none_left "$M"
+fi
 
 # ---- PrivatePIDs=no ----
 run svctl start nons

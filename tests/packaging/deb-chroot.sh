@@ -13,9 +13,8 @@
 # minbase has no systemctl; a stand-in (/usr/bin/systemctl, where dpkg's
 # maintainer scripts find it) records what is asked of it.
 #
-# The freshly bootstrapped root is cached as a tarball in
-# ~/.cache/svd-pkg (or $SVD_PKG_CACHE), one per day, so that the archive is
-# downloaded once a day per machine; apt inside the root still fetches the
+# The freshly bootstrapped root is cached in ~/.cache/svd-pkg (or
+# $SVD_PKG_CACHE, fresh-root.sh); apt inside the root still fetches the
 # package's dependencies and man-db. Each run unpacks it anew under the
 # cache directory.
 #
@@ -26,6 +25,8 @@ set -u
 : "${SVD_BUILD_DIR:?}" "${SVD_SOURCE_DIR:?}" "${SVD_VERSION:?}"
 # shellcheck source=../lib/lib.sh
 . "$SVD_SOURCE_DIR/tests/lib/lib.sh"
+# shellcheck source=fresh-root.sh
+. "$SVD_SOURCE_DIR/tests/packaging/fresh-root.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (debootstrap, chroot, mounts)"
 command -v debootstrap >/dev/null 2>&1 || skip_all "debootstrap is not installed (contrib/install-deps.sh --test)"
@@ -72,12 +73,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- the package ----
-if ! (cd "$SVD_BUILD_DIR" && cpack -G DEB -B "$W/deb") >"$W/cpack.log" 2>&1; then
-        diag "$(tail -n 20 "$W/cpack.log")"
-        bail_out "cpack failed"
-fi
-deb=$(ls "$W"/deb/svd_"$SVD_VERSION"_*.deb 2>/dev/null)
-[ -f "$deb" ] || bail_out "cpack wrote no svd_${SVD_VERSION}_*.deb"
+build_deb "$W/deb"
 ok "cpack built $(basename "$deb")"
 
 if command -v lintian >/dev/null 2>&1; then
@@ -93,24 +89,8 @@ else
         skip "lintian finds no error" "lintian is not installed (contrib/install-deps.sh --test)"
 fi
 
-# ---- a fresh bookworm root, from today's cached tarball ----
-tarball=$cache/bookworm-minbase-$(date -u +%Y%m%d).tar
-exec 9>"$cache/lock"
-flock 9
-if [ ! -s "$tarball" ]; then
-        rm -rf --one-file-system "$cache/bootstrap"
-        if ! debootstrap --variant=minbase bookworm "$cache/bootstrap" >"$W/debootstrap.log" 2>&1; then
-                diag "$(tail -n 20 "$W/debootstrap.log")"
-                rm -rf --one-file-system "$cache/bootstrap"
-                bail_out "debootstrap --variant=minbase bookworm failed (network to the Debian archive?)"
-        fi
-        tar -C "$cache/bootstrap" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball" ||
-                bail_out "cannot write $tarball"
-        rm -rf --one-file-system "$cache/bootstrap"
-        find "$cache" -maxdepth 1 -name 'bookworm-minbase-*.tar' ! -name "$(basename "$tarball")" -delete
-fi
-flock -u 9
-mkdir "$R" && tar -C "$R" -xf "$tarball" || bail_out "cannot unpack $tarball"
+# ---- a fresh bookworm root ----
+fresh_root "$R"
 
 mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" && mount --bind /dev "$R/dev" ||
         bail_out "cannot mount /proc, /sys and /dev in the root"
@@ -124,19 +104,7 @@ if ! in_root apt-get -q update >"$W/apt.log" 2>&1 ||
         bail_out "apt-get in the root failed (network to the Debian archive?)"
 fi
 
-# A systemd machine whose policy forbids starting services.
-mkdir -p "$R/run/systemd/system"
-cat >"$R/usr/sbin/policy-rc.d" <<'POLICY'
-#!/bin/sh
-echo "$*" >>/var/log/policy-rc.d.log
-exit 101
-POLICY
-cat >"$R/usr/bin/systemctl" <<'SYSTEMCTL'
-#!/bin/sh
-echo "$*" >>/var/log/systemctl.log
-exit 0
-SYSTEMCTL
-chmod 755 "$R/usr/sbin/policy-rc.d" "$R/usr/bin/systemctl"
+forbid_starts "$R"
 
 # Every file of the root that a package may leave or change: what apt and
 # dpkg keep about packages, logs and caches are left out.

@@ -1,0 +1,266 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Real Debian daemons under svd, from the units their packages ship, unchanged:
+# openssh-server, cron, nginx and redis-server are installed with apt into a
+# fresh `debootstrap --variant=minbase bookworm` root together with svd's own
+# .deb (policy-rc.d forbids the packages to start anything), their units are
+# copied from /lib/systemd/system into /etc/svd/units as they are, and svd runs
+# in that root as on a machine: a mount namespace whose root is the fresh tree
+# (pivot_root), and a network namespace of its own, so that the daemons'
+# ports are not the host's. Then, for each daemon, as under systemd:
+#   start      svctl start, the unit's state
+#   serve      ssh logs in with a key; nginx answers HTTP; redis keeps a
+#              value; cron runs a job from /etc/cron.d
+#   reload     sshd re-executes (new listening sockets), nginx starts new
+#              workers (its ExecReload= reads the PID file); a unit without
+#              ExecReload= refuses the reload and keeps running
+#   stop       svctl stop, no process of the daemon left
+# and at the end kill -9 of svd with all four running: none of their
+# processes survives it.
+#
+# Needs root, debootstrap, cpack and the Debian archive; SKIP otherwise, and
+# for a sanitizer build (its binaries are not what a package ships). TAP.
+# Environment (set by ctest): SVD_BUILD_DIR, SVD_SOURCE_DIR, SVD_VERSION.
+set -u
+: "${SVD_BUILD_DIR:?}" "${SVD_SOURCE_DIR:?}" "${SVD_VERSION:?}"
+# shellcheck source=../lib/lib.sh
+. "$SVD_SOURCE_DIR/tests/lib/lib.sh"
+# shellcheck source=fresh-root.sh
+. "$SVD_SOURCE_DIR/tests/packaging/fresh-root.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root (debootstrap, namespaces, mounts)"
+command -v debootstrap >/dev/null 2>&1 || skip_all "debootstrap is not installed (contrib/install-deps.sh --test)"
+command -v cpack >/dev/null 2>&1 || skip_all "cpack is not installed"
+if grep -q '^SVD_SANITIZE:BOOL=ON' "$SVD_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+        skip_all "a sanitizer build is not packaged"
+fi
+
+DAEMONS="cron ssh nginx redis-server"
+cache=${SVD_PKG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-pkg}
+mkdir -p "$cache" || bail_out "cannot create $cache"
+W=$(mktemp -d "$cache/daemons.XXXXXX") || bail_out "mktemp in $cache"
+R=$W/root
+svd_pid=
+NETNS=
+
+# Processes in the test's network namespace: svd and everything it started.
+ns_procs() {
+        [ -n "$NETNS" ] || return 0
+        # shellcheck disable=SC2012 # the link targets are what is wanted, and ls -l prints them
+        ls -l /proc/[0-9]*/ns/net 2>/dev/null | awk -v ns="$NETNS" '$NF == ns { split($(NF - 2), a, "/"); print a[3] }'
+}
+# Processes whose root is the chroot's (apt's maintainer scripts).
+root_procs() {
+        for p in /proc/[0-9]*; do
+                [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"
+        done
+        return 0
+}
+unmount_all() {
+        for m in dev sys proc; do
+                if mountpoint -q "$R/$m" 2>/dev/null; then
+                        umount "$R/$m" 2>/dev/null || umount -l "$R/$m" || return 1
+                fi
+        done
+        return 0
+}
+cleanup() {
+        [ -n "$svd_pid" ] && kill -KILL "$svd_pid" 2>/dev/null && wait "$svd_pid"
+        for p in $(ns_procs) $(root_procs); do
+                kill -KILL "$p" 2>/dev/null
+        done
+        if unmount_all; then
+                rm -rf --one-file-system "$W"
+        else
+                echo "# left $W: a mount under it would not go" >&2
+        fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- the root: svd's package and the daemons' ----
+build_deb "$W/deb"
+fresh_root "$R"
+forbid_starts "$R"
+cp /etc/resolv.conf "$R/etc/resolv.conf"
+cp "$deb" "$R/tmp/"
+mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" && mount --bind /dev "$R/dev" ||
+        bail_out "cannot mount /proc, /sys and /dev in the root"
+in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
+if in_root apt-get -q update >"$W/apt.log" 2>&1 &&
+        in_root apt-get -q install -y --no-install-recommends "/tmp/$(basename "$deb")" \
+                openssh-server cron nginx redis-server iproute2 curl >>"$W/apt.log" 2>&1; then
+        ok "apt install svd openssh-server cron nginx redis-server in a fresh bookworm root"
+else
+        diag "$(tail -n 30 "$W/apt.log")"
+        bail_out "apt-get in the root failed (network to the Debian archive?)"
+fi
+expect_eq "the packages' maintainer scripts started nothing" "" "$(root_procs)"
+unmount_all || bail_out "cannot unmount the root's /proc, /sys and /dev"
+for pkg in openssh-server cron nginx redis-server; do
+        diag "$pkg $(in_root dpkg-query -W -f '${Version}' "$pkg")"
+done
+
+for d in $DAEMONS; do
+        if cp "$R/lib/systemd/system/$d.service" "$R/etc/svd/units/$d.service"; then
+                ok "$d.service as the package ships it, into /etc/svd/units"
+        else
+                not_ok "$d.service as the package ships it, into /etc/svd/units"
+        fi
+done
+# A job for cron, and a key that root may log in with over ssh.
+echo '* * * * * root date +\%s >>/var/tmp/cron-ran' >"$R/etc/cron.d/svd-acceptance"
+in_root sh -c 'mkdir -p -m 700 /root/.ssh && ssh-keygen -q -t ed25519 -N "" -f /root/.ssh/id_ed25519 &&
+        cp /root/.ssh/id_ed25519.pub /root/.ssh/authorized_keys' || bail_out "ssh-keygen in the root failed"
+
+# ---- svd, as on a machine: the root is "/" of a mount namespace, with its own network ----
+unshare --mount --net --propagation private sh -c '
+        set -e
+        mount --bind "$1" "$1"
+        mount -t proc proc "$1/proc"
+        mount --rbind /sys "$1/sys"
+        mount --rbind /dev "$1/dev"
+        cd "$1"
+        mkdir -p .oldroot
+        pivot_root . .oldroot
+        umount -l /.oldroot
+        rmdir /.oldroot
+        ip link set lo up
+        exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /usr/sbin/svd' sh "$R" >"$W/svd.log" 2>&1 &
+svd_pid=$!
+in_ns() { nsenter -t "$svd_pid" -m -n -r -w /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        LC_ALL=C.UTF-8 "$@"; }
+svd_up() { in_ns svctl list >/dev/null 2>&1; }
+if wait_until 30 svd_up; then
+        ok "svd runs in the root"
+else
+        diag "$(cat "$W/svd.log")"
+        bail_out "svd did not come up in the root"
+fi
+NETNS=$(readlink "/proc/$svd_pid/ns/net")
+expect_ne "... in a network namespace of its own" "$(readlink /proc/$$/ns/net)" "$NETNS"
+
+# state NAME: the unit's state as svctl reports it.
+state() {
+        in_ns svctl --json status "$1" 2>/dev/null | json_field state
+}
+main_pid() {
+        in_ns svctl --json status "$1" 2>/dev/null | json_field pid
+}
+state_of() {
+        [ "$(state "$1")" = "$2" ]
+}
+# children PID: the pids of PID's children, sorted.
+children() {
+        tr ' ' '\n' <"/proc/$1/task/$1/children" 2>/dev/null | grep . | sort
+}
+# sockets PID: the socket inodes PID holds, sorted.
+sockets() {
+        ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | sort
+}
+changed_from() {
+        _now=$("$1" "$2")
+        [ -n "$_now" ] && [ "$_now" != "$3" ]
+}
+# cgroup_of PID: PID's cgroup directory (svd's cgroup of the unit, for a main process).
+cgroup_of() {
+        _cg=$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)
+        [ -n "$_cg" ] && echo "/sys/fs/cgroup$_cg"
+}
+start_daemon() {
+        out=$(in_ns svctl start "$1" 2>&1)
+        rc=$?
+        expect_eq "svctl start $1" 0 "$rc"
+        [ "$rc" = 0 ] || diag "$out"
+        check "$1 is running" wait_until 30 state_of "$1" running
+        in_ns svctl status "$1" 2>&1 | grep -e 'Not applied' -e 'Active' | sed "s/^/$1: /" | while read -r l; do diag "$l"; done
+}
+stop_daemon() {
+        _pid=$(main_pid "$1")
+        _dir=$(cgroup_of "$_pid")
+        out=$(in_ns svctl stop "$1" 2>&1)
+        rc=$?
+        expect_eq "svctl stop $1" 0 "$rc"
+        [ "$rc" = 0 ] || diag "$out"
+        check "$1 is inactive" wait_until 30 state_of "$1" inactive
+        check "$1's main process is gone" wait_until 10 pid_dead "$_pid"
+        expect_eq "nothing of $1 is left in its cgroup" "" "$(cat "$_dir/cgroup.procs" 2>/dev/null)"
+}
+
+# ---- start ----
+for d in $DAEMONS; do
+        start_daemon "$d"
+done
+
+# ---- ssh ----
+ssh_login() {
+        in_ns ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+                -o ConnectTimeout=10 -i /root/.ssh/id_ed25519 root@127.0.0.1 'echo "served as $(id -un)"' 2>&1
+}
+expect_eq "ssh: root logs in with a key and runs a command" "served as root" "$(ssh_login)"
+P=$(main_pid ssh)
+S=$(sockets "$P")
+out=$(in_ns svctl reload ssh 2>&1)
+expect_eq "svctl reload ssh (ExecReload=: sshd -t, kill -HUP \$MAINPID)" 0 "$?"
+[ -n "$out" ] && diag "$out"
+check "sshd re-executed on SIGHUP: its listening sockets are new" wait_until 10 changed_from sockets "$P" "$S"
+expect_eq "ssh: the same main process after the reload" "$P" "$(main_pid ssh)"
+ssh_serves() {
+        [ "$(ssh_login)" = "served as root" ]
+}
+check "ssh: a login after the reload" wait_until 10 ssh_serves
+
+# ---- nginx ----
+http() {
+        in_ns curl -sS -m 10 -o /dev/null -w '%{http_code}' http://127.0.0.1/ 2>&1
+}
+expect_eq "nginx: GET / answers 200" 200 "$(http)"
+expect_contains "nginx: its welcome page" "$(in_ns curl -sS -m 10 http://127.0.0.1/ 2>&1)" "Welcome to nginx"
+P=$(main_pid nginx)
+expect_ne "nginx: the main process is the master (the PID file's), not svd's init" "" "$(children "$P")"
+K=$(children "$P")
+out=$(in_ns svctl reload nginx 2>&1)
+expect_eq "svctl reload nginx (ExecReload=: nginx -s reload, which reads the PID file)" 0 "$?"
+[ -n "$out" ] && diag "$out"
+check "nginx: the master started new workers" wait_until 10 changed_from children "$P" "$K"
+expect_eq "nginx: GET / after the reload" 200 "$(http)"
+
+# ---- redis ----
+expect_eq "redis: PING" PONG "$(in_ns redis-cli ping 2>&1)"
+expect_eq "redis: SET" OK "$(in_ns redis-cli set svd-acceptance kept 2>&1)"
+expect_eq "redis: GET" kept "$(in_ns redis-cli get svd-acceptance 2>&1)"
+out=$(in_ns svctl reload redis-server 2>&1)
+expect_ne "svctl reload redis-server fails: the unit has no ExecReload=" 0 "$?"
+diag "$out"
+expect_eq "redis: still running after the refused reload" running "$(state redis-server)"
+
+# ---- cron ----
+check "cron: the job of /etc/cron.d ran (within its minute)" wait_until 75 test -s "$R/var/tmp/cron-ran"
+run_check_reload_refused() {
+        ! in_ns svctl reload cron >/dev/null 2>&1
+}
+check "svctl reload cron fails: the unit has no ExecReload=" run_check_reload_refused
+
+# ---- stop ----
+for d in $DAEMONS; do
+        stop_daemon "$d"
+done
+check "nginx's ExecStop= (start-stop-daemon --pidfile) removed the PID file" test ! -e "$R/run/nginx.pid"
+
+# ---- kill -9 of svd with all four running ----
+for d in $DAEMONS; do
+        start_daemon "$d"
+done
+ALL=$(ns_procs)
+diag "$(echo "$ALL" | wc -l) processes in the namespace before kill -9 of svd"
+kill -KILL "$svd_pid"
+wait "$svd_pid"
+svd_pid=
+none_left() {
+        [ -z "$(ns_procs)" ]
+}
+check "kill -9 of svd: no process of the four daemons survives it" wait_until 10 none_left
+[ -z "$(ns_procs)" ] || diag "left: $(for p in $(ns_procs); do printf '%s ' "$p:$(cat "/proc/$p/comm")"; done)"
+
+done_testing

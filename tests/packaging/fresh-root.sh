@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by the tests that work in a fresh Debian 12 root (after lib.sh, with
+# $W a work directory of the run and $cache the cache directory).
+#
+# The root is `debootstrap --variant=minbase bookworm`, cached as a tarball in
+# $cache, one per day, so that the archive is downloaded once a day per
+# machine; each run unpacks it anew.
+
+# fresh_root DIR: today's root, unpacked into DIR (created here).
+fresh_root() {
+        _tarball=$cache/bookworm-minbase-$(date -u +%Y%m%d).tar
+        exec 9>"$cache/lock"
+        flock 9
+        if [ ! -s "$_tarball" ]; then
+                rm -rf --one-file-system "$cache/bootstrap"
+                if ! debootstrap --variant=minbase bookworm "$cache/bootstrap" >"$W/debootstrap.log" 2>&1; then
+                        diag "$(tail -n 20 "$W/debootstrap.log")"
+                        rm -rf --one-file-system "$cache/bootstrap"
+                        bail_out "debootstrap --variant=minbase bookworm failed (network to the Debian archive?)"
+                fi
+                tar -C "$cache/bootstrap" -cf "$_tarball.tmp" . && mv "$_tarball.tmp" "$_tarball" ||
+                        bail_out "cannot write $_tarball"
+                rm -rf --one-file-system "$cache/bootstrap"
+                find "$cache" -maxdepth 1 -name 'bookworm-minbase-*.tar' ! -name "$(basename "$_tarball")" -delete
+        fi
+        flock -u 9
+        exec 9>&-
+        mkdir "$1" && tar -C "$1" -xf "$_tarball" || bail_out "cannot unpack $_tarball"
+}
+
+# forbid_starts DIR: the root is a machine with systemd whose policy forbids
+# starting services (policy-rc.d exits 101), as in an image build. minbase has
+# no systemctl; a stand-in (/usr/bin/systemctl, where dpkg's maintainer scripts
+# find it) records what is asked of it. Both log to DIR/var/log.
+forbid_starts() {
+        mkdir -p "$1/run/systemd/system"
+        cat >"$1/usr/sbin/policy-rc.d" <<'POLICY'
+#!/bin/sh
+echo "$*" >>/var/log/policy-rc.d.log
+exit 101
+POLICY
+        cat >"$1/usr/bin/systemctl" <<'SYSTEMCTL'
+#!/bin/sh
+echo "$*" >>/var/log/systemctl.log
+exit 0
+SYSTEMCTL
+        chmod 755 "$1/usr/sbin/policy-rc.d" "$1/usr/bin/systemctl"
+}
+
+# build_deb DIR: svd's .deb of the build tree, built by CPack into DIR; its path in $deb.
+build_deb() {
+        if ! (cd "$SVD_BUILD_DIR" && cpack -G DEB -B "$1") >"$1.log" 2>&1; then
+                diag "$(tail -n 20 "$1.log")"
+                bail_out "cpack failed"
+        fi
+        deb=$(ls "$1"/svd_"$SVD_VERSION"_*.deb 2>/dev/null)
+        [ -f "$deb" ] || bail_out "cpack wrote no svd_${SVD_VERSION}_*.deb"
+}
