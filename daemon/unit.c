@@ -1108,6 +1108,13 @@ static bool user_group_name_is_valid(const char *s) {
 }
 
 /* User=, Group=: a name or a number, kept as written (resolved before spawning). */
+/* A template never runs itself, only its instances do; a value that only an instance gives (User=%i,
+ * empty in the template) is checked in each instance. */
+static bool parsing_template(const UnitParser *p) {
+        const char *at = p->unit->name ? strrchr(p->unit->name, '@') : NULL;
+        return at && (at[1] == '\0' || streq(at + 1, ".service"));
+}
+
 static int parse_user_group(UnitParser *p, const UnitKey *k, void *field) {
         char *s;
         int r;
@@ -1119,6 +1126,11 @@ static int parse_user_group(UnitParser *p, const UnitKey *k, void *field) {
         r = parse_string_value(p, &s);
         if (r < 0)
                 return r;
+        if (isempty(s) && parsing_template(p)) {
+                free(s);
+                free_and_replace(field, NULL);
+                return 0;
+        }
         if (!user_group_name_is_valid(s)) {
                 free(s);
                 return invalid_value(p, -EINVAL, "%s", k->expected);

@@ -573,6 +573,22 @@ START_TEST(test_specifiers_and_variables) {
                 ck_assert_str_eq(u->environment[0], want);
                 u = unit_free(u);
         }
+        /* User=%i (systemd's user@.service): the template loads without a user, each instance checks its
+         * own; an instance whose name is no user name fails. */
+        {
+                static const char text[] = "[Service]\nExecStart=/x\nUser=%i\n";
+                _cleanup_free_ char *error = NULL;
+                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "user@", NULL, NULL, &u, &error), 0);
+                ck_assert_ptr_null(u->user);
+                u = unit_free(u);
+                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "user@1000", NULL, NULL, &u, &error), 0);
+                ck_assert_str_eq(u->user, "1000");
+                u = unit_free(u);
+                ck_assert_int_lt(unit_load_string(text, strlen(text), PATH, "user@a:b", NULL, NULL, &u, &error), 0);
+                ck_assert_ptr_nonnull(strstr(error, "not a valid user name or id"));
+                _cleanup_free_ char *error2 = NULL;
+                ck_assert_int_lt(unit_load_string(text, strlen(text), PATH, "plain", NULL, NULL, &u, &error2), 0);
+        }
         /* A name without instance: %i is empty, %p the whole name. */
         u = load_ok("[Unit]\nDescription=[%i] %p %n\n[Service]\nExecStart=/x\n", NULL);
         ck_assert_str_eq(u->description, "[] " NAME " " NAME ".service");
