@@ -115,7 +115,7 @@ in_root sh -c 'mkdir -p -m 700 /root/.ssh && ssh-keygen -q -t ed25519 -N "" -f /
         cp /root/.ssh/id_ed25519.pub /root/.ssh/authorized_keys' || bail_out "ssh-keygen in the root failed"
 
 # ---- svd, as on a machine: the root is "/" of a mount namespace, with its own network ----
-unshare --mount --net --propagation private sh -c '
+unshare --mount --net --propagation=private sh -c '
         set -e
         mount --bind "$1" "$1"
         mount -t proc proc "$1/proc"
