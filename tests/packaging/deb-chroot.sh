@@ -28,12 +28,7 @@ set -u
 # shellcheck source=fresh-root.sh
 . "$SVD_SOURCE_DIR/tests/packaging/fresh-root.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (debootstrap, chroot, mounts)"
-command -v debootstrap >/dev/null 2>&1 || skip_all "debootstrap is not installed (contrib/install-deps.sh --test)"
-command -v cpack >/dev/null 2>&1 || skip_all "cpack is not installed"
-if grep -q '^SVD_SANITIZE:BOOL=ON' "$SVD_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
-        skip_all "a sanitizer build is not packaged"
-fi
+fresh_root_require "chroot"
 
 cache=${SVD_PKG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-pkg}
 mkdir -p "$cache" || bail_out "cannot create $cache"
@@ -41,35 +36,7 @@ W=$(mktemp -d "$cache/run.XXXXXX") || bail_out "mktemp in $cache"
 R=$W/root
 svd_pid=
 
-# Processes whose root is the chroot's (started by this test, in its own root).
-root_procs() {
-        for p in /proc/[0-9]*; do
-                [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"
-        done
-        return 0
-}
-# Unmounts the root's mounts, deepest first; fails if one stays.
-unmount_all() {
-        for m in dev sys proc; do
-                if mountpoint -q "$R/$m" 2>/dev/null; then
-                        umount "$R/$m" 2>/dev/null || umount -l "$R/$m" || return 1
-                fi
-        done
-        return 0
-}
-cleanup() {
-        [ -n "$svd_pid" ] && kill -KILL "$svd_pid" 2>/dev/null && wait "$svd_pid"
-        for p in $(root_procs); do
-                kill -KILL "$p" 2>/dev/null
-        done
-        # Only once nothing is mounted there any more, and never across file systems.
-        if unmount_all; then
-                rm -rf --one-file-system "$W"
-        else
-                echo "# left $W: a mount under it would not go" >&2
-        fi
-}
-trap cleanup EXIT
+trap fresh_root_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- the package ----

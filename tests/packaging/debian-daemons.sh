@@ -28,12 +28,7 @@ set -u
 # shellcheck source=fresh-root.sh
 . "$SVD_SOURCE_DIR/tests/packaging/fresh-root.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (debootstrap, namespaces, mounts)"
-command -v debootstrap >/dev/null 2>&1 || skip_all "debootstrap is not installed (contrib/install-deps.sh --test)"
-command -v cpack >/dev/null 2>&1 || skip_all "cpack is not installed"
-if grep -q '^SVD_SANITIZE:BOOL=ON' "$SVD_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
-        skip_all "a sanitizer build is not packaged"
-fi
+fresh_root_require "namespaces"
 
 DAEMONS="cron ssh nginx redis-server"
 cache=${SVD_PKG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-pkg}
@@ -49,31 +44,9 @@ ns_procs() {
         # shellcheck disable=SC2012 # the link targets are what is wanted, and ls -l prints them
         ls -l /proc/[0-9]*/ns/net 2>/dev/null | awk -v ns="$NETNS" '$NF == ns { split($(NF - 2), a, "/"); print a[3] }'
 }
-# Processes whose root is the chroot's (apt's maintainer scripts).
-root_procs() {
-        for p in /proc/[0-9]*; do
-                [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"
-        done
-        return 0
-}
-unmount_all() {
-        for m in dev sys proc; do
-                if mountpoint -q "$R/$m" 2>/dev/null; then
-                        umount "$R/$m" 2>/dev/null || umount -l "$R/$m" || return 1
-                fi
-        done
-        return 0
-}
 cleanup() {
-        [ -n "$svd_pid" ] && kill -KILL "$svd_pid" 2>/dev/null && wait "$svd_pid"
-        for p in $(ns_procs) $(root_procs); do
-                kill -KILL "$p" 2>/dev/null
-        done
-        if unmount_all; then
-                rm -rf --one-file-system "$W"
-        else
-                echo "# left $W: a mount under it would not go" >&2
-        fi
+        # shellcheck disable=SC2046 # one pid a word
+        fresh_root_cleanup $(ns_procs)
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -1,10 +1,55 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the tests that work in a fresh Debian 12 root (after lib.sh, with
-# $W a work directory of the run and $cache the cache directory).
+# $W a work directory of the run, $R the root and $cache the cache directory).
 #
 # The root is `debootstrap --variant=minbase bookworm`, cached as a tarball in
 # $cache, one per day, so that the archive is downloaded once a day per
 # machine; each run unpacks it anew.
+
+# fresh_root_require WHAT: SKIP unless root (debootstrap, WHAT, mounts), with
+# debootstrap and cpack, and for a sanitizer build (its binaries are not what a
+# package ships).
+fresh_root_require() {
+        [ "$(id -u)" = 0 ] || skip_all "needs root (debootstrap, $1, mounts)"
+        command -v debootstrap >/dev/null 2>&1 || skip_all "debootstrap is not installed (contrib/install-deps.sh --test)"
+        command -v cpack >/dev/null 2>&1 || skip_all "cpack is not installed"
+        if grep -q '^SVD_SANITIZE:BOOL=ON' "$SVD_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+                skip_all "a sanitizer build is not packaged"
+        fi
+}
+
+# Processes whose root is the chroot's (started by the test in its root).
+root_procs() {
+        for p in /proc/[0-9]*; do
+                [ "$(readlink "$p/root" 2>/dev/null)" = "$R" ] && echo "${p#/proc/}"
+        done
+        return 0
+}
+
+# Unmounts the root's /dev, /sys and /proc; fails if one stays.
+unmount_all() {
+        for m in dev sys proc; do
+                if mountpoint -q "$R/$m" 2>/dev/null; then
+                        umount "$R/$m" 2>/dev/null || umount -l "$R/$m" || return 1
+                fi
+        done
+        return 0
+}
+
+# fresh_root_cleanup [PID...]: at the test's exit, kills svd ($svd_pid), the
+# root's processes and the PIDs given, and removes $W once nothing is mounted
+# there any more (never across file systems).
+fresh_root_cleanup() {
+        [ -n "$svd_pid" ] && kill -KILL "$svd_pid" 2>/dev/null && wait "$svd_pid"
+        for p in "$@" $(root_procs); do
+                kill -KILL "$p" 2>/dev/null
+        done
+        if unmount_all; then
+                rm -rf --one-file-system "$W"
+        else
+                echo "# left $W: a mount under it would not go" >&2
+        fi
+}
 
 # fresh_root DIR: today's root, unpacked into DIR (created here).
 fresh_root() {
