@@ -367,7 +367,9 @@ static int service_spawn_main(Service *s) {
         s->run.report_fd = TAKE_FD(report_fd);
         /* A child spawned the vfork way (spawn.h) has exec'd or failed by
          * now and its report is complete: read at once, no event source. */
+        s->run.spawning = true;
         service_drain_report(s);
+        s->run.spawning = false;
         r = sd_event_add_io(c->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, service_on_exit_event, s);
         if (r >= 0 && s->run.report_fd >= 0)
                 r = sd_event_add_io(c->event, &s->run.report_source, s->run.report_fd, EPOLLIN, service_on_report_event, s);
@@ -384,6 +386,10 @@ static int service_spawn_main(Service *s) {
                 service_enter_start_post(s);
         else
                 service_set_state(s, SERVICE_STARTING);
+        if (s->run.have_command_exit) {
+                s->run.have_command_exit = false;
+                service_forking_command_exited(s, &s->run.command_exit);
+        }
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
         if (u->type == SERVICE_TYPE_DBUS) {
@@ -543,7 +549,13 @@ static void service_drain_report(Service *s) {
                         s->run.execed = true;
                 else if (f.stage == SPAWN_REPORT_EXIT_STATUS && s->unit->type == SERVICE_TYPE_FORKING) {
                         ExitStatus st = exit_status_from_wait_status(f.error);
-                        service_forking_command_exited(s, &st);
+                        /* Read right after the spawn (the command was quick): the start has not begun
+                         * yet, and the state would tell a stop. service_spawn_main() hands it on. */
+                        if (s->run.spawning) {
+                                s->run.command_exit = st;
+                                s->run.have_command_exit = true;
+                        } else
+                                service_forking_command_exited(s, &st);
                 } else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
                         s->run.reported_exit = exit_status_from_wait_status(f.error);
                         s->run.have_reported_exit = true;

@@ -221,6 +221,9 @@ typedef struct ServiceRun {
         int cgroup_events_fd;           /* cgroup.events, while leftovers are being killed */
         sd_event_source *cgroup_source; /* cgroup.events changed */
         bool main_exited;               /* the main process of this start exited (last_exit is its status) */
+        bool spawning;                  /* the report is read right after the spawn, before the state is set */
+        bool have_command_exit;         /* Type=forking: the command's exit, read then, judged once STARTING */
+        ExitStatus command_exit;
         /* Type=forking (service-forking.c). */
         bool control_exited;            /* the command exited successfully: the daemon is the service */
         Process daemon;                 /* in a PID namespace: the daemon, signalled in place of init */
