@@ -81,34 +81,9 @@ Type=dbus
 ExecStart=$DS org.example.Nothing
 EOF2
 
-# bg_start NAME: svctl start in the background; its exit status lands in $T/NAME.rc.
-bg_start() {
-        rm -f "$T/$1.rc"
-        (
-                svctl start "$1" >"$T/$1.out" 2>&1
-                echo $? >"$T/$1.rc"
-        ) &
-}
-
-# shellcheck disable=SC2317 # called through wait_until/stays_for
-returned() {
-        [ -s "$T/$1.rc" ]
-}
 # shellcheck disable=SC2317
 not_returned() {
-        ! returned "$1"
-}
-
-# poke NAME: one line into $T/NAME.fifo, waited for (bounded: the reader may be gone).
-poke() {
-        (echo go >"$T/$1.fifo") &
-        _poker=$!
-        if ! wait_until 10 pid_dead "$_poker"; then
-                kill -KILL "$_poker" 2>/dev/null
-                wait "$_poker"
-                return 1
-        fi
-        wait "$_poker"
+        ! start_returned "$1"
 }
 
 start_svd
@@ -126,11 +101,11 @@ bg_start named
 check "with the bus up, the service is starting" wait_until 10 state_is named starting
 track_pid "$(svc_pid named)"
 check "... and stays so while it has not acquired its name" stays_for 1 not_returned named
-check "the service takes the line that lets it request its name" poke gate
-check "once it acquires org.example.Named, the start completes" wait_until 10 returned named
+check "the service takes the line that lets it request its name" poke "$T/gate.fifo"
+check "once it acquires org.example.Named, the start completes" wait_until 10 start_returned named
 expect_eq "... successfully" 0 "$(cat "$T/named.rc")"
 expect_eq "running" running "$(svc_state named)"
-check "the service takes the line that makes it release its name" poke release
+check "the service takes the line that makes it release its name" poke "$T/release.fifo"
 check "releasing the name stops the service" wait_until 10 state_is named inactive
 run svctl logs named
 expect_contains "... after it said it would" "$OUT" "releasing org.example.Named"
@@ -144,7 +119,7 @@ bg_start orphaned
 check "orphaned: starting" wait_until 10 state_is orphaned starting
 track_pid "$(svc_pid orphaned)"
 kill -TERM "$BUS_PID"
-check "the bus goes away while the start waits: the start fails" wait_until 10 returned orphaned
+check "the bus goes away while the start waits: the start fails" wait_until 10 start_returned orphaned
 expect_eq "... with an error" 1 "$(cat "$T/orphaned.rc")"
 expect_contains "... saying the connection was lost" "$(cat "$T/orphaned.out")" "system bus connection was lost"
 check "... and the service is stopped" wait_until 10 state_is orphaned failed
@@ -152,8 +127,8 @@ check "... and the service is stopped" wait_until 10 state_is orphaned failed
 start_bus || bail_out "dbus-daemon did not start again"
 run svctl reset-failed named
 bg_start named
-check "the restarted service takes the gate line" poke gate
-check "after the bus came back, svd connects again" wait_until 10 returned named
+check "the restarted service takes the gate line" poke "$T/gate.fifo"
+check "after the bus came back, svd connects again" wait_until 10 start_returned named
 expect_eq "... and the start succeeds" 0 "$(cat "$T/named.rc")"
 track_pid "$(svc_pid named)"
 

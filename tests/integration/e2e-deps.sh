@@ -18,37 +18,6 @@ setup_test
 NS=$(find_helper notify-service) || true
 [ -n "$NS" ] || skip_all "the notify-service helper is not built"
 
-# shellcheck disable=SC2317 # called through check
-poke() {
-        (echo go >"$T/$1.fifo") &
-        _poker=$!
-        if ! wait_until 10 pid_dead "$_poker"; then
-                kill -KILL "$_poker" 2>/dev/null
-                wait "$_poker"
-                return 1
-        fi
-        wait "$_poker"
-}
-
-bg_start() {
-        rm -f "$T/$1.rc"
-        (
-                svctl start "$1" >"$T/$1.out" 2>&1
-                echo $? >"$T/$1.rc"
-        ) &
-        BG=$!
-}
-
-# shellcheck disable=SC2317 # called through wait_until
-start_returned() {
-        [ -s "$T/$1.rc" ]
-}
-
-start_rc() {
-        wait "$BG"
-        cat "$T/$1.rc"
-}
-
 # entered NAME STATE: when NAME last entered STATE (usec), from stateEnterUsec.
 entered() {
         svc_field "$1" stateEnterUsec | _json_field "$2"
@@ -189,7 +158,7 @@ else
 fi
 expect_eq "start-up: ... its job is queued" start-queued "$(svc_field boot-mid job)"
 expect_eq "start-up: boot-last (After=boot-mid) waits too" inactive "$(svc_state boot-last)"
-check "start-up: boot-first sends READY=1" poke boot-first
+check "start-up: boot-first sends READY=1" poke "$T/boot-first.fifo"
 check "start-up: all three run" wait_until 10 state_is boot-last running
 expect_eq "start-up: boot-mid runs" running "$(svc_state boot-mid)"
 check "start-up: boot-mid started after boot-first was ready" \
@@ -209,7 +178,7 @@ if start_returned frontend; then
 else
         ok "requires: ... and svctl start frontend is still waiting"
 fi
-check "requires: db sends READY=1" poke db
+check "requires: db sends READY=1" poke "$T/db.fifo"
 check "requires: ... svctl start frontend returns" wait_until 10 start_returned frontend
 expect_eq "requires: ... with status 0" 0 "$(start_rc frontend)"
 for u in db app frontend; do

@@ -23,18 +23,6 @@ FS=$(find_helper forking-service) || true
 [ -n "$FS" ] || skip_all "the forking-service helper is not built"
 mkdir "$T/run" || bail_out "mkdir failed"
 
-# poke FIFO: one line into FIFO, waited for (bounded: the reader may be gone).
-poke() {
-        (echo go >"$1") &
-        _poker=$!
-        if ! wait_until 10 pid_dead "$_poker"; then
-                kill -KILL "$_poker" 2>/dev/null
-                wait "$_poker"
-                return 1
-        fi
-        wait "$_poker"
-}
-
 # ns_members PID: "pid:start" of every process in PID's PID namespace. One ls for all of /proc
 # (a readlink per process takes minutes on a loaded machine with a thousand processes).
 ns_members() {

@@ -31,32 +31,6 @@ Type=idle
 ExecStart=$SLEEP 10001
 EOF2
 
-# poke FIFO: one line into FIFO, waited for (bounded: the reader may be gone).
-poke() {
-        (echo go >"$1") &
-        _poker=$!
-        if ! wait_until 10 pid_dead "$_poker"; then
-                kill -KILL "$_poker" 2>/dev/null
-                wait "$_poker"
-                return 1
-        fi
-        wait "$_poker"
-}
-
-# bg_start NAME: svctl start in the background; its exit status lands in $T/NAME.rc.
-bg_start() {
-        rm -f "$T/$1.rc"
-        (
-                svctl start "$1" >"$T/$1.out" 2>&1
-                echo $? >"$T/$1.rc"
-        ) &
-}
-
-# shellcheck disable=SC2317 # called through wait_until
-returned() {
-        [ -s "$T/$1.rc" ]
-}
-
 not_running() {
         [ "$(svc_state "$1")" != running ]
 }
@@ -76,8 +50,8 @@ check "hold's start is under way" wait_until 10 state_is hold starting
 bg_start idler
 check "idler waits while hold's start is under way" stays_for 2 not_running idler
 check "hold takes its line" poke "$T/hold.fifo"
-check "hold's start completes" wait_until 10 returned hold
-check "then idler's start completes" wait_until 10 returned idler
+check "hold's start completes" wait_until 10 start_returned hold
+check "then idler's start completes" wait_until 10 start_returned idler
 expect_eq "idler's start succeeded" 0 "$(cat "$T/idler.rc")"
 expect_eq "idler is running" running "$(svc_state idler)"
 track_pid "$(svc_pid idler)"
@@ -88,7 +62,7 @@ bg_start stuck
 check "stuck's start is under way" wait_until 10 state_is stuck starting
 track_pid "$(svc_pid stuck)"
 bg_start idler
-check "with a start that does not end, idler still starts (after at most 5 s)" wait_until 20 returned idler
+check "with a start that does not end, idler still starts (after at most 5 s)" wait_until 20 start_returned idler
 expect_eq "idler's start succeeded" 0 "$(cat "$T/idler.rc")"
 expect_eq "stuck is still starting meanwhile" starting "$(svc_state stuck)"
 track_pid "$(svc_pid idler)"

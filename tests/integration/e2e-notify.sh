@@ -20,39 +20,6 @@ setup_test
 NS=$(find_helper notify-service) || true
 [ -n "$NS" ] || skip_all "the notify-service helper is not built"
 
-# poke NAME: one line into $T/NAME.fifo (bounded: the reader may be gone).
-# shellcheck disable=SC2317 # called through check
-poke() {
-        (echo go >"$T/$1.fifo") &
-        _poker=$!
-        if ! wait_until 10 pid_dead "$_poker"; then
-                kill -KILL "$_poker" 2>/dev/null
-                wait "$_poker"
-                return 1
-        fi
-        wait "$_poker"
-}
-
-# bg_start NAME: svctl start in the background; its exit status lands in $T/NAME.rc.
-bg_start() {
-        rm -f "$T/$1.rc"
-        (
-                svctl start "$1" >"$T/$1.out" 2>&1
-                echo $? >"$T/$1.rc"
-        ) &
-        BG=$!
-}
-
-# shellcheck disable=SC2317 # called through wait_until
-start_returned() {
-        [ -s "$T/$1.rc" ]
-}
-
-start_rc() {
-        wait "$BG"
-        cat "$T/$1.rc"
-}
-
 fifo() {
         mkfifo "$T/$1.fifo" || bail_out "mkfifo failed"
 }
@@ -198,7 +165,7 @@ if start_returned ready; then
 else
         ok "notify: ... and svctl start is still waiting"
 fi
-check "notify: READY=1 (sd_notify through libsystemd)" poke ready
+check "notify: READY=1 (sd_notify through libsystemd)" poke "$T/ready.fifo"
 check "notify: ... svctl start returns" wait_until 10 start_returned ready
 expect_eq "notify: ... with status 0" 0 "$(start_rc ready)"
 J=$(svc_json ready)
@@ -211,13 +178,13 @@ run svctl status ready
 expect_contains "notify: svctl status shows STATUS=" "$OUT" 'Status: "Serving requests" (errno 5)'
 expect_contains "notify: svctl status shows the type" "$OUT" "Type: notify"
 
-check "notify: RELOADING=1" poke ready
+check "notify: RELOADING=1" poke "$T/ready.fifo"
 check "notify: ... the service is reloading" wait_until 10 state_is ready reloading
-check "notify: READY=1 after reloading" poke ready
+check "notify: READY=1 after reloading" poke "$T/ready.fifo"
 check "notify: ... the service is running again" wait_until 10 state_is ready running
-check "notify: STOPPING=1" poke ready
+check "notify: STOPPING=1" poke "$T/ready.fifo"
 check "notify: ... the service is stopping" wait_until 10 state_is ready stopping
-check "notify: its exit after STOPPING=1" poke ready
+check "notify: its exit after STOPPING=1" poke "$T/ready.fifo"
 check "notify: ... ends inactive" wait_until 10 state_is ready inactive
 expect_eq "notify: ... with result success" success "$(svc_field ready result)"
 
@@ -245,7 +212,7 @@ if stays_for 1 state_is stranger starting; then
 else
         not_ok "stranger: a READY=1 from a process outside the service is ignored"
 fi
-check "stranger: the service's own READY=1" poke stranger
+check "stranger: the service's own READY=1" poke "$T/stranger.fifo"
 check "stranger: ... start returns" wait_until 10 start_returned stranger
 expect_eq "stranger: ... with status 0" 0 "$(start_rc stranger)"
 track_pid "$(svc_pid stranger)"
@@ -313,7 +280,7 @@ run svctl start wdtrigger
 expect_rc "watchdog: Type=exec with WatchdogSec= starts" 0
 OLD=$(svc_pid wdtrigger)
 track_pid "$OLD"
-check "watchdog: WATCHDOG=trigger" poke wdtrigger
+check "watchdog: WATCHDOG=trigger" poke "$T/wdtrigger.fifo"
 check "watchdog: ... is a watchdog failure and Restart=on-watchdog schedules a restart" \
         wait_until 10 state_is wdtrigger auto-restart
 expect_eq "watchdog: ... result watchdog" watchdog "$(svc_field wdtrigger result)"
@@ -330,7 +297,7 @@ if start_returned once; then
 else
         ok "oneshot: ... and svctl start waits"
 fi
-check "oneshot: the command finishes" poke once
+check "oneshot: the command finishes" poke "$T/once.fifo"
 check "oneshot: ... svctl start returns" wait_until 10 start_returned once
 expect_eq "oneshot: ... with status 0" 0 "$(start_rc once)"
 expect_eq "oneshot: ... the service is inactive" inactive "$(svc_state once)"

@@ -81,18 +81,6 @@ RestartMaxDelaySec=1h
 StartLimitBurst=0
 EOF2
 
-# shellcheck disable=SC2317 # called through check
-poke() {
-        (echo x >"$T/$1.fifo") &
-        _poker=$!
-        if ! wait_until 10 pid_dead "$_poker"; then
-                kill -KILL "$_poker" 2>/dev/null
-                wait "$_poker"
-                return 1
-        fi
-        wait "$_poker"
-}
-
 start_tracked() {
         run svctl --json start "$1"
         PID=$(json_field pid "$OUT")
@@ -105,25 +93,25 @@ start_svd
 
 start_tracked succ-0
 expect_rc "on-success: start" 0
-check "on-success: a clean exit" poke succ-0
+check "on-success: a clean exit" poke "$T/succ-0.fifo"
 check "on-success: ... is restarted" wait_until 10 running_with_new_pid succ-0 "$PID"
 track_pid "$(svc_pid succ-0)"
 expect_eq "on-success: ... restarts is 1" 1 "$(svc_field succ-0 restarts)"
 
 start_tracked succ-1
-check "on-success: an exit with status 1" poke succ-1
+check "on-success: an exit with status 1" poke "$T/succ-1.fifo"
 check "on-success: ... is not restarted, the service is failed" wait_until 10 state_is succ-1 failed
 expect_eq "on-success: ... restarts is 0" 0 "$(svc_field succ-1 restarts)"
 
 # ---- Restart=on-abnormal ----
 
 start_tracked abn-kill
-check "on-abnormal: SIGKILL" poke abn-kill
+check "on-abnormal: SIGKILL" poke "$T/abn-kill.fifo"
 check "on-abnormal: ... is restarted" wait_until 10 running_with_new_pid abn-kill "$PID"
 track_pid "$(svc_pid abn-kill)"
 
 start_tracked abn-1
-check "on-abnormal: an exit with status 1" poke abn-1
+check "on-abnormal: an exit with status 1" poke "$T/abn-1.fifo"
 check "on-abnormal: ... is not restarted" wait_until 10 state_is abn-1 failed
 expect_eq "on-abnormal: ... result exit-code" exit-code "$(svc_field abn-1 result)"
 

@@ -420,6 +420,40 @@ wait_until() {
         done
 }
 
+# poke FIFO: one line into FIFO, a test's gate for a service, waited for (bounded: the reader may be
+# gone).
+poke() {
+        (echo go >"$1") &
+        _poker=$!
+        if ! wait_until 10 pid_dead "$_poker"; then
+                kill -KILL "$_poker" 2>/dev/null
+                wait "$_poker"
+                return 1
+        fi
+        wait "$_poker"
+}
+
+# bg_start NAME: `svctl start NAME` in the background (its pid in BG); its output lands in
+# $T/NAME.out, its exit status in $T/NAME.rc once it returned (start_returned NAME).
+bg_start() {
+        rm -f "$T/$1.rc"
+        (
+                svctl start "$1" >"$T/$1.out" 2>&1
+                echo $? >"$T/$1.rc"
+        ) &
+        BG=$!
+}
+
+start_returned() {
+        [ -s "$T/$1.rc" ]
+}
+
+# start_rc NAME: the exit status of the last bg_start, once it returned.
+start_rc() {
+        wait "$BG"
+        cat "$T/$1.rc"
+}
+
 # stays_for SECONDS COMMAND...: COMMAND keeps succeeding for SECONDS (status 0),
 # or fails at some point (status 1). For checking that something does NOT happen.
 stays_for() {
