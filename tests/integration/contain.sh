@@ -40,17 +40,6 @@ TimeoutStopSec=5
 EOF
 done
 
-# ns_members PID: "pid:start" of every process in PID's PID namespace.
-# One ls for all of /proc: a readlink per process costs a fork each, which
-# on a busy machine with a thousand processes takes longer than the waits.
-ns_members() {
-        _ns=$(readlink "/proc/$1/ns/pid" 2>/dev/null) || return 0
-        for _p in $(ls -l /proc/[0-9]*/ns/pid 2>/dev/null |
-                awk -v ns="$_ns" '$NF == ns { split($(NF - 2), a, "/"); print a[3] }'); do
-                proc_stat "$_p" && echo "$_p:$P_START"
-        done
-}
-
 # cg_members NAME: "pid:start" of every process in the service's cgroup.
 cg_members() {
         [ -r "$CGROOT/$1/cgroup.procs" ] || return 0
@@ -59,26 +48,13 @@ cg_members() {
         done <"$CGROOT/$1/cgroup.procs"
 }
 
-count() {
-        echo "$1" | grep -c .
-}
-
 # The main process and its sleeps (and the inner sh) exist.
 ns_tree_up() {
         _pid=$(svc_pid tree)
-        [ -n "$_pid" ] && [ "$(count "$(ns_members "$_pid")")" -ge 6 ]
+        [ -n "$_pid" ] && [ "$(count_lines "$(ns_members "$_pid")")" -ge 6 ]
 }
 cg_tree_up() {
-        [ "$(count "$(cg_members cgtree)")" -ge 5 ]
-}
-
-# none_left "pid:start...": no process of the list is alive or a zombie.
-none_left() {
-        for _ps in $1; do
-                pid_alive "${_ps%%:*}" "${_ps#*:}" && return 1
-                pid_zombie "${_ps%%:*}" "${_ps#*:}" && return 1
-        done
-        return 0
+        [ "$(count_lines "$(cg_members cgtree)")" -ge 5 ]
 }
 
 # ns_command "pid:start...": the host pid of the namespace's PID 2 (the command).
@@ -115,7 +91,7 @@ if [ $NS = yes ]; then
         check "A: tree has forked its processes" wait_until 10 ns_tree_up
         M=$(ns_members "$(svc_pid tree)")
         TRACKED="$TRACKED $M"
-        diag "A: $(count "$M") processes in the namespace"
+        diag "A: $(count_lines "$M") processes in the namespace"
         run svctl stop tree
         expect_rc "A: stop tree" 0
         check "A: nothing of the tree is left once stop returns" none_left "$M"

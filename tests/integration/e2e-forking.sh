@@ -23,22 +23,6 @@ FS=$(find_helper forking-service) || true
 [ -n "$FS" ] || skip_all "the forking-service helper is not built"
 mkdir "$T/run" || bail_out "mkdir failed"
 
-# ns_members PID: "pid:start" of every process in PID's PID namespace. One ls for all of /proc
-# (a readlink per process takes minutes on a loaded machine with a thousand processes).
-ns_members() {
-        _ns=$(readlink "/proc/$1/ns/pid" 2>/dev/null) || return 0
-        # shellcheck disable=SC2012 # the link targets are what is wanted, and ls -l prints them
-        ls -l /proc/[0-9]*/ns/pid 2>/dev/null | awk -v ns="$_ns" '$NF == ns { split($(NF - 2), a, "/"); print a[3] }' |
-                while read -r _p; do
-                        _s=$(pid_start "$_p")
-                        [ -n "$_s" ] && echo "$_p:$_s"
-                done
-}
-
-count() {
-        echo "$1" | grep -c .
-}
-
 # nspid PID: the pid of PID in its own namespace (the last field of NSpid:).
 nspid() {
         sed -n 's/^NSpid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null | awk '{ print $NF }'
@@ -49,19 +33,10 @@ recorded() {
         grep -q "^$2" "$1" 2>/dev/null
 }
 
-# none_left "pid:start...": no process of the list is alive or a zombie.
-none_left() {
-        for _ps in $1; do
-                pid_alive "${_ps%%:*}" "${_ps#*:}" && return 1
-                pid_zombie "${_ps%%:*}" "${_ps#*:}" && return 1
-        done
-        return 0
-}
-
 # ns_up NAME N: NAME's main process is known and its namespace holds at least N processes.
 ns_up() {
         _pid=$(svc_pid "$1")
-        [ -n "$_pid" ] && [ "$_pid" != null ] && [ "$(count "$(ns_members "$_pid")")" -ge "$2" ]
+        [ -n "$_pid" ] && [ "$_pid" != null ] && [ "$(count_lines "$(ns_members "$_pid")")" -ge "$2" ]
 }
 
 write_unit pidfile <<EOF2
@@ -280,7 +255,7 @@ check "both trees are up" wait_until 10 ns_up guess 5
 A=$(ns_members "$(svc_pid pidfile)")
 B=$(ns_members "$(svc_pid guess)")
 TRACKED="$TRACKED $A $B"
-diag "$(count "$A") + $(count "$B") processes in the two namespaces"
+diag "$(count_lines "$A") + $(count_lines "$B") processes in the two namespaces"
 kill -KILL "$SVD_PID"
 wait "$SVD_JOB" 2>/dev/null
 SVD_PID=
