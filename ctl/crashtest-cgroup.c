@@ -15,11 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup-util.h"
 #include "file-util.h"
 #include "macros.h"
 
-/* Longest line of /proc/self/mountinfo or /proc/PID/cgroup read. */
-#define CG_LINE_MAX 4096
 /* How long the clean-up waits for Y to empty after cgroup.kill. */
 #define CG_KILL_TIMEOUT_MSEC 10000
 /* Depth of the cgroups below Y that the clean-up removes (Y/services-ID/NAME). */
@@ -45,53 +44,6 @@ static int keyed_value(const char *buf, const char *key, uint64_t *ret) {
                         return 0;
                 }
         return -ENOENT;
-}
-
-static int cgroup2_mount(char **ret) {
-        FILE *f = fopen("/proc/self/mountinfo", "re");
-        char line[CG_LINE_MAX];
-        int r = -ENOENT;
-
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                char *sep = strstr(line, " - ");
-                if (!sep || !strneq(sep + 3, "cgroup2 ", 8))
-                        continue;
-                char *p = line; /* field 5 is the mount point */
-                for (int i = 0; i < 4 && p; i++) {
-                        p = strchr(p, ' ');
-                        if (p)
-                                p++;
-                }
-                if (!p)
-                        continue;
-                *ret = strndup(p, strcspn(p, " "));
-                r = *ret ? 0 : -ENOMEM;
-                break;
-        }
-        fclose(f);
-        return r;
-}
-
-int cgroup_path_of_pid(pid_t pid, char **ret) {
-        char path[64], line[CG_LINE_MAX];
-        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-        FILE *f = fopen(path, "re");
-        int r = -ENOENT;
-
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                if (!strneq(line, "0::", 3))
-                        continue;
-                line[strcspn(line, "\n")] = 0;
-                *ret = strdup(line + 3);
-                r = *ret ? 0 : -ENOMEM;
-                break;
-        }
-        fclose(f);
-        return r;
 }
 
 static bool has_word(const char *list, const char *word) {
@@ -120,7 +72,7 @@ int crash_cgroup_setup(CrashCgroup *cg, bool want_memory, char *reason, size_t r
 
         *cg = CRASH_CGROUP_NULL;
         errno = 0;
-        r = cgroup2_mount(&mnt);
+        r = cgroup2_mount_point(&mnt);
         if (r < 0)
                 return errno = -r, why(reason, reason_size, "no cgroup2 hierarchy is mounted");
         r = cgroup_path_of_pid(getpid(), &own);
@@ -277,7 +229,7 @@ int cgroup_open_freezable(pid_t pid, pid_t self, pid_t other, int *ret_fd, char 
         int r;
 
         errno = 0;
-        r = cgroup2_mount(&mnt);
+        r = cgroup2_mount_point(&mnt);
         if (r < 0)
                 return errno = -r, why(reason, reason_size, "no cgroup2 hierarchy is mounted");
         r = cgroup_path_of_pid(pid, &cg);

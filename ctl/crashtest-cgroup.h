@@ -47,10 +47,6 @@ int crash_cgroup_enter(const CrashCgroup *cg);
  * removes Y and its cgroups. */
 void crash_cgroup_done(CrashCgroup *cg);
 
-/* The cgroup path ("/a/b") of a process, from the "0::" line of its
- * /proc/PID/cgroup. */
-int cgroup_path_of_pid(pid_t pid, char **ret);
-
 /* Opens the cgroup of process `pid` for freezing: not the root cgroup, and
  * neither the cgroup of process `self` nor of `other` (nor one of their
  * ancestors) may be in it, as the freezer stops a cgroup's whole subtree.

@@ -10,62 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/cgroup-util.h"
 #include "basic/file-util.h"
 #include "basic/macros.h"
 #include "basic/missing-syscall.h"
-
-/* Longest line of /proc/self/mountinfo or /proc/self/cgroup read. */
-#define CGROUP_LINE_MAX 4096
-
-/* The mount point of the cgroup2 hierarchy, from /proc/self/mountinfo. */
-static int find_cgroup2_mount(char **ret) {
-        FILE *f = fopen("/proc/self/mountinfo", "re");
-        char line[CGROUP_LINE_MAX];
-        int r = -ENOENT;
-
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                char *sep = strstr(line, " - ");
-                if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
-                        continue;
-                /* field 5 is the mount point */
-                char *p = line;
-                for (int i = 0; i < 4 && p; i++) {
-                        p = strchr(p, ' ');
-                        if (p)
-                                p++;
-                }
-                if (!p)
-                        continue;
-                size_t l = strcspn(p, " ");
-                *ret = strndup(p, l);
-                r = *ret ? 0 : -ENOMEM;
-                break;
-        }
-        fclose(f);
-        return r;
-}
-
-/* svd's own cgroup path ("/" or "/a/b"), from the "0::" line of /proc/self/cgroup. */
-static int find_own_cgroup(char **ret) {
-        FILE *f = fopen("/proc/self/cgroup", "re");
-        char line[CGROUP_LINE_MAX];
-        int r = -ENOENT;
-
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                if (strncmp(line, "0::", 3) != 0)
-                        continue;
-                line[strcspn(line, "\n")] = 0;
-                *ret = strdup(line + 3);
-                r = *ret ? 0 : -ENOMEM;
-                break;
-        }
-        fclose(f);
-        return r;
-}
 
 /* Enables whichever of memory, pids and cpu the cgroup offers for its children. */
 static void enable_controllers(int dir_fd, CgroupRoot *r, bool record) {
@@ -100,12 +48,12 @@ void cgroup_root_setup(CgroupRoot *ret, const char *instance) {
 
         *ret = (CgroupRoot){ .services_fd = -EBADF };
 
-        r = find_cgroup2_mount(&mnt);
+        r = cgroup2_mount_point(&mnt);
         if (r < 0) {
                 snprintf(ret->reason, sizeof(ret->reason), "no cgroup2 hierarchy mounted");
                 return;
         }
-        r = find_own_cgroup(&own);
+        r = cgroup_path_of_pid(0, &own);
         if (r < 0) {
                 snprintf(ret->reason, sizeof(ret->reason), "svd's cgroup2 path is unknown: %s", strerror(-r));
                 return;
