@@ -14,6 +14,7 @@
 #include "basic/time-util.h"
 #include "basic/unit-name.h"
 #include "basic/utf8.h"
+#include "check-run.h"
 
 START_TEST(test_utf8_valid) {
         static const char *const good[] = {
@@ -283,10 +284,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

@@ -11,6 +11,7 @@
 #include "basic/env-util.h"
 #include "basic/macros.h"
 #include "basic/strv.h"
+#include "check-run.h"
 
 static char **parse(const char *text) {
         char **env = NULL;
@@ -128,10 +129,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

@@ -6,6 +6,7 @@
 
 #include "basic/macros.h"
 #include "notify.h"
+#include "check-run.h"
 
 static NotifyMessage parse_ok(const char *text) {
         NotifyMessage m;
@@ -96,10 +97,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

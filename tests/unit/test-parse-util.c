@@ -9,6 +9,7 @@
 #include "basic/macros.h"
 #include "basic/parse-util.h"
 #include "basic/strv.h"
+#include "check-run.h"
 
 #define SEC(x)  ((uint64_t) (x) *USEC_PER_SEC)
 #define MSEC(x) ((uint64_t) (x) *USEC_PER_MSEC)
@@ -380,10 +381,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

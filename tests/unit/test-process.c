@@ -9,6 +9,7 @@
 
 #include "basic/missing-syscall.h"
 #include "process.h"
+#include "check-run.h"
 
 /* Forks a child that ends as how says: >= 0 exits with that status, < 0 kills itself with -how. */
 static pid_t child(int how) {
@@ -131,10 +132,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(suite());
 }

@@ -12,6 +12,7 @@
 #include "basic/macros.h"
 #include "logstream.h"
 #include "reexec.h"
+#include "check-run.h"
 
 static void no_line(const char *text, size_t len, unsigned flags, void *userdata) {
         ck_abort_msg("a line where none is complete");
@@ -183,10 +184,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

@@ -15,6 +15,7 @@
 #include "spawn-sandbox.h"
 #include "spawn-seccomp.h"
 #include "unit.h"
+#include "check-run.h"
 
 static Unit *load(const char *body, char **ret_error) {
         char *text = NULL;
@@ -305,10 +306,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

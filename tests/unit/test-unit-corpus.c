@@ -14,6 +14,7 @@
 #include "basic/strv.h"
 #include "basic/unit-name.h"
 #include "unit.h"
+#include "check-run.h"
 
 #define CORPUS_FILES_MAX 4096U
 #define CORPUS_KEYS_MAX 512U
@@ -175,10 +176,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return check_run(suite());
 }

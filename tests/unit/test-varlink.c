@@ -14,6 +14,7 @@
 #include "basic/macros.h"
 #include "basic/varlink-wire.h"
 #include "varlink.h"
+#include "check-run.h"
 
 /* ---- framing ---- */
 
@@ -537,10 +538,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(suite());
-        srunner_set_fork_status(sr, CK_FORK);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return check_run(suite());
 }
