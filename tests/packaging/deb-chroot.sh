@@ -59,12 +59,6 @@ fi
 # ---- a fresh bookworm root ----
 fresh_root "$R"
 
-mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" && mount --bind /dev "$R/dev" ||
-        bail_out "cannot mount /proc, /sys and /dev in the root"
-cp /etc/resolv.conf "$R/etc/resolv.conf"
-in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
-
 if ! in_root apt-get -q update >"$W/apt.log" 2>&1 ||
         ! in_root apt-get -q install -y --no-install-recommends man-db >>"$W/apt.log" 2>&1; then
         diag "$(tail -n 20 "$W/apt.log")"

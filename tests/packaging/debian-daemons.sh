@@ -55,12 +55,7 @@ trap 'exit 130' INT TERM
 build_deb "$W/deb"
 fresh_root "$R"
 forbid_starts "$R"
-cp /etc/resolv.conf "$R/etc/resolv.conf"
 cp "$deb" "$R/tmp/"
-mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" && mount --bind /dev "$R/dev" ||
-        bail_out "cannot mount /proc, /sys and /dev in the root"
-in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
 if in_root apt-get -q update >"$W/apt.log" 2>&1 &&
         in_root apt-get -q install -y --no-install-recommends "/tmp/$(basename "$deb")" \
                 openssh-server cron nginx redis-server iproute2 curl >>"$W/apt.log" 2>&1; then

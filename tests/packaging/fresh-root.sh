@@ -51,7 +51,8 @@ fresh_root_cleanup() {
         fi
 }
 
-# fresh_root DIR: today's root, unpacked into DIR (created here).
+# fresh_root DIR: today's root, unpacked into DIR (created here), with /proc, /sys, /dev and the
+# host's resolv.conf for apt.
 fresh_root() {
         _tarball=$cache/bookworm-minbase-$(date -u +%Y%m%d).tar
         exec 9>"$cache/lock"
@@ -71,6 +72,15 @@ fresh_root() {
         flock -u 9
         exec 9>&-
         mkdir "$1" && tar -C "$1" -xf "$_tarball" || bail_out "cannot unpack $_tarball"
+        mount -t proc proc "$1/proc" && mount -t sysfs sysfs "$1/sys" && mount --bind /dev "$1/dev" ||
+                bail_out "cannot mount /proc, /sys and /dev in the root"
+        cp /etc/resolv.conf "$1/etc/resolv.conf"
+}
+
+# in_root COMMAND...: COMMAND in the root ($R), with a clean environment for apt and dpkg.
+in_root() {
+        chroot "$R" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+                HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 }
 
 # forbid_starts DIR: the root is a machine with systemd whose policy forbids
