@@ -35,14 +35,14 @@ json_t *varlink_log_lines(ServiceLog *l, uint64_t n) {
         json_t *a = json_array();
         if (!a)
                 return NULL;
-        size_t total = l->buffer.n_lines;
-        const LogLine *first = logbuf_last(&l->buffer, n > total ? total : (size_t) n);
-        _cleanup_free_ json_t **objs = calloc(total ?: 1, sizeof(json_t *));
+        size_t want = n < l->buffer.n_lines ? (size_t) n : l->buffer.n_lines;
+        const LogLine *first = logbuf_last(&l->buffer, want);
+        _cleanup_free_ json_t **objs = malloc((want ?: 1) * sizeof(json_t *));
         if (!objs) {
                 json_decref(a);
                 return NULL;
         }
-        for (const LogLine *line = first; line; line = line->next)
+        for (const LogLine *line = first; line && count < want; line = line->next)
                 objs[count++] = log_line_to_json(line);
         size_t start = count;
         while (start > 0) {

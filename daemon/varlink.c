@@ -281,11 +281,14 @@ static int call_send(VarlinkCall *call, json_t *msg, bool final) {
                 assert(c->current == call);
                 c->current = NULL;
                 call->connection = NULL;
-                if (!c->dead)
-                        connection_update(c);
-                /* Further buffered calls are processed from a defer source,
-                 * never from inside whoever replied. */
-                (void) sd_event_source_set_enabled(c->defer_source, SD_EVENT_ONESHOT);
+                /* A reply from inside the handler: connection_run(), below
+                 * on the stack, sends it, takes the next buffered call and
+                 * sets the events, with no extra turn of the loop. A later
+                 * reply is sent, and further buffered calls are processed,
+                 * from the defer source, never from inside whoever replied;
+                 * so is a dead connection freed. */
+                if (!call->in_dispatch || c->dead)
+                        (void) sd_event_source_set_enabled(c->defer_source, SD_EVENT_ONESHOT);
         }
         if (!call->in_dispatch)
                 call_free(call);
@@ -317,10 +320,9 @@ int varlink_call_notify(VarlinkCall *c, json_t *parameters) {
         json_object_set_new(msg, "continues", json_true());
         json_object_set_new(msg, "parameters", parameters ? parameters : json_object());
         int r = call_send(c, msg, /* final= */ false);
-        if (c->connection && !c->connection->dead)
-                connection_update(c->connection); /* EPOLLOUT for what was queued */
-        else if (c->connection)
-                /* Freed from its defer source; the call's cancel callback runs there. */
+        if (c->connection && (!c->in_dispatch || c->connection->dead))
+                /* The defer source sends what was queued, or frees a dead
+                 * connection (the call's cancel callback runs there). */
                 (void) sd_event_source_set_enabled(c->connection->defer_source, SD_EVENT_ONESHOT);
         return r;
 }
@@ -601,7 +603,7 @@ static int connection_handle_message(VarlinkConnection *c, const char *text, siz
                 return -EPROTO;
         }
 
-        VarlinkCall *call = calloc(1, sizeof(*call));
+        VarlinkCall *call = malloc(sizeof(*call)); /* (zeroed below; calloc would bypass the tcache) */
         if (!call)
                 return -ENOMEM;
         *call = (VarlinkCall){
@@ -630,11 +632,14 @@ static int connection_handle_message(VarlinkConnection *c, const char *text, siz
         return 0;
 }
 
-/* Processes buffered calls while nothing is pending and output is not piling up. */
+/* Processes buffered calls while nothing is pending and output is not
+ * piling up. Returns 1 when it stopped at the output's high mark. */
 static int connection_process(VarlinkConnection *c) {
         for (;;) {
-                if (c->current || varlink_buffer_pending(&c->output) >= VARLINK_OUTPUT_HIGH)
+                if (c->current)
                         return 0;
+                if (varlink_buffer_pending(&c->output) >= VARLINK_OUTPUT_HIGH)
+                        return 1;
                 const char *text;
                 size_t len;
                 int r = varlink_buffer_next(&c->input, &text, &len);
@@ -736,6 +741,7 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
         }
 
         r = connection_process(c);
+        bool held_back = r > 0;
         if (r < 0) {
                 if (r == -EMSGSIZE)
                         server_log(c->server, LOG_NOTICE,
@@ -755,6 +761,10 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
                         return;
                 }
         }
+        if (held_back && varlink_buffer_pending(&c->output) < VARLINK_OUTPUT_HIGH)
+                /* The flush made room: the calls still buffered are taken
+                 * on the next turn, as no event may come for them. */
+                (void) sd_event_source_set_enabled(c->defer_source, SD_EVENT_ONESHOT);
         if (connection_finished(c) && varlink_buffer_pending(&c->input) == 0) {
                 connection_free(c);
                 return;
@@ -902,7 +912,9 @@ void varlink_server_set_groups(VarlinkServer *s, const VarlinkGroups *groups) {
         s->groups = *groups;
 }
 
-int varlink_server_add_connection(VarlinkServer *s, int fd) {
+/* Takes fd, a connected socket (nonblocking already when the caller says
+ * so), as a connection; it is the first of s->connections then. */
+static int server_add_connection(VarlinkServer *s, int fd, bool nonblocking) {
         _cleanup_close_ int owned = fd;
         struct ucred cred = {};
         socklen_t l = sizeof(cred);
@@ -924,14 +936,14 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
                 return -ENOMEM;
         if (peer->n_connections >= VARLINK_CONNECTIONS_PER_UID_MAX)
                 return -EDQUOT; /* (the entry has connections: nothing to free) */
-        if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+        if (!nonblocking && fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
                 r = -errno;
                 if (peer->n_connections == 0)
                         server_peer_free(s, peer);
                 return r;
         }
 
-        VarlinkConnection *c = calloc(1, sizeof(*c));
+        VarlinkConnection *c = malloc(sizeof(*c)); /* (zeroed below; calloc would bypass the tcache) */
         if (!c) {
                 if (peer->n_connections == 0)
                         server_peer_free(s, peer);
@@ -958,6 +970,10 @@ int varlink_server_add_connection(VarlinkServer *s, int fd) {
                 return r;
         }
         return 0;
+}
+
+int varlink_server_add_connection(VarlinkServer *s, int fd) {
+        return server_add_connection(s, fd, /* nonblocking= */ false);
 }
 
 /* ---- listening ---- */
@@ -990,7 +1006,12 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
                         s->accept_paused = false; /* then a closing connection resumes it */
                 return 0;
         }
-        int r = varlink_server_add_connection(s, cfd);
+        int r = server_add_connection(s, cfd, /* nonblocking= */ true);
+        if (r >= 0)
+                /* A client writes its call right after connect(): it is
+                 * usually there already, and is answered now rather than
+                 * after another turn of the loop. */
+                connection_run(s->connections, EPOLLIN);
         if (r < 0 && server_log_allowed(s))
                 log_warning_errno(r, "varlink: Refusing connection: %s",
                                   r == -EMFILE  ? "too many connections"
