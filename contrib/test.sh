@@ -14,7 +14,8 @@
 #   build-asan  ASan+UBSan build: every host test, and the lab suite on
 #               Debian's 7.x kernel (beside the plain build's lab runs: one
 #               VM per core), failing on any sanitizer report
-#   build-fuzz  the libFuzzer targets (clang), each run for FUZZ_SECONDS
+#   build-fuzz  the whole tree built with clang; the libFuzzer targets,
+#               each run for FUZZ_SECONDS
 #               (default 30; 0 skips this step), failing on any crash, leak
 #               or sanitizer report (tests/fuzz/run.sh says where the
 #               reproducer is)
@@ -81,8 +82,11 @@ fi
 
 fuzz_seconds=${FUZZ_SECONDS:-30}
 if [ "$fuzz_seconds" -gt 0 ]; then
-        stamp "build build-fuzz (clang, libFuzzer, ASan+UBSan)"
+        # The whole tree with clang (its warnings differ from gcc's), the
+        # fuzz targets with libFuzzer, ASan and UBSan.
+        stamp "build build-fuzz (clang; libFuzzer, ASan+UBSan)"
         cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DSVD_FUZZ=ON >/dev/null
+        cmake --build build-fuzz -j"$jobs"
         cmake --build build-fuzz -j"$jobs" --target fuzzers
         stamp "fuzz build-fuzz (${fuzz_seconds} s per target)"
         FUZZ_SECONDS=$fuzz_seconds tests/fuzz/run.sh build-fuzz

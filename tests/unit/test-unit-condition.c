@@ -69,7 +69,7 @@ static int check(const char *unit_section, bool asserts, char **failed) {
         return r;
 }
 
-static bool holds(const char *fmt, ...) {
+_printf_(1, 2) static bool holds(const char *fmt, ...) {
         _cleanup_free_ char *line = NULL;
         va_list ap;
         va_start(ap, fmt);

@@ -771,7 +771,7 @@ START_TEST(test_warning_flood) {
         for (size_t i = 0; i < n; i++)
                 len += (size_t) sprintf(text + len, "Unknown%zu=1\n", i);
 
-        _cleanup_(unit_freep) Unit *u = load_ok_n(text, len, &w);
+        _cleanup_(unit_freep) _unused_ Unit *u = load_ok_n(text, len, &w);
         ck_assert_uint_lt(strv_length(w), 100);
         ck_assert_str_eq(w[0], PATH ":3: Unknown key 'Unknown0=' in [Service], ignoring.");
         ck_assert_str_eq(w[strv_length(w) - 1], PATH ": Too many warnings, suppressing the rest.");
@@ -1467,7 +1467,7 @@ START_TEST(test_key_table_rows) {
 
         /* A key of the table is taken without a word (Also= has no effect in svd, but is systemd's); one
          * that is not in it is unknown. */
-        _cleanup_(unit_freep) Unit *c = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=y.service\nAlsa=x\n", &w);
+        _cleanup_(unit_freep) _unused_ Unit *c = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=y.service\nAlsa=x\n", &w);
         ck_assert_uint_eq(strv_length(w), 1);
         ck_assert_str_eq(w[0], PATH ":5: Unknown key 'Alsa=' in [Install], ignoring.");
 
