@@ -26,6 +26,9 @@
  *        p99_ms= max_ms=
  *   benchtool lat COUNT TIMEOUT_MS CMD...   run CMD COUNT times: samples=
  *        median_ms= p99_ms= rc= (first exit status) rc_other= (how many differed)
+ *   benchtool latpair COUNT TIMEOUT_MS CMD_A... -- CMD_B...
+ *        run A and B in turn COUNT times each: samples= a_median_ms=
+ *        b_median_ms= ratio_median= (the median of the pairs' A/B) rc= rc_other=
  *   benchtool stopall ROOT SVC TIMEOUT_MS SIGNAL   (or: -- CMD... instead of SIGNAL)
  *        signal ROOT (or run CMD), time until every service process of ROOT's
  *        tree has exited, then until ROOT has: svc=N dead_ms=X left=K sup_ms=Y
@@ -682,8 +685,48 @@ out:
         return (long) n == count ? 0 : 1;
 }
 
+/* Runs argv with its output to /dev/null and waits: the whole process's
+ * wall time in ms; *rc its exit status (128 + signal). */
+static double run_timed(char **argv, int *rc) {
+        static posix_spawn_file_actions_t fa;
+        static bool fa_ready;
+        int64_t t0;
+        pid_t pid;
+        int st, r;
+
+        if (!fa_ready) {
+                posix_spawn_file_actions_init(&fa);
+                posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+                posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+                posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+                fa_ready = true;
+        }
+        t0 = now_ns();
+        r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+        if (r != 0)
+                die("spawn %s: %s", argv[0], strerror(r));
+        if (waitpid(pid, &st, 0) < 0)
+                die("waitpid");
+        *rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        return ms(now_ns() - t0);
+}
+
+/* Counts an exit status against the first one seen. */
+static void note_rc(int rc, int *rc0, int *other) {
+        if (*rc0 < 0)
+                *rc0 = rc;
+        else if (rc != *rc0)
+                (*other)++;
+}
+
+static double median_of(double *v, size_t n) {
+        if (n == 0)
+                return -1;
+        qsort(v, n, sizeof *v, cmp_double);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int cmd_lat(int argc, char **argv) {
-        posix_spawn_file_actions_t fa;
         long count;
         int64_t deadline;
         double *v;
@@ -695,29 +738,52 @@ static int cmd_lat(int argc, char **argv) {
         count = num(argv[1]);
         deadline = now_ns() + num(argv[2]) * 1000000LL;
         v = calloc((size_t) count + 1, sizeof *v);
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
         while ((long) n < count && now_ns() < deadline) {
-                int64_t t0 = now_ns();
-                pid_t pid;
-                int st, r, rc;
+                int rc;
 
-                r = posix_spawnp(&pid, argv[3], &fa, NULL, argv + 3, environ);
-                if (r != 0)
-                        die("spawn %s: %s", argv[3], strerror(r));
-                if (waitpid(pid, &st, 0) < 0)
-                        die("waitpid");
-                v[n++] = ms(now_ns() - t0);
-                rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-                if (rc0 < 0)
-                        rc0 = rc;
-                else if (rc != rc0)
-                        other++;
+                v[n++] = run_timed(argv + 3, &rc);
+                note_rc(rc, &rc0, &other);
         }
         print_stats(v, n);
         printf(" rc=%d rc_other=%d\n", rc0, other);
+        return 0;
+}
+
+/* A and B in turn, A B A B ...: the ratio of each pair is taken while the
+ * machine runs at one speed, and their median is the comparison. */
+static int cmd_latpair(int argc, char **argv) {
+        long count;
+        int64_t deadline;
+        double *a, *b, *q;
+        size_t n = 0;
+        int rc0 = -1, other = 0;
+        char **cmd_b = NULL;
+
+        for (int i = 3; i < argc; i++)
+                if (strcmp(argv[i], "--") == 0) {
+                        argv[i] = NULL;
+                        cmd_b = argv + i + 1;
+                        break;
+                }
+        if (argc < 6 || !cmd_b || !argv[3] || !cmd_b[0])
+                die("usage: latpair COUNT TIMEOUT_MS CMD_A... -- CMD_B...");
+        count = num(argv[1]);
+        deadline = now_ns() + num(argv[2]) * 1000000LL;
+        a = calloc((size_t) count + 1, sizeof *a);
+        b = calloc((size_t) count + 1, sizeof *b);
+        q = calloc((size_t) count + 1, sizeof *q);
+        while ((long) n < count && now_ns() < deadline) {
+                int rc;
+
+                a[n] = run_timed(argv + 3, &rc);
+                note_rc(rc, &rc0, &other);
+                b[n] = run_timed(cmd_b, &rc);
+                note_rc(rc, &rc0, &other);
+                q[n] = b[n] > 0 ? a[n] / b[n] : 0;
+                n++;
+        }
+        printf("samples=%zu a_median_ms=%.3f b_median_ms=%.3f ratio_median=%.3f rc=%d rc_other=%d\n", n,
+               median_of(a, n), median_of(b, n), median_of(q, n), rc0, other);
         return 0;
 }
 
@@ -907,8 +973,8 @@ int main(int argc, char **argv) {
         } cmds[] = {
                 { "stamp", cmd_stamp },     { "collect", cmd_collect }, { "floor", cmd_floor },
                 { "mem", cmd_mem },         { "idle", cmd_idle },       { "restart", cmd_restart },
-                { "lat", cmd_lat },         { "stopall", cmd_stopall }, { "crash", cmd_crash },
-                { "count", cmd_count },     { "killorphans", cmd_killorphans },
+                { "lat", cmd_lat },         { "latpair", cmd_latpair }, { "stopall", cmd_stopall },
+                { "crash", cmd_crash },     { "count", cmd_count },     { "killorphans", cmd_killorphans },
                 { "foreign", cmd_foreign }, { "reaper", cmd_reaper },
         };
 

@@ -19,8 +19,12 @@
 # restart (SIGKILL a service until its successor reports) and idle wake-ups
 # (context switches of its processes over a window). Each figure is the
 # median over the runs; svd/peer ratios are taken run by run, then the
-# median. Output: a markdown table on stdout and in $BENCH_OUT/results.md,
-# raw numbers in raw.tsv, a chart in compare.png.
+# median. With svd and runit both measured, at N >= 100 the two also run
+# side by side, and `svctl status` and `sv status` are timed in turn (A B A
+# B ...): the median of those pairs' ratios is the status comparison, as
+# the two sessions' own medians are minutes apart. Output: a markdown
+# table on stdout and in $BENCH_OUT/results.md, raw numbers in raw.tsv, a
+# chart in compare.png.
 #
 # Environment:
 #   BENCH_N            service counts (default "10 100 1000"; quick "10 100")
@@ -98,6 +102,8 @@ else
         IDLE_SEC=${BENCH_IDLE_SEC:-15}
 fi
 SUPS=${BENCH_SUPERVISORS:-"svd runit s6 supervisord"}
+PAIR=0
+case " $SUPS " in *" svd "*) case " $SUPS " in *" runit "*) PAIR=1 ;; esac ;; esac
 TO=${BENCH_TIMEOUT_MS:-120000}
 CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-1000}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
@@ -344,6 +350,40 @@ session() {
         rm -rf "$D"
 }
 
+# status_pair RUN N: svd and runit up side by side with N services each,
+# `svctl status` and `sv status` run in turn; the median of the pairs'
+# ratios is the comparison, free of the drift between two sessions.
+status_pair() {
+        local _run _n _ds _dr _ps _l _a
+        _run=$1 _n=$2
+        _ds=$W/r$_run-n$_n-pair-svd _dr=$W/r$_run-n$_n-pair-runit
+        mkdir -p "$_ds" "$_dr"
+        prepare svd "$_ds" "$_n"
+        prepare runit "$_dr" "$_n"
+        start_all svd "$_ds" "$_n" "$TO"
+        _ps=$SUP_PID
+        [ "$GOT" = "$_n" ] || log "run $_run: svd (status pair) started only $GOT of $_n"
+        start_all runit "$_dr" "$_n" "$TO"
+        [ "$GOT" = "$_n" ] || log "run $_run: runit (status pair) started only $GOT of $_n"
+        IFS='
+'
+        # shellcheck disable=SC2046 # one word a line
+        set -- $(status_cmd svd "$_ds") -- $(status_cmd runit "$_dr")
+        unset IFS
+        _l=$("$BT" latpair "$CONTROLS" "$TO" "$@")
+        [ "$(field rc "$_l")" = 0 ] && [ "$(field rc_other "$_l")" = 0 ] ||
+                log "run $_run: a paired status query did not exit 0: $_l"
+        rec "$_run" "$_n" svd ctl_pair_ratio "$(field ratio_median "$_l")"
+        rec "$_run" "$_n" svd ctl_pair_med "$(field a_median_ms "$_l")"
+        rec "$_run" "$_n" runit ctl_pair_med "$(field b_median_ms "$_l")"
+        stop_sup runit "$_dr"
+        SUP_PID=$_ps
+        stop_sup svd "$_ds"
+        _a=$("$BT" count "$REAPER" "$SVC")
+        [ "$_a" = 0 ] || die "$_a service processes left after the status pair"
+        rm -rf "$_ds" "$_dr"
+}
+
 # ---- the run ----
 
 {
@@ -369,6 +409,10 @@ while [ "$run" -le "$RUNS" ]; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"
                 done
+                if [ "$PAIR" = 1 ] && [ "$n" -ge 100 ]; then
+                        log "run $run/$RUNS, N=$n: svctl status and sv status in turn"
+                        status_pair "$run" "$n"
+                fi
         done
         run=$((run + 1))
 done
