@@ -77,7 +77,7 @@ EOF
 SVD_WRAPPER="$SH $T/to-out"
 : >"$T/out"
 start_svd --forward-output
-check "flood: its last (stderr) line comes" wait_until 30 grep -qx "flood: flood done" "$SVD_LOG"
+check "flood: its last (stderr) line comes" wait_until 30 in_svd_log -qx "flood: flood done"
 N=$(grep -c '^flood: line ' "$T/out")
 diag "$N of 30000 lines forwarded; logDropped $(svc_field flood logDropped)"
 check "at most the rate limit (10000 lines a second) passes" test "$N" -le 30000
@@ -87,9 +87,9 @@ stop_svd
 
 SVD_WRAPPER="$SH $T/to-fifo"
 start_svd --forward-output
-check "stdout a full FIFO: the flood is read to its end all the same" wait_until 30 grep -qx "flood: flood done" "$SVD_LOG"
+check "stdout a full FIFO: the flood is read to its end all the same" wait_until 30 in_svd_log -qx "flood: flood done"
 check "... svd answers" svctl status flood
-check "... and says lines are not written" grep -q "svd's stdout is full: services' lines are not written there" "$SVD_LOG"
+check "... and says lines are not written" in_svd_log -q "svd's stdout is full: services' lines are not written there"
 stop_svd
 expect_eq "... and exits 0 on SIGTERM" 0 "$SVD_RC"
 

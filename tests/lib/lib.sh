@@ -696,6 +696,12 @@ _svd_ready_or_dead() {
         [ -S "$SOCK" ] && svctl info >/dev/null 2>&1
 }
 
+# in_svd_log GREP_ARGS...: grep in the lines of svd's log since the latest
+# start_svd (the log keeps those of every start before).
+in_svd_log() {
+        tail -n "+${SVD_LOG_FROM:-1}" "$SVD_LOG" | grep "$@"
+}
+
 # start_svd [ARG...]: starts svd in the background (as $SVD_WRAPPER, if set,
 # e.g. "runas 65534 65534") and waits until it answers on $SOCK. svd runs under
 # the reaper helper when there is one: a child subreaper that reaps at once
@@ -709,6 +715,7 @@ start_svd() {
         # process in DIR (tests/valgrind.sh reads them).
         [ -n "${SVD_VALGRIND:-}" ] && _vg="valgrind --log-file=$SVD_VALGRIND/vg.%p.log --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --child-silent-after-fork=yes"
         rm -f "$T/svd.pid"
+        SVD_LOG_FROM=$(($(wc -l <"$SVD_LOG") + 1))
         echo "--- svd $SVD_WRAPPER ${SVD_ARGS:-} $* ---" >>"$SVD_LOG"
         if [ -n "$REAPER" ]; then
                 # shellcheck disable=SC2086
