@@ -27,7 +27,7 @@
  *   benchtool lat COUNT TIMEOUT_MS CMD...   run CMD COUNT times: samples=
  *        median_ms= p99_ms= rc= (first exit status) rc_other= (how many differed)
  *   benchtool latpair COUNT TIMEOUT_MS CMD_A... -- CMD_B...
- *        run A and B in turn COUNT times each: samples= a_median_ms=
+ *        run A and B in turn (A B, B A, ...) COUNT times each: samples= a_median_ms=
  *        b_median_ms= ratio_median= (the median of the pairs' A/B) rc= rc_other=
  *   benchtool stopall ROOT SVC TIMEOUT_MS SIGNAL   (or: -- CMD... instead of SIGNAL)
  *        signal ROOT (or run CMD), time until every service process of ROOT's
@@ -749,8 +749,8 @@ static int cmd_lat(int argc, char **argv) {
         return 0;
 }
 
-/* A and B in turn, A B A B ...: the ratio of each pair is taken while the
- * machine runs at one speed, and their median is the comparison. */
+/* A and B in turn, A B B A A B ...: the ratio of each pair is taken while
+ * the machine runs at one speed, and their median is the comparison. */
 static int cmd_latpair(int argc, char **argv) {
         long count;
         int64_t deadline;
@@ -775,10 +775,18 @@ static int cmd_latpair(int argc, char **argv) {
         while ((long) n < count && now_ns() < deadline) {
                 int rc;
 
-                a[n] = run_timed(argv + 3, &rc);
-                note_rc(rc, &rc0, &other);
+                /* Every other pair runs B first: the first of two runs
+                 * pays for the caches the other warmed. */
+                if (n % 2 == 0) {
+                        a[n] = run_timed(argv + 3, &rc);
+                        note_rc(rc, &rc0, &other);
+                }
                 b[n] = run_timed(cmd_b, &rc);
                 note_rc(rc, &rc0, &other);
+                if (n % 2 == 1) {
+                        a[n] = run_timed(argv + 3, &rc);
+                        note_rc(rc, &rc0, &other);
+                }
                 q[n] = b[n] > 0 ? a[n] / b[n] : 0;
                 n++;
         }

@@ -20,8 +20,8 @@
 # (context switches of its processes over a window). Each figure is the
 # median over the runs; svd/peer ratios are taken run by run, then the
 # median. With svd and runit both measured, at N >= 100 the two also run
-# side by side, and `svctl status` and `sv status` are timed in turn (A B A
-# B ...): the median of those pairs' ratios is the status comparison, as
+# side by side, and `svctl status` and `sv status` are timed in turn (A B B
+# A A B ...): the median of those pairs' ratios is the status comparison, as
 # the two sessions' own medians are minutes apart. Output: a markdown
 # table on stdout and in $BENCH_OUT/results.md, raw numbers in raw.tsv, a
 # chart in compare.png.
