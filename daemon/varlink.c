@@ -250,6 +250,17 @@ static int connection_queue(VarlinkConnection *c, json_t *msg) {
         return 0;
 }
 
+/* After a call of c queued a reply or ended. From inside the call's
+ * handler, connection_run(), below on the stack, sends what was queued,
+ * takes the next buffered call and sets the events, with no extra turn of
+ * the loop. Otherwise the defer source does that, never from inside
+ * whoever replied; it also frees a dead connection (the call's cancel
+ * callback runs there). */
+static void connection_kick(VarlinkConnection *c, const VarlinkCall *call) {
+        if (!call->in_dispatch || c->dead)
+                (void) sd_event_source_set_enabled(c->defer_source, SD_EVENT_ONESHOT);
+}
+
 /* Sends one reply object of the call; final ones end the call. */
 static int call_send(VarlinkCall *call, json_t *msg, bool final) {
         int r = 0;
@@ -281,14 +292,7 @@ static int call_send(VarlinkCall *call, json_t *msg, bool final) {
                 assert(c->current == call);
                 c->current = NULL;
                 call->connection = NULL;
-                /* A reply from inside the handler: connection_run(), below
-                 * on the stack, sends it, takes the next buffered call and
-                 * sets the events, with no extra turn of the loop. A later
-                 * reply is sent, and further buffered calls are processed,
-                 * from the defer source, never from inside whoever replied;
-                 * so is a dead connection freed. */
-                if (!call->in_dispatch || c->dead)
-                        (void) sd_event_source_set_enabled(c->defer_source, SD_EVENT_ONESHOT);
+                connection_kick(c, call);
         }
         if (!call->in_dispatch)
                 call_free(call);
@@ -320,10 +324,8 @@ int varlink_call_notify(VarlinkCall *c, json_t *parameters) {
         json_object_set_new(msg, "continues", json_true());
         json_object_set_new(msg, "parameters", parameters ? parameters : json_object());
         int r = call_send(c, msg, /* final= */ false);
-        if (c->connection && (!c->in_dispatch || c->connection->dead))
-                /* The defer source sends what was queued, or frees a dead
-                 * connection (the call's cancel callback runs there). */
-                (void) sd_event_source_set_enabled(c->connection->defer_source, SD_EVENT_ONESHOT);
+        if (c->connection)
+                connection_kick(c->connection, c);
         return r;
 }
 
@@ -913,8 +915,8 @@ void varlink_server_set_groups(VarlinkServer *s, const VarlinkGroups *groups) {
 }
 
 /* Takes fd, a connected socket (nonblocking already when the caller says
- * so), as a connection; it is the first of s->connections then. */
-static int server_add_connection(VarlinkServer *s, int fd, bool nonblocking) {
+ * so), as a connection: *ret, when given. */
+static int server_add_connection(VarlinkServer *s, int fd, bool nonblocking, VarlinkConnection **ret) {
         _cleanup_close_ int owned = fd;
         struct ucred cred = {};
         socklen_t l = sizeof(cred);
@@ -969,11 +971,13 @@ static int server_add_connection(VarlinkServer *s, int fd, bool nonblocking) {
                 connection_free(c);
                 return r;
         }
+        if (ret)
+                *ret = c;
         return 0;
 }
 
 int varlink_server_add_connection(VarlinkServer *s, int fd) {
-        return server_add_connection(s, fd, /* nonblocking= */ false);
+        return server_add_connection(s, fd, /* nonblocking= */ false, NULL);
 }
 
 /* ---- listening ---- */
@@ -1006,12 +1010,13 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
                         s->accept_paused = false; /* then a closing connection resumes it */
                 return 0;
         }
-        int r = server_add_connection(s, cfd, /* nonblocking= */ true);
+        VarlinkConnection *c;
+        int r = server_add_connection(s, cfd, /* nonblocking= */ true, &c);
         if (r >= 0)
                 /* A client writes its call right after connect(): it is
                  * usually there already, and is answered now rather than
                  * after another turn of the loop. */
-                connection_run(s->connections, EPOLLIN);
+                connection_run(c, EPOLLIN);
         if (r < 0 && server_log_allowed(s))
                 log_warning_errno(r, "varlink: Refusing connection: %s",
                                   r == -EMFILE  ? "too many connections"
@@ -1139,12 +1144,12 @@ int varlink_server_add_connection_reply(VarlinkServer *s, int fd, json_t *parame
                 safe_close(fd);
                 return -ENOMEM;
         }
-        int r = varlink_server_add_connection(s, fd);
+        VarlinkConnection *c;
+        int r = server_add_connection(s, fd, /* nonblocking= */ false, &c);
         if (r < 0) {
                 json_decref(msg);
                 return r;
         }
-        VarlinkConnection *c = s->connections; /* add_connection puts it first */
         r = connection_queue(c, msg);
         json_decref(msg);
         if (r < 0) {
