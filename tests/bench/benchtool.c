@@ -618,6 +618,14 @@ static int cmp_double(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
+/* Sorts v: its median, -1 when it is empty. */
+static double median_of(double *v, size_t n) {
+        if (n == 0)
+                return -1;
+        qsort(v, n, sizeof *v, cmp_double);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void print_stats(double *v, size_t n) {
         double med;
         size_t r;
@@ -626,8 +634,7 @@ static void print_stats(double *v, size_t n) {
                 printf("samples=0 median_ms=-1 p99_ms=-1 max_ms=-1");
                 return;
         }
-        qsort(v, n, sizeof *v, cmp_double);
-        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        med = median_of(v, n);
         r = (size_t) ((99 * n + 99) / 100); /* nearest rank */
         printf("samples=%zu median_ms=%.3f p99_ms=%.3f max_ms=%.3f", n, med, v[r - 1], v[n - 1]);
 }
@@ -717,13 +724,6 @@ static void note_rc(int rc, int *rc0, int *other) {
                 *rc0 = rc;
         else if (rc != *rc0)
                 (*other)++;
-}
-
-static double median_of(double *v, size_t n) {
-        if (n == 0)
-                return -1;
-        qsort(v, n, sizeof *v, cmp_double);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int cmd_lat(int argc, char **argv) {
