@@ -19,13 +19,8 @@ TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 [ "$(id -u)" = 0 ] || skip_all "needs root for mount namespaces"
 setup_test
 
-# A directory outside /tmp (PrivateTmp= hides $T) for the path keys; the
-# lab's guest has none of the usual ones, but the tree's own (/svd).
-D=
-for _p in /var/lib /srv /opt "${SVD_SOURCE_DIR:-}"; do
-        [ -n "$_p" ] && [ -d "$_p" ] && D=$(mktemp -d "$_p/svd-sandbox-test.XXXXXX" 2>/dev/null) && break
-done
-[ -n "$D" ] || skip_all "no writable directory outside /tmp (/var/lib, /srv, /opt, SVD_SOURCE_DIR)"
+# A directory outside /tmp for the path keys.
+D=$(dir_outside_tmp) || skip_all "no writable directory outside /tmp (/var/lib, /srv, /opt, SVD_SOURCE_DIR)"
 PROBE=$(find_helper sandbox-probe) || true
 HOME_MARK=/root/.svd-sandbox-test.$$
 trap '_r=$?; rm -rf "$D" "$HOME_MARK"; (exit $_r); cleanup' EXIT

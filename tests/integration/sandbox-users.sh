@@ -21,6 +21,16 @@ PROBE=$(find_helper sandbox-probe) || true
 [ -n "$PROBE" ] || skip_all "no sandbox-probe helper (SVD_TEST_HELPERS)"
 # A User= service runs sh and the probe from here; others may enter, never write.
 chmod 0755 "$T"
+# The PrivateTmp= units do not see /tmp: a tree built there lends them a copy of the probe.
+TPROBE=$PROBE
+case $PROBE in
+/tmp/*)
+        PD=$(dir_outside_tmp) || skip_all "the probe is under /tmp, which PrivateTmp= hides, and no directory outside it is writable"
+        trap '_r=$?; rm -rf "$PD"; (exit $_r); cleanup' EXIT
+        chmod 0755 "$PD" && cp "$PROBE" "$PD/" || bail_out "cannot copy the probe to $PD"
+        TPROBE=$PD/sandbox-probe
+        ;;
+esac
 
 SVC_UID=4242
 OVERFLOW=$(cat /proc/sys/kernel/overflowuid 2>/dev/null || echo 65534)
@@ -92,12 +102,12 @@ expect_contains "PrivateUsers=identity: a file of uid 70000 is nobody's" "$LOG" 
 # The mounts of the other keys belong to the host's user namespace: the
 # service's root cannot undo them.
 W='w() { if mktemp -p "$1" .svd-w.XXXXXX >/dev/null 2>&1; then rm -f "$1"/.svd-w.??????; echo "$1 rw"; else echo "$1 ro"; fi; }'
-sandboxed users-strict "$W; w /usr; $PROBE umount:/tmp" PrivateUsers=yes ProtectSystem=strict PrivateTmp=yes
+sandboxed users-strict "$W; w /usr; $TPROBE umount:/tmp" PrivateUsers=yes ProtectSystem=strict PrivateTmp=yes
 expect_rc "PrivateUsers= with ProtectSystem=strict and PrivateTmp= starts" 0
 expect_contains "... /usr is read-only" "$LOG" "/usr ro"
 expect_contains "... and root cannot unmount its private /tmp" "$LOG" "umount=EPERM"
 # The same without PrivateUsers=: root may (in the service's own namespace).
-sandboxed users-strict-control "$PROBE umount:/tmp" ProtectSystem=strict PrivateTmp=yes
+sandboxed users-strict-control "$TPROBE umount:/tmp" ProtectSystem=strict PrivateTmp=yes
 expect_contains "without PrivateUsers= root may unmount it" "$LOG" "umount=OK"
 
 sandboxed users-pids "$SHOW; echo pid=\$\$\$\$" PrivateUsers=yes PrivatePIDs=yes

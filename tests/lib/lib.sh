@@ -696,6 +696,16 @@ _svd_ready_or_dead() {
         [ -S "$SOCK" ] && svctl info >/dev/null 2>&1
 }
 
+# dir_outside_tmp: a new directory outside /tmp (PrivateTmp= hides $T and a
+# tree built there), printed; the lab's guest has none of the usual ones,
+# but the tree's own (/svd). Fails when there is none. The caller removes it.
+dir_outside_tmp() {
+        for _p in /var/lib /srv /opt "${SVD_SOURCE_DIR:-}"; do
+                [ -n "$_p" ] && [ -d "$_p" ] && mktemp -d "$_p/svd-sandbox-test.XXXXXX" 2>/dev/null && return 0
+        done
+        return 1
+}
+
 # in_svd_log GREP_ARGS...: grep in the lines of svd's log since the latest
 # start_svd (the log keeps those of every start before).
 in_svd_log() {
