@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "basic/lock-file.h"
+#include "basic/socket-path.h"
 #include "basic/strv.h"
 #include "deps.h"
 #include "svd-log.h"
@@ -262,6 +264,49 @@ static int mkdir_parent(const char *path) {
         return 0;
 }
 
+/* svd.sock → svd.lock, beside it, as notify.c names the notify socket. */
+static int manager_lock_path(const char *socket_path, char **ret) {
+        size_t l = strlen(socket_path);
+        if (l > 5 && streq(socket_path + l - 5, ".sock"))
+                l -= 5;
+        return asprintf(ret, "%.*s.lock", (int) l, socket_path) < 0 ? -ENOMEM : 0;
+}
+
+/* Makes this svd the one of its control socket (manager.h), or says which
+ * svd is and fails, having touched nothing but the socket's directory. */
+static int manager_lock(Manager *m) {
+        _cleanup_free_ char *reason = NULL;
+        pid_t holder = 0;
+        int r;
+
+        r = mkdir_parent(m->socket_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the directory of '%s': %m", m->socket_path);
+        /* The lock file goes where the socket goes: only into a directory
+         * that nobody else can change (socket-path.h). */
+        r = socket_path_check(m->socket_path, m->uid, &reason);
+        if (r < 0)
+                return log_error_errno(r, "Refusing to listen on '%s': %s.", m->socket_path,
+                                       reason ? reason : strerror(-r));
+        r = lock_file_take(m->lock_path, &m->lock_fd, &holder);
+        if (r == -EBUSY) {
+                if (holder > 0)
+                        return log_error_errno(r, "Another svd (pid %d) is running on '%s' (it holds '%s'); "
+                                               "leaving it and its services alone.",
+                                               (int) holder, m->socket_path, m->lock_path);
+                return log_error_errno(r, "Another svd is running on '%s' (it holds '%s'); leaving it and its "
+                                       "services alone.", m->socket_path, m->lock_path);
+        }
+        if (r == -EEXIST)
+                return log_error_errno(r, "Refusing to lock '%s': it exists and is not a regular file.", m->lock_path);
+        if (r < 0)
+                return log_error_errno(r, "Failed to lock '%s': %m", m->lock_path);
+        r = lock_file_write_pid(m->lock_fd, getpid());
+        if (r < 0)
+                log_warning_errno(r, "Failed to write svd's pid into '%s', ignoring: %m", m->lock_path);
+        return 0;
+}
+
 int manager_new(const ManagerConfig *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
         int r;
@@ -275,6 +320,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         m->uid = getuid();
         m->cgroup.services_fd = -EBADF;
         m->notify_fd = -EBADF;
+        m->lock_fd = -EBADF;
         m->state_fd = config->state_fd > 2 ? config->state_fd : -EBADF;
         if (config->exe_path && !(m->exe_path = strdup(config->exe_path)))
                 return -ENOMEM;
@@ -294,6 +340,9 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         if (!m->unit_dir || !m->socket_path)
                 return -ENOMEM;
         r = notify_socket_path(m->socket_path, &m->notify_path);
+        if (r < 0)
+                return r;
+        r = manager_lock_path(m->socket_path, &m->lock_path);
         if (r < 0)
                 return r;
 
@@ -337,19 +386,31 @@ void manager_set_hooks(Manager *m, const ManagerHooks *hooks, void *userdata) {
 int manager_listen(Manager *m, int listen_fd) {
         if (!m->hooks || !m->hooks->listen)
                 return log_error_errno(ENOPROTOOPT, "No control protocol to serve '%s'.", m->socket_path);
-        if (listen_fd < 0) {
-                int r = mkdir_parent(m->socket_path);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create the directory of '%s': %m", m->socket_path);
-        }
+        /* The directory is there: manager_lock() made it. */
         return m->hooks->listen(m, listen_fd, m->hooks_userdata);
 }
 
 int manager_startup(Manager *m) {
+        _cleanup_(json_decrefp) json_t *state = NULL;
         int r;
         sigset_t ss;
 
         assert(m);
+
+        /* First of all: be the one svd of the socket. A re-exec is that svd
+         * already and holds the lock through the exec: it only takes the fd
+         * back (an svd from before the lock existed handed none over). */
+        if (m->state_fd >= 0) {
+                r = manager_state_read(TAKE_FD(m->state_fd), &state);
+                if (r < 0)
+                        return r;
+                m->lock_fd = reexec_fd_take(state, "lockFd");
+        }
+        if (m->lock_fd < 0) {
+                r = manager_lock(m);
+                if (r < 0)
+                        return r;
+        }
 
         log_info("svd %s: spawn mode %s: %s.", svd_version, spawn_mode_to_string(m->probe.mode), m->probe.reason);
 
@@ -393,11 +454,10 @@ int manager_startup(Manager *m) {
                 log_notice("cgroup: not used: %s; a forking service's children are contained only with "
                            "PrivatePIDs=yes.", m->cgroup.reason);
 
-        if (m->state_fd >= 0) {
+        if (state) {
                 /* A re-exec: everything as it was, nothing started or killed.
                  * Orphans that exited meanwhile are reaped now. */
-                int fd = TAKE_FD(m->state_fd);
-                r = manager_startup_from_state(m, fd);
+                r = manager_startup_from_state(m, state);
                 if (r < 0)
                         return r;
                 manager_reap(m);
@@ -500,6 +560,8 @@ Manager *manager_free(Manager *m) {
         free(m->exe_path);
         strv_free(m->argv);
         safe_close(m->state_fd);
+        safe_close(m->lock_fd); /* the lock goes with it */
+        free(m->lock_path);
         free(m->socket_path);
         free(m->notify_path);
         free(m);

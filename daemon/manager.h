@@ -68,6 +68,9 @@ struct Manager {
         const ManagerHooks *hooks;
         void *hooks_userdata;
 
+        char *lock_path;               /* the lock file beside the control socket */
+        int lock_fd;                   /*   held from start-up to exit, across re-execs */
+
         char *notify_path;             /* $NOTIFY_SOCKET of the services (notify.h) */
         int notify_fd;                 /* -EBADF when there is none */
         sd_event_source *notify_source;

@@ -136,9 +136,10 @@ static int write_all(int fd, const char *p, size_t n) {
 
 static json_t *manager_serialize(Manager *m, ReexecFds *fds, int reply_fd) {
         json_t *services = json_array();
-        json_t *o = json_pack("{s:i,s:s,s:o,s:o,s:b,s:{s:I,s:I},s:o,s:o}", "version", (int) svd_state_version, "svd",
+        json_t *o = json_pack("{s:i,s:s,s:o,s:o,s:b,s:o,s:{s:I,s:I},s:o,s:o}", "version", (int) svd_state_version, "svd",
                               svd_version, "listenFd", reexec_fd_to_json(fds, m->hooks && m->hooks->listen_fd ? m->hooks->listen_fd(m->hooks_userdata) : -EBADF),
                               "notifyFd", reexec_fd_to_json(fds, m->notify_fd), "crashRestored", m->crash_restored,
+                              "lockFd", reexec_fd_to_json(fds, m->lock_fd),
                               "nofile", "cur", (json_int_t) m->ctx.nofile.rlim_cur, "max", (json_int_t) m->ctx.nofile.rlim_max,
                               "replyFd", reexec_fd_to_json(fds, reply_fd), "services", services);
         if (!o)
@@ -267,7 +268,8 @@ fail:
 /* The state is read whole from its memfd: json_loadfd() would read(2) it
  * one byte at a time (it cannot know where the JSON ends), a syscall per
  * byte of every service's log ring. */
-static int read_state(int fd, json_t **ret) {
+int manager_state_read(int fd, json_t **ret) {
+        _cleanup_close_ int fd_close = fd;
         json_error_t err;
         struct stat st;
         if (fstat(fd, &st) < 0)
@@ -301,16 +303,10 @@ static int on_resume(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-int manager_startup_from_state(Manager *m, int fd) {
-        _cleanup_(json_decrefp) json_t *state = NULL;
+int manager_startup_from_state(Manager *m, json_t *state) {
         json_t *services, *o;
         size_t i;
         int r;
-
-        r = read_state(fd, &state);
-        safe_close(fd);
-        if (r < 0)
-                return r;
 
         json_t *nofile = json_object_get(state, "nofile");
         m->ctx.nofile.rlim_cur = reexec_u64(nofile, "cur", m->ctx.nofile.rlim_cur);

@@ -43,6 +43,8 @@ typedef struct Manager Manager;
  * it is handed over and the new svd answers it (ManagerHooks.answer_reexec). */
 int manager_reexec(Manager *m, int reply_fd, char **ret_error);
 
-/* Start-up of the new svd from the state in fd (--deserialize=FD):
- * instead of loading units and starting the wanted ones. */
-int manager_startup_from_state(Manager *m, int fd);
+/* Reads the state document from fd (--deserialize=FD) and closes fd. */
+int manager_state_read(int fd, json_t **ret);
+/* Start-up of the new svd from that state: instead of loading units and
+ * starting the wanted ones. */
+int manager_startup_from_state(Manager *m, json_t *state);

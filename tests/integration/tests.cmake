@@ -62,6 +62,9 @@ svd_integration_test(e2e-reexec)
 # 21 re-execs of 50 services take ~2.5 min on an idle 2-core machine and
 # several times that while the machine is busy.
 set_tests_properties(e2e-reexec PROPERTIES TIMEOUT 900)
+# One svd per control socket: a second one changes nothing, in a storm, at
+# start-up, during a re-exec and a stop; after a kill -9 it takes over.
+svd_integration_test(single-instance)
 # svd-crashtest end to end: a recovery bug caught by the check, a survivor
 # reported, a log trigger that fires at its line.
 svd_integration_test(crashtest-runner)

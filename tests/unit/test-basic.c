@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "basic/list.h"
+#include "basic/lock-file.h"
 #include "basic/macros.h"
 #include "basic/socket-path.h"
 #include "basic/string-table.h"
@@ -267,6 +270,59 @@ START_TEST(test_socket_path_check) {
 }
 END_TEST
 
+/* The holder's lock is seen by another process, with the holder's pid; it
+ * survives the holder's own fork (the child does not inherit it) and goes
+ * when the holder closes the fd; links and non-files are refused. */
+START_TEST(test_lock_file) {
+        char dir[] = "/tmp/test-lock.XXXXXX", path[64], link[64], fifo[64];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/svd.lock", dir);
+        snprintf(link, sizeof(link), "%s/link.lock", dir);
+        snprintf(fifo, sizeof(fifo), "%s/fifo.lock", dir);
+
+        int fd = -EBADF;
+        pid_t holder = -1;
+        ck_assert_int_eq(lock_file_take(path, &fd, &holder), 0);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(holder, -1); /* untouched on success */
+        ck_assert_int_eq(lock_file_write_pid(fd, 4242), 0);
+
+        /* Another process: refused, told the holder's pid by the kernel. */
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int cfd = -EBADF;
+                pid_t h = 0;
+                int r = lock_file_take(path, &cfd, &h);
+                _exit(r == -EBUSY && h == getppid() ? 0 : 1);
+        }
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+        /* Released with the fd: the next one takes it. */
+        close(fd);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int cfd = -EBADF;
+                _exit(lock_file_take(path, &cfd, NULL) == 0 ? 0 : 1);
+        }
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+        ck_assert_int_eq(symlink(path, link), 0);
+        ck_assert_int_eq(lock_file_take(link, &fd, NULL), -EEXIST);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        ck_assert_int_eq(lock_file_take(fifo, &fd, NULL), -EEXIST);
+
+        ck_assert_int_eq(unlink(fifo), 0);
+        ck_assert_int_eq(unlink(link), 0);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("basic");
         TCase *tc = tcase_create("basic");
@@ -279,6 +335,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_unit_name_suffix);
         tcase_add_test(tc, test_socket_path);
         tcase_add_test(tc, test_socket_path_check);
+        tcase_add_test(tc, test_lock_file);
         suite_add_tcase(s, tc);
         return s;
 }
