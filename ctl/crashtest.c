@@ -426,6 +426,36 @@ static void exit_describe(const siginfo_t *si, char *buf, size_t size) {
                 snprintf(buf, size, "killed by signal %d (%s)", si->si_status, strsignal(si->si_status));
 }
 
+
+/* The last non-empty line of the file path (at most its last 4 KiB), without
+ * "svd: " in front: false when there is none. */
+static bool log_last_line(const char *path, char *buf, size_t size) {
+        char tail[4096];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        off_t end = lseek(fd, 0, SEEK_END);
+        off_t from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1 : 0;
+        ssize_t n = end > 0 ? pread(fd, tail, sizeof(tail) - 1, from) : 0;
+        close(fd);
+        if (n <= 0)
+                return false;
+        while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
+                n--;
+        tail[n] = 0;
+        char *line = strrchr(tail, '\n');
+        line = line ? line + 1 : tail;
+        if (strneq(line, "svd: ", 5))
+                line += 5;
+        size_t l = strlen(line);
+        if (l == 0)
+                return false;
+        if (l >= size)
+                l = size - 1;
+        memcpy(buf, line, l);
+        buf[l] = 0;
+        return true;
+}
 /* Waits for svd's READY=1 on the notify socket (from svd's pid only), or for its death. */
 static int runner_wait_ready(Runner *r) {
         /* svd's own READY=1 is bound by --ready-timeout as the services' readiness is. */
@@ -479,6 +509,10 @@ static int runner_wait_ready(Runner *r) {
                                 exit_describe(&si, how, sizeof(how));
                         r->svd_pid = 0;
                         r->svd_pidfd = safe_close(r->svd_pidfd);
+                        /* svd says why in its last line: another svd runs on the socket, a bad unit directory. */
+                        char last[512];
+                        if (log_last_line(r->svd_log, last, sizeof(last)))
+                                return runner_fail(r, "svd %s at start-up: %s (log: %s)", how, last, r->svd_log);
                         return runner_fail(r, "svd %s at start-up (log: %s)", how, r->svd_log);
                 }
         }

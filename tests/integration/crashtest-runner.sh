@@ -189,4 +189,19 @@ crashtest reexec --seed 1 --rounds 1 --at 'marker:^REEXECS-DONE$' --trigger-time
 expect_eq "a round whose workload re-executes svd 8 times passes" 0 "$RC"
 expect_eq "... and svd answered every re-exec" 8 "$(grep -c ' 0$' "$T/reexec.log")"
 
+# A run whose directory another svd already serves: the runner's svd is
+# refused at start-up, and the runner says why; the other svd's service lives.
+mkdir -p "$T/taken.units" "$T/taken.dir"
+printf '%s\n' "[Service]" "ExecStart=$SLEEP 10001" "[Install]" "WantedBy=default.target" \
+        >"$T/taken.units/anchor.service"
+SOCK=$T/taken.dir/svd.sock UNITS=$T/taken.units start_svd
+taken_pid=$(SOCK=$T/taken.dir/svd.sock svc_pid anchor)
+track_pid "$taken_pid"
+crashtest taken --seed 1 --rounds 1
+expect_ne "a run on a directory another svd serves fails" 0 "$RC"
+expect_contains "... and says which svd runs there" "$(cat "$T/taken.err")" \
+        "Another svd (pid $SVD_PID) is running on '$T/taken.dir/svd.sock'"
+check "... and that svd's service is untouched" pid_alive "$taken_pid"
+stop_svd
+
 done_testing
