@@ -4,6 +4,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,81 @@ static int credentials_add_group(Credentials *c, gid_t g) {
                 return -ENOMEM;
         c->groups = a;
         c->groups[c->n_groups++] = g;
+        return 0;
+}
+
+static int supplementary_add(Credentials *c, char *const *supplementary, char **ret_error) {
+        for (char *const *g = supplementary; g && *g; g++) {
+                struct group *gr;
+                gid_t gid;
+                errno = 0;
+                if (parse_gid(*g, &gid) < 0) {
+                        gr = getgrnam(*g);
+                        if (!gr) {
+                                if (ret_error && asprintf(ret_error, "Group '%s' does not exist", *g) < 0)
+                                        *ret_error = NULL;
+                                return errno > 0 ? -errno : -ESRCH;
+                        }
+                        gid = gr->gr_gid;
+                }
+                int r = credentials_add_group(c, gid);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+_printf_(3, 4) static int fail_with(char **ret_error, int r, const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        if (ret_error && vasprintf(ret_error, format, ap) < 0)
+                *ret_error = NULL;
+        va_end(ap);
+        return r;
+}
+
+int credentials_resolve_dynamic(const char *user, const char *group, char *const *supplementary,
+                                Credentials *ret, char **ret_error) {
+        _cleanup_(credentials_done) Credentials c = {};
+        struct group *gr;
+        int r;
+
+        assert(user);
+        assert(ret);
+
+        /* A static user of the name (or a number, which names no dynamic user): DynamicUser=
+         * allocates nothing. */
+        uid_t uid;
+        if (parse_uid(user, &uid) >= 0 || getpwnam(user))
+                return credentials_resolve(user, group, supplementary, ret, ret_error);
+        if (!group && getgrnam(user))
+                return fail_with(ret_error, -EEXIST,
+                                 "DynamicUser=: a static group '%s' exists but no static user of that name", user);
+
+        c.set = c.dynamic = true;
+        c.dynamic_gid = true;
+        if (group) {
+                gid_t gid;
+                gr = parse_gid(group, &gid) < 0 ? getgrnam(group) : NULL;
+                if (parse_gid(group, &gid) >= 0) {
+                        c.gid = gid;
+                        c.dynamic_gid = false;
+                } else if (gr) {
+                        c.gid = gr->gr_gid;
+                        c.dynamic_gid = false;
+                } else if (getpwnam(group))
+                        return fail_with(ret_error, -EEXIST,
+                                         "DynamicUser=: a static user '%s' exists but no static group of that name",
+                                         group);
+        }
+        if (strdup_or_null(user, &c.user) < 0 || strdup_or_null("/", &c.home) < 0 ||
+            strdup_or_null("/usr/sbin/nologin", &c.shell) < 0)
+                return -ENOMEM;
+        r = supplementary_add(&c, supplementary, ret_error);
+        if (r < 0)
+                return r;
+        *ret = c;
+        c = (Credentials){};
         return 0;
 }
 
@@ -123,22 +199,9 @@ int credentials_resolve(const char *user, const char *group, char *const *supple
                 }
         }
 
-        for (char *const *g = supplementary; g && *g; g++) {
-                struct group *gr;
-                errno = 0;
-                if (parse_gid(*g, &gid) < 0) {
-                        gr = getgrnam(*g);
-                        if (!gr) {
-                                if (ret_error && asprintf(ret_error, "Group '%s' does not exist", *g) < 0)
-                                        *ret_error = NULL;
-                                return errno > 0 ? -errno : -ESRCH;
-                        }
-                        gid = gr->gr_gid;
-                }
-                int r = credentials_add_group(&c, gid);
-                if (r < 0)
-                        return r;
-        }
+        int r = supplementary_add(&c, supplementary, ret_error);
+        if (r < 0)
+                return r;
 
         *ret = c;
         c = (Credentials){};

@@ -12,6 +12,11 @@
 
 typedef struct Credentials {
         bool set;       /* change credentials at all (User= or Group= given) */
+        /* DynamicUser=yes and no static user of that name: uid (and gid, unless dynamic_gid is
+         * false because Group= names a static group) are allocated at each start
+         * (dynamic-user.h) and written here by the service then. */
+        bool dynamic;
+        bool dynamic_gid;
         uid_t uid;
         gid_t gid;
         gid_t *groups;  /* supplementary groups of the user (initgroups semantics) */
@@ -28,3 +33,13 @@ typedef struct Credentials {
 int credentials_resolve(const char *user, const char *group, char *const *supplementary, Credentials *ret,
                         char **ret_error);
 void credentials_done(Credentials *c);
+
+/* DynamicUser=yes (systemd.exec(5)): user is the name (User=, or the one dynamic_user_name() derives
+ * from the unit's). A static user of that name is used as credentials_resolve() would; so is a static
+ * Group=. Otherwise ret->dynamic is set, the ids are left to the allocation at each start, there
+ * are no supplementary groups but SupplementaryGroups=, the home is "/" and the shell
+ * /usr/sbin/nologin, as systemd's dynamic users have. As systemd, a static group of the user's name
+ * without a static user of that name (and the other way round for Group=) is an error: the pair
+ * would not be the one the unit means. */
+int credentials_resolve_dynamic(const char *user, const char *group, char *const *supplementary,
+                                Credentials *ret, char **ret_error);

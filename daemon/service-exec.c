@@ -119,6 +119,10 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
         r = service_build_environment(s, extra_env, &e->env, &e->error);
         if (r < 0)
                 return r;
+        /* DynamicUser=: the uid before the directories it is to own. */
+        r = service_dynamic_user_acquire(s, &e->error);
+        if (r < 0)
+                return r;
         r = service_dirs_prepare(s, &e->env, &e->error);
         if (r < 0)
                 return r;
@@ -229,13 +233,19 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .cap_sys_admin = c->probe->cap_sys_admin,
         };
         SpawnParams *params = &e->params;
-        /* Loading a seccomp filter needs no_new_privs unless the process keeps CAP_SYS_ADMIN: implied
-         * then, as in systemd. */
-        if (e->sandbox && e->sandbox->n_filters > 0) {
+        /* systemd.exec(5), NoNewPrivileges=: the sandboxing keys enforced by seccomp filters and
+         * mounts imply no_new_privs for a service without CAP_SYS_ADMIN (a User= one, or one whose
+         * bounding set lacks it), and for every service of an unprivileged svd (user mode). Loading a
+         * seccomp filter needs it then anyway. "+" commands have no sandbox. */
+        if (!privileged && (unit_implies_no_new_privileges(u) || (e->sandbox && e->sandbox->n_filters > 0))) {
+                const uint64_t sys_admin = UINT64_C(1) << 21 /* CAP_SYS_ADMIN */;
                 bool root = params->change_credentials ? params->uid == 0 : getuid() == 0;
-                if (!root || (params->bounding_drop & (UINT64_C(1) << 21 /* CAP_SYS_ADMIN */)))
+                bool keeps_sys_admin = !(params->bounding_drop & sys_admin) && (root || (params->ambient & sys_admin));
+                if (c->uid != 0 || !keeps_sys_admin)
                         params->no_new_privileges = true;
         }
+        params->set_personality = u->personality != UNIT_PERSONALITY_KEEP;
+        params->personality = u->personality;
         /* Limits: the unit's, else (for NOFILE) the one svd started with. */
         const struct {
                 int resource;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "basic/macros.h"
+#include "dynamic-user.h"
 #include "service-private.h"
 #include "svd-log.h"
 
@@ -32,35 +33,6 @@ static void fclosep(FILE **f) {
 
 static bool owned(uid_t uid, gid_t gid, uid_t u, gid_t g) {
         return (uid != 0 && u == uid) || (gid != 0 && g == gid);
-}
-
-/* Whether any process runs with uid or gid (real or effective). */
-static bool ids_in_use(uid_t uid, gid_t gid) {
-        _cleanup_(closedirp) DIR *d = opendir("/proc");
-        if (!d)
-                return true; /* cannot tell: keep the objects */
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (de->d_name[0] < '1' || de->d_name[0] > '9')
-                        continue;
-                char path[sizeof(de->d_name) + 16], line[IPC_LINE_MAX];
-                (void) snprintf(path, sizeof(path), "/proc/%s/status", de->d_name);
-                _cleanup_fclose_ FILE *f = fopen(path, "re");
-                if (!f)
-                        continue; /* gone meanwhile */
-                unsigned long ru = ULONG_MAX, eu = ULONG_MAX, rg = ULONG_MAX, eg = ULONG_MAX;
-                while (fgets(line, sizeof(line), f)) {
-                        if (strncmp(line, "Uid:", 4) == 0)
-                                (void) sscanf(line + 4, "%lu %lu", &ru, &eu);
-                        else if (strncmp(line, "Gid:", 4) == 0) {
-                                (void) sscanf(line + 4, "%lu %lu", &rg, &eg);
-                                break;
-                        }
-                }
-                if ((uid != 0 && (ru == uid || eu == uid)) || (gid != 0 && (rg == gid || eg == gid)))
-                        return true;
-        }
-        return false;
 }
 
 /* One /proc/sysvipc table: the id in column id_col, the owner's uid and gid in uid_col, uid_col + 1. */
@@ -137,7 +109,7 @@ void service_remove_ipc(Service *s) {
         gid_t gid = s->creds.gid;
         if (uid == 0 && gid == 0)
                 return;
-        if (ids_in_use(uid, gid)) {
+        if (dynamic_user_ids_in_use(uid, gid)) {
                 log_info("%s: RemoveIPC=: processes of uid %u or gid %u remain, their IPC objects stay", s->name,
                          (unsigned) uid, (unsigned) gid);
                 return;

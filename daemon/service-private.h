@@ -120,6 +120,22 @@ int service_dirs_prepare(Service *s, char ***env, char **ret_error);
  * keeps it; for_good: the service stopped (no restart follows), which ends =restart's keeping. */
 void service_dirs_remove_runtime(Service *s, bool for_good);
 
+/* The directory below which the directories of type t go (/run, /var/lib, ... for a privileged svd):
+ * 0, -ENXIO when an unprivileged svd's environment names none, -ENOMEM. */
+int service_dirs_base(ExecDirectoryType t, char **ret);
+
+/* DynamicUser=: the uid a run of s had before, kept while its StateDirectory=, CacheDirectory= or
+ * LogsDirectory= (below BASE/private) exist; (uid_t) -1 when none does. */
+uid_t service_dirs_dynamic_hint(Service *s);
+
+/* ---- service-dynuser.c ---- */
+
+/* DynamicUser= without a static user: allocates the uid (and the gid with it) for this run of s
+ * into s->creds, unless s holds one already. 0, or -errno with *ret_error saying why. */
+int service_dynamic_user_acquire(Service *s, char **ret_error);
+/* The run is over (its processes are gone): gives the uid back. */
+void service_dynamic_user_release(Service *s);
+
 /* ---- service-idle.c ---- */
 
 #define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */

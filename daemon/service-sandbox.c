@@ -82,6 +82,49 @@ static int add_tmpfs(SandboxPlan *p, const UnitTmpfs *t) {
                                 false);
 }
 
+/* The directories svd makes for the service stay writable under ProtectSystem= and ReadOnlyPaths=, as
+ * in systemd (ConfigurationDirectory= does not). DynamicUser='s state, cache and logs directories are
+ * in BASE/private, which only root may enter (service-dirs.c): the service gets an empty tmpfs there
+ * instead, with its own directories alone bound into it. */
+static int add_exec_directories(const Unit *u, SandboxPlan *p) {
+        for (ExecDirectoryType t = 0; t < EXEC_DIRECTORY_CONFIGURATION; t++) {
+                _cleanup_free_ char *base = NULL, *private = NULL;
+                bool is_private = u->dynamic_user && t != EXEC_DIRECTORY_RUNTIME;
+                int r;
+
+                if (!u->exec_directories[t])
+                        continue;
+                r = service_dirs_base(t, &base);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue; /* the start fails in service_dirs_prepare(), saying why */
+                if (is_private) {
+                        if (asprintf(&private, "%s/private", base) < 0)
+                                return -ENOMEM;
+                        r = sandbox_plan_add(p, SANDBOX_MOUNT_TMPFS, SANDBOX_KEY_DYNAMIC_USER, private, NULL,
+                                             "mode=0755", MS_NOSUID | MS_NODEV | MS_NOEXEC, false);
+                        if (r < 0)
+                                return r;
+                }
+                for (char **d = u->exec_directories[t]; *d; d++) {
+                        _cleanup_free_ char *path = NULL;
+                        if (asprintf(&path, "%s/%s", is_private ? private : base, *d) < 0)
+                                return -ENOMEM;
+                        r = is_private ? sandbox_plan_add_bind(p, SANDBOX_KEY_DYNAMIC_USER, path, path,
+                                                               /* recursive= */ true, /* read_only= */ false,
+                                                               /* ignore_missing= */ false)
+                                       : 0;
+                        if (r >= 0)
+                                r = sandbox_plan_add(p, SANDBOX_MOUNT_READ_WRITE, SANDBOX_KEY_EXEC_DIRECTORIES, path,
+                                                     NULL, NULL, 0, /* ignore_missing= */ true);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
 static void plan_free(void *p) {
         sandbox_plan_free(p);
 }
@@ -181,6 +224,8 @@ static int sandbox_plan_build(const Unit *u, SandboxPlan **ret, char **ret_error
                 p->bounding_drop |= CAP_BIT(CAP_SYS_TIME_) | CAP_BIT(CAP_WAKE_ALARM_);
         for (size_t i = 0; r >= 0 && i < s->n_temporary_filesystems; i++)
                 r = add_tmpfs(p, &s->temporary_filesystems[i]);
+        if (r >= 0 && (p->n_mounts > 0 || u->dynamic_user))
+                r = add_exec_directories(u, p);
         for (size_t i = 0; r >= 0 && i < s->n_binds; i++) {
                 const UnitBind *b = &s->binds[i];
                 r = sandbox_plan_add_bind(p, b->read_only ? SANDBOX_KEY_BIND_READ_ONLY_PATHS : SANDBOX_KEY_BIND_PATHS,

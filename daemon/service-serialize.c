@@ -96,6 +96,12 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
                                               s->run.spawn_failure.error));
         SET("spawnError", json_boolean(s->spawn_error));
         SET("cgroupFd", reexec_fd_to_json(fds, s->cgroup_fd));
+        /* DynamicUser=: the uid of this run and the lock that holds it (dynamic-user.h). */
+        if (s->dynamic_user_fd >= 0) {
+                SET("dynamicUserFd", reexec_fd_to_json(fds, s->dynamic_user_fd));
+                SET("dynamicUid", json_integer((json_int_t) s->creds.uid));
+                SET("dynamicGid", json_integer((json_int_t) s->creds.gid));
+        }
         /* Waiting for the cgroup to empty after the main process exited. */
         if (s->run.cgroup_source)
                 SET("cgroupEventsFd", reexec_fd_to_json(fds, s->run.cgroup_events_fd));
@@ -290,6 +296,13 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         r = reexec_fd_take(o, "cgroupFd");
         if (r >= 0)
                 s->cgroup_fd = r;
+        r = reexec_fd_take(o, "dynamicUserFd");
+        if (r >= 0 && s->creds.dynamic) {
+                s->dynamic_user_fd = r;
+                s->creds.uid = (uid_t) reexec_i64(o, "dynamicUid", 0);
+                s->creds.gid = (gid_t) reexec_i64(o, "dynamicGid", 0);
+        } else if (r >= 0)
+                (void) close(r); /* the unit lost DynamicUser= meanwhile: nothing runs with it */
         r = reexec_fd_take(o, "cgroupEventsFd");
         if (r >= 0)
                 s->run.cgroup_events_fd = r;

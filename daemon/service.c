@@ -246,6 +246,9 @@ void service_set_state(Service *s, ServiceState state) {
                 service_dirs_remove_runtime(s, /* for_good= */ true);
         else if (state == SERVICE_AUTO_RESTART && old != SERVICE_AUTO_RESTART)
                 service_dirs_remove_runtime(s, /* for_good= */ false);
+        /* DynamicUser=: the run is over, RemoveIPC= done (service_finish_exit()): the uid goes back. */
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED, SERVICE_AUTO_RESTART))
+                service_dynamic_user_release(s);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
                 service_answer(s, OPS_STOP, SERVICE_OUTCOME_DONE, NULL);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && s->ctx->callbacks && s->ctx->callbacks->settled)
@@ -1440,6 +1443,7 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
         *s = (Service){
                 .ctx = c,
                 .cgroup_fd = -EBADF,
+                .dynamic_user_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
                 .state_change_usec = now_usec(CLOCK_REALTIME),
@@ -1456,7 +1460,17 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
 
         if (unit) {
                 char *err = NULL;
-                int r = credentials_resolve(unit->user, unit->group, unit->supplementary_groups, &s->creds, &err);
+                int r;
+                if (unit->dynamic_user && c->uid != 0) {
+                        r = -EPERM;
+                        err = strdup("DynamicUser= needs svd to run as root (it changes to users it allocates): "
+                                     "refusing to run the service as svd's own user");
+                } else if (unit->dynamic_user)
+                        r = credentials_resolve_dynamic(unit->user, unit->group, unit->supplementary_groups,
+                                                        &s->creds, &err);
+                else
+                        r = credentials_resolve(unit->user, unit->group, unit->supplementary_groups, &s->creds,
+                                                &err);
                 if (r < 0) {
                         if (err)
                                 r = asprintf(&s->load_error, "%s: %s", s->unit_path, err) < 0 ? -ENOMEM : 0;
@@ -1490,6 +1504,7 @@ Service *service_free(Service *s) {
                 (void) waitid(P_PIDFD, (id_t) s->run.main.pidfd, &(siginfo_t){}, WEXITED);
         }
         service_run_done(&s->run);
+        service_dynamic_user_release(s);
         credentials_done(&s->creds);
         s->log = service_log_free(s->log);
         unit_free(s->next_unit);
@@ -1521,6 +1536,8 @@ int service_set_unit(Service *s, const char *path, Unit *u, const char *load_err
         int r = service_new(s->ctx, s->name, path, u, load_error, &tmp);
         if (r < 0)
                 return r;
+        /* A uid allocated for the old definition's user goes with it (no process of it is left). */
+        service_dynamic_user_release(s);
 #define SWAP(a, b)                                                                                           \
         do {                                                                                                 \
                 __typeof__(a) _t = (a);                                                                      \

@@ -288,6 +288,7 @@ struct Service {
         bool have_exit;
         ExitStatus last_exit;
         int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
+        int dynamic_user_fd;            /* DynamicUser=: the lock of creds.uid while allocated (dynamic-user.h) */
         char *last_error;
         unsigned restarts;
         /* Condition*=/Assert*= at the last start (service-condition.c): the one not met, as written,

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/ioctl.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -391,6 +392,10 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                             prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
                                 child_fail(report_fd, SPAWN_STAGE_AMBIENT, errno);
         }
+
+        /* Personality=: before the seccomp filters, LockPersonality='s among them. */
+        if (p->set_personality && personality(p->personality) < 0)
+                child_fail(report_fd, SPAWN_STAGE_PERSONALITY, errno);
 
         if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 child_fail(report_fd, SPAWN_STAGE_NO_NEW_PRIVS, errno);

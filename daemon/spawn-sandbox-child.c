@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
 #include <linux/keyctl.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -188,6 +190,24 @@ static int loopback_up(void) {
         return r;
 }
 
+/* mkdir -p of path, mode 0755, on the stack: the child allocates nothing. */
+static int mkdir_parents_child(const char *path) {
+        char buf[PATH_MAX];
+        size_t n = strlen(path);
+        if (n >= sizeof(buf))
+                return -ENAMETOOLONG;
+        memcpy(buf, path, n + 1);
+        for (size_t i = 1; i <= n; i++)
+                if (buf[i] == '/' || buf[i] == '\0') {
+                        char c = buf[i];
+                        buf[i] = '\0';
+                        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        buf[i] = c;
+                }
+        return 0;
+}
+
 static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey *ret_key) {
         int tmpfs_fd = -1, r = 0;
         size_t b = 0;
@@ -209,6 +229,9 @@ static int apply_mounts(const SandboxPlan *p, int *binds, int *nodes, SandboxKey
                         int fd = binds[b++];
                         if (fd < 0) /* a missing source with "-" */
                                 continue;
+                        /* DynamicUser='s directories go into an empty tmpfs (service-sandbox.c). */
+                        if (m->key == SANDBOX_KEY_DYNAMIC_USER)
+                                (void) mkdir_parents_child(m->path);
                         r = move_mount(fd, "", AT_FDCWD, m->path, MOVE_MOUNT_F_EMPTY_PATH) < 0 ? -errno : 0;
                         break;
                 }

@@ -46,6 +46,8 @@ static const char *const sandbox_key_table[_SANDBOX_KEY_MAX] = {
         [SANDBOX_KEY_MOUNT_FLAGS] = "MountFlags=",
         [SANDBOX_KEY_KEYRING_MODE] = "KeyringMode=",
         [SANDBOX_KEY_SECURE_BITS] = "SecureBits=",
+        [SANDBOX_KEY_EXEC_DIRECTORIES] = "RuntimeDirectory=/StateDirectory=/CacheDirectory=/LogsDirectory=",
+        [SANDBOX_KEY_DYNAMIC_USER] = "DynamicUser=",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(sandbox_key, SandboxKey);

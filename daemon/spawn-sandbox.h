@@ -73,6 +73,8 @@ typedef enum SandboxKey {
         SANDBOX_KEY_MOUNT_FLAGS,
         SANDBOX_KEY_KEYRING_MODE,
         SANDBOX_KEY_SECURE_BITS,
+        SANDBOX_KEY_EXEC_DIRECTORIES, /* RuntimeDirectory= ... LogsDirectory=: writable under ProtectSystem= */
+        SANDBOX_KEY_DYNAMIC_USER,     /* its private directories: a bind's missing target is made */
         _SANDBOX_KEY_MAX,
         _SANDBOX_KEY_INVALID = -EINVAL,
 } SandboxKey;

@@ -52,6 +52,7 @@ typedef enum SpawnStage {
         SPAWN_STAGE_PDEATHSIG,
         SPAWN_STAGE_PARENT,
         SPAWN_STAGE_EXEC,
+        SPAWN_STAGE_PERSONALITY,
         _SPAWN_STAGE_MAX,
         _SPAWN_STAGE_INVALID = -EINVAL,
 
@@ -93,6 +94,8 @@ typedef struct SpawnParams {
         const gid_t *groups;
         size_t n_groups;
         bool no_new_privileges;
+        bool set_personality;      /* Personality=: personality(2) with the value below */
+        unsigned long personality;
         SpawnRlimit rlimits[SPAWN_RLIMITS_MAX];
         size_t n_rlimits;
         int umask; /* -1: leave svd's */

@@ -122,6 +122,7 @@ typedef struct UnitParser {
         unsigned exec_start_second_line; /* of a second ExecStart= (Type=oneshot only), 0: none */
         unsigned n_env_assignments;
         unsigned n_wanted_by;
+        unsigned pam_name_line; /* of PAMName= in force, 0: none */
 
         int error; /* first error, negative; parsing stops there */
         char *error_message;
@@ -475,6 +476,7 @@ static const Unit unit_defaults = {
         .log_rotate_keep = LOGFILE_ROTATE_KEEP_DEFAULT,
         .sandbox = UNIT_SANDBOX_DEFAULTS,
         .default_dependencies = true,
+        .personality = UNIT_PERSONALITY_KEEP,
 };
 
 static int key_reset(const UnitKey *k, void *field) {
@@ -1540,6 +1542,99 @@ static int parse_preserve(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
+static int record_sandbox_not_applied(UnitParser *p, const UnitKey *k);
+
+/* PAMName=: svd opens no PAM session. The value is kept; unit_check_privileges() decides, once
+ * User= is known, whether that makes the unit fail (systemd ignores the key without User=). */
+static int parse_pam_name(UnitParser *p, const UnitKey *k, void *field) {
+        if (isempty(p->value)) {
+                p->pam_name_line = 0;
+                return 0;
+        }
+        (void) k;
+        (void) field;
+        p->pam_name_line = p->line;
+        return 0;
+}
+
+/* SELinuxContext=, AppArmorProfile=, SmackProcessLabel=: a security label the service is to run
+ * under, confining it. svd applies none. Run without it, the service would have more than its unit
+ * gives it, so the unit fails to load; with the '-' prefix ("failing to apply it is fine") it is a
+ * sandboxing key svd does not enforce, refused unless svd runs with --allow-unsandboxed. */
+static int parse_security_label(UnitParser *p, const UnitKey *k, void *field) {
+        (void) field;
+        if (isempty(p->value))
+                return record_sandbox_not_applied(p, k);
+        if (p->value[0] == '-')
+                return record_sandbox_not_applied(p, k);
+        return parser_error(p, -EOPNOTSUPP, p->line,
+                            "%s= asks for a security label, which svd does not apply: refusing to run the "
+                            "service without it (a '-' in front of the value lets it run without)",
+                            k->name);
+}
+
+/* Personality=: the architecture names of systemd's personality_from_string() that this machine
+ * runs: its own (no change) and, on a 64-bit one, its 32-bit counterpart (PER_LINUX32). */
+static int parse_personality(UnitParser *p, const UnitKey *k, void *field) {
+        static const struct {
+                const char *native, *compat;
+        } arch =
+#if defined(__x86_64__)
+                { "x86-64", "x86" };
+#elif defined(__i386__)
+                { "x86", NULL };
+#elif defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                { "arm64", "arm" };
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                { "ppc64-le", NULL };
+#elif defined(__s390x__)
+                { "s390x", "s390" };
+#elif defined(__riscv) && __riscv_xlen == 64
+                { "riscv64", NULL };
+#else
+                { NULL, NULL };
+#endif
+        unsigned long *personality = field;
+
+        if (isempty(p->value))
+                return key_reset(k, field);
+        if (arch.native && streq(p->value, arch.native))
+                *personality = 0x0000 /* PER_LINUX */;
+        else if (arch.compat && streq(p->value, arch.compat))
+                *personality = 0x0008 /* PER_LINUX32 */;
+        else
+                return invalid_value(p, -EOPNOTSUPP, "not an architecture this machine runs (%s%s%s)",
+                                     arch.native ?: "none known", arch.compat ? ", " : "", arch.compat ?: "");
+        return 0;
+}
+
+int unit_dynamic_user_name(const char *name, char **ret) {
+        size_t n = strlen(name);
+        bool valid = n > 0 && n <= 31 && (name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') ||
+                                         (name[0] >= 'A' && name[0] <= 'Z'));
+        for (size_t i = 1; valid && i < n; i++)
+                valid = name_char_is_plain(name[i]) && name[i] != '.';
+        if (valid) {
+                *ret = strdup(name);
+                return *ret ? 0 : -ENOMEM;
+        }
+        /* FNV-1a, 64 bits. */
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char) name[i];
+                h *= UINT64_C(0x100000001b3);
+        }
+        return asprintf(ret, "_du%016" PRIx64, h) < 0 ? -ENOMEM : 0;
+}
+
+bool unit_implies_no_new_privileges(const Unit *u) {
+        const UnitSandbox *s = &u->sandbox;
+        return s->syscall_filter || s->syscall_native_only || s->address_families_set ||
+               s->namespaces_allowed != UNIT_NAMESPACES_ALL || s->private_devices || s->protect_kernel_modules ||
+               s->protect_kernel_logs || s->protect_kernel_tunables || s->protect_clock || s->protect_hostname ||
+               s->memory_deny_write_execute || s->restrict_realtime || s->restrict_suid_sgid || s->lock_personality;
+}
+
 /* The sandboxing keys: unit-sandbox.c parses their values. */
 static int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         const char *reason = NULL;
@@ -1700,6 +1795,9 @@ static const UnitKey unit_keys[] = {
           .flags = KEY_SEC_0_IS_INFINITY,
           .expected = "expected a time span such as '90s' or '5min', or 'infinity'" },
         { "Service", "NoNewPrivileges", parse_bool_key, UNIT_FIELD(no_new_privileges) },
+        { "Service", "DynamicUser", parse_bool_key, UNIT_FIELD(dynamic_user) },
+        { .section = "Service", .name = "PAMName", .parse = parse_pam_name },
+        { "Service", "Personality", parse_personality, UNIT_FIELD(personality) },
         { "Service", "UMask", parse_umask, UNIT_FIELD(umask) },
         { "Service", "LimitNPROC", parse_limit, UNIT_FIELD(limit_nproc) },
         { "Service", "LimitCORE", parse_limit, UNIT_FIELD(limit_core) },
@@ -1832,9 +1930,9 @@ static const UnitKey unit_keys[] = {
         KEY_SANDBOX_NOT_YET("ExtensionDirectories"),
         KEY_SANDBOX_NOT_YET("MemoryKSM"),
         KEY_SANDBOXING("SecureBits"),
-        KEY_SANDBOX_NOT_YET("AppArmorProfile"),
-        KEY_SANDBOX_NOT_YET("SELinuxContext"),
-        KEY_SANDBOX_NOT_YET("SmackProcessLabel"),
+        { "Service", "AppArmorProfile", parse_security_label, .flags = KEY_SANDBOX },
+        { "Service", "SELinuxContext", parse_security_label, .flags = KEY_SANDBOX },
+        { "Service", "SmackProcessLabel", parse_security_label, .flags = KEY_SANDBOX },
         KEY_SANDBOX_NOT_YET("DevicePolicy"),
         KEY_SANDBOX_NOT_YET("DeviceAllow"),
         KEY_SANDBOX_NOT_YET("IPAddressAllow"),
@@ -2045,6 +2143,36 @@ static int unit_parse_text(UnitParser *p) {
         }
 }
 
+/* The keys that change who the service runs as, once the whole file is read. */
+static int unit_check_privileges(UnitParser *p) {
+        Unit *u = p->unit;
+
+        /* systemd.exec(5): a PAM session is opened for User= only. svd opens none, and the session
+         * is where pam_limits, pam_namespace and the like restrict the user: without it the service
+         * would run with more than its unit gives it. */
+        if (p->pam_name_line > 0 && (u->user || u->dynamic_user))
+                return parser_error(p, -EOPNOTSUPP, p->pam_name_line,
+                                    "PAMName= asks for a PAM session, which svd does not open: refusing to run "
+                                    "the service without it");
+        if (p->pam_name_line > 0 && record_not_applied(p, "PAMName=") < 0)
+                return parser_oom(p);
+
+        /* DynamicUser= (systemd.exec(5)): what it implies cannot be turned off, but ProtectHome=,
+         * which it only raises from "no". */
+        if (u->dynamic_user) {
+                if (!u->user && unit_dynamic_user_name(u->name, &u->user) < 0)
+                        return parser_oom(p);
+                u->sandbox.protect_system = PROTECT_SYSTEM_STRICT;
+                if (u->sandbox.protect_home == PROTECT_HOME_NO)
+                        u->sandbox.protect_home = PROTECT_HOME_READ_ONLY;
+                u->sandbox.private_tmp = true;
+                u->sandbox.remove_ipc = true;
+                u->sandbox.restrict_suid_sgid = true;
+                u->no_new_privileges = true;
+        }
+        return 0;
+}
+
 static Unit *unit_new(const char *path, const char *name) {
         _cleanup_(unit_freep) Unit *u = NULL;
 
@@ -2140,6 +2268,8 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 u->exec_start_flags = u->exec[UNIT_EXEC_START].commands[0].flags;
                 u->exec_argv0 = u->exec[UNIT_EXEC_START].commands[0].argv0;
         }
+        if (unit_check_privileges(&p) < 0)
+                return fail(&p, ret_error);
         if (u->type == SERVICE_TYPE_DBUS && !u->bus_name) {
                 /* As systemd: a D-Bus service is ready once it has its name, so it must have one. */
                 parser_error(&p, -EINVAL, 0, "Type=dbus needs BusName=");

@@ -278,8 +278,16 @@ typedef struct Unit {
         char **environment; /* NULL-terminated "K=V" list, later assignments of a key win */
         char **environment_files; /* EnvironmentFile=: absolute paths, "-/path" when missing is fine */
 
-        char *user;  /* as written: a name or a number; NULL = svd's own */
+        char *user;  /* as written: a name or a number; NULL = svd's own (with DynamicUser=: the name
+                      * derived from the unit's, see unit_dynamic_user_name()) */
         char *group; /* as written; NULL = the user's primary group */
+        /* DynamicUser=: a user allocated for each run (dynamic-user.h) unless User= names a static one;
+         * implies ProtectSystem=strict, ProtectHome=read-only (where it was no), PrivateTmp=,
+         * RemoveIPC=, NoNewPrivileges=, RestrictSUIDSGID=, set in the fields of those keys at load. */
+        bool dynamic_user;
+        /* Personality= (personality(2)): UNIT_PERSONALITY_KEEP, or PER_LINUX / PER_LINUX32 for the
+         * machine's own architecture and its 32-bit one; others fail the unit. */
+        unsigned long personality;
 
         RestartPolicy restart;
         uint64_t restart_usec;      /* RestartSec=, default 100 ms like systemd */
@@ -353,6 +361,20 @@ typedef struct Unit {
 } Unit;
 
 #define UNIT_CAPABILITIES_ALL UINT64_MAX
+#define UNIT_PERSONALITY_KEEP 0xffffffffUL /* personality(2)'s "query": no change */
+
+/* The dynamic user's name for unit `name` when User= gives none (systemd.exec(5), DynamicUser=): the
+ * name itself when it is a valid user name (a letter or '_', then letters, digits, '_' and '-', at
+ * most 31 bytes), else "_du" and 16 hex digits of a hash of it. */
+int unit_dynamic_user_name(const char *name, char **ret);
+
+/* Whether the unit's sandboxing keys make no_new_privs implied for a service that lacks
+ * CAP_SYS_ADMIN (systemd.exec(5), NoNewPrivileges=: SystemCallFilter=, SystemCallArchitectures=,
+ * RestrictAddressFamilies=, RestrictNamespaces=, PrivateDevices=, ProtectKernelModules=,
+ * ProtectKernelLogs=, ProtectKernelTunables=, ProtectClock=, ProtectHostname=,
+ * MemoryDenyWriteExecute=, RestrictRealtime=, RestrictSUIDSGID=, LockPersonality=). DynamicUser=
+ * sets NoNewPrivileges= itself. */
+bool unit_implies_no_new_privileges(const Unit *u);
 
 /* A warning about a unit file; the unit still loads. */
 typedef void (*UnitWarningFn)(const char *message, void *userdata);
