@@ -66,6 +66,33 @@ static void on_unit_warning(const char *message, void *userdata) {
         log_warning("%s", message);
 }
 
+/* "a, b, c" of the NULL-terminated l (static strings), in buf. */
+static const char *join_words(const char *const *l, char *buf, size_t size) {
+        size_t n = 0;
+        buf[0] = '\0';
+        for (const char *const *w = l; *w && n < size; w++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", w == l ? "" : ", ", *w);
+        return buf;
+}
+
+/* The cgroup limits of u that svd cannot apply (cgroup.h) are warned about at load, as every key
+ * svd ignores is; svctl status lists them under "Not applied", svctl info says how to get the
+ * controllers. */
+static void warn_limits_not_applied(const CgroupRoot *cg, const char *path, const Unit *u) {
+        const char *keys[CGROUP_LIMIT_KEYS_MAX + 1], *lack[CGROUP_LIMIT_KEYS_MAX + 1];
+        char k[64], l[64];
+
+        if (!u || cgroup_limits_not_applied(cg, u->memory_max, u->tasks_max, u->cpu_weight, keys, lack) == 0)
+                return;
+        if (!cg->available) {
+                log_warning("%s: %s set, but svd has no cgroup (%s), ignoring.", path, join_words(keys, k, sizeof(k)),
+                            cg->reason);
+                return;
+        }
+        log_warning("%s: %s set, but svd's cgroup %s lacks the controllers %s (see svctl info), ignoring.", path,
+                    join_words(keys, k, sizeof(k)), cg->services_path, join_words(lack, l, sizeof(l)));
+}
+
 /* The unit `name` ("web@8080") from template t's definition: the same bytes, parsed for the
  * instance's name (specifiers). A definition that fails for this instance is its load error. */
 static int instance_load(Service *t, const char *name, Unit **ret, char **ret_error, uint64_t *ret_hash) {
@@ -79,6 +106,7 @@ static int instance_load(Service *t, const char *name, Unit **ret, char **ret_er
                 return r;
         if (r < 0 && !error && asprintf(&error, "%s: %s", t->unit->path, strerror(-r)) < 0)
                 return -ENOMEM;
+        warn_limits_not_applied(t->ctx->cgroup, t->unit->path, u);
         *ret = u;
         *ret_error = error;
         *ret_hash = unit_hash(u, error);
@@ -215,6 +243,7 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                         reload_entries_free(e, n);
                         return -ENOMEM;
                 }
+                warn_limits_not_applied(&m->cgroup, x->path, x->unit);
                 x->hash = unit_hash(x->unit, x->error);
         }
         if (errno > 0) {
