@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "basic/strv.h"
+#include "basic/utf8.h"
 #include "deps.h"
 #include "svd-log.h"
 #include "service.h"
@@ -205,6 +206,23 @@ static int reload_check_sandbox(Manager *m, ReloadEntry *x) {
         return 0;
 }
 
+/* A unit file whose name svd cannot use is told, with the reason, as systemd tells an invalid unit
+ * name; at each load, since the file is skipped each time. Hidden files (".web.service") and
+ * files of other types are passed over in silence. */
+static void reload_warn_bad_name(Manager *m, const char *filename) {
+        if (filename[0] == '.' || !unit_name_has_suffix(filename))
+                return;
+        _cleanup_free_ char *name = strdup(filename), *escaped = utf8_escape_for_log(filename);
+        if (!name || !escaped) {
+                log_oom();
+                return;
+        }
+        const char *reason = unit_name_invalid_reason(unit_name_strip_suffix(name));
+        if (reason)
+                log_warning("Unit file '%s/%s' has a name svd cannot use: %s, ignoring.", m->unit_dir, escaped,
+                            reason);
+}
+
 /* Reads the directory without touching the table. */
 static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
         _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
@@ -216,8 +234,10 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                 return -errno;
         while ((errno = 0, de = readdir(d))) {
                 _cleanup_free_ char *name = NULL;
-                if (unit_name_from_filename(de->d_name, &name) < 0)
+                if (unit_name_from_filename(de->d_name, &name) < 0) {
+                        reload_warn_bad_name(m, de->d_name);
                         continue;
+                }
                 if (n >= MANAGER_UNITS_MAX) {
                         log_error("More than %u unit files in '%s', ignoring the rest.", MANAGER_UNITS_MAX,
                                   m->unit_dir);
