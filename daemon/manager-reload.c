@@ -483,8 +483,14 @@ int manager_load_units(Manager *m) {
 
 void manager_save_wanted(Manager *m) {
         int r = wanted_file_save(&m->ctx, m->socket_path);
-        if (r < 0)
-                log_error_errno(r, "Failed to write the wanted-state file next to '%s': %m", m->socket_path);
+        /* Told once while it keeps failing the same way (a directory in the file's place fails
+         * every write), and once when it works again. */
+        if (r < 0 && r != m->wanted_save_error)
+                log_error_errno(r, "Failed to write the wanted-state file next to '%s', svd keeps no state "
+                                "across a crash until it can: %m", m->socket_path);
+        else if (r >= 0 && m->wanted_save_error < 0)
+                log_notice("The wanted-state file next to '%s' is written again.", m->socket_path);
+        m->wanted_save_error = r < 0 ? r : 0;
 }
 
 void manager_record_wanted(Manager *m, Service *s, bool start) {
@@ -493,9 +499,33 @@ void manager_record_wanted(Manager *m, Service *s, bool start) {
 }
 
 void manager_restore_prepare(Manager *m) {
-        int r = wanted_file_load(&m->ctx, m->socket_path);
-        if (r < 0)
-                log_error_errno(r, "Failed to read the wanted-state file, starting the default set: %m");
+        _cleanup_free_ char *path = NULL;
+        WantedProblems p;
+
+        if (wanted_file_path(m->socket_path, &path) < 0) {
+                log_oom();
+                return;
+        }
+        int r = wanted_file_load(&m->ctx, m->socket_path, &p);
+        if (r == -EISDIR || r == -EBADFD)
+                log_error("The wanted-state file '%s' is %s: svd cannot keep what is wanted across a crash "
+                          "until it is removed; starting the default set.", path,
+                          r == -EISDIR ? "a directory" : "not a regular file");
+        else if (r < 0)
+                log_error_errno(r, "Failed to read the wanted-state file '%s', starting the default set: %m", path);
+        if (r > 0 && p.bad_lines > 0) {
+                if (p.kept < 0)
+                        log_warning("%s:%u: %s; %u bad lines in all, ignored; could not keep a copy (%s), "
+                                    "writing a good file.", path, p.first_bad, p.first_bad_reason, p.bad_lines,
+                                    strerror(-p.kept));
+                else
+                        log_warning("%s:%u: %s; %u bad lines in all, ignored; a copy of the file is kept as "
+                                    "'%s%s', writing a good file.", path, p.first_bad, p.first_bad_reason,
+                                    p.bad_lines, path, WANTED_CORRUPT_SUFFIX);
+        }
+        if (r > 0 && p.unknown_units > 0)
+                log_warning("%s:%u: no unit '%s' (%u lines name units svd does not have), ignoring.", path,
+                            p.first_unknown, p.first_unknown_name, p.unknown_units);
         m->crash_restored = r > 0;
         if (m->crash_restored)
                 log_notice("The wanted-state file is there: the previous svd did not exit cleanly, restoring "
