@@ -973,6 +973,16 @@ int verb_info(VarlinkClient *c, int argc, char **argv) {
         json_t *cg = json_object_get(p, "cgroup");
         const char *cg_reason = json_get_str(p, "cgroupReason");
         print_info_line("Cgroups", "%s: %s", json_is_true(cg) ? "yes" : "no", isempty(cg_reason) ? "-" : cg_reason);
+        /* An older svd does not tell which controllers are missing. */
+        _cleanup_free_ char *missing = join_strings(json_object_get(p, "cgroupControllersMissing"),
+                                                    /* exec_quoting= */ false);
+        if (!isempty(missing)) {
+                print_info_line("Missing controllers", "%s (MemoryMax=, TasksMax=, CPUWeight= need memory, pids, "
+                                "cpu: not applied without)", missing);
+                print_info_line("To get them", "systemd's Delegate=%s for svd.service, on a unified cgroup "
+                                "hierarchy (a hybrid or legacy one keeps controllers in cgroup v1: boot with "
+                                "systemd.unified_cgroup_hierarchy=1)", missing);
+        }
 
         return EXIT_SUCCESS;
 }

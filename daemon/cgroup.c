@@ -248,6 +248,51 @@ int cgroup_apply_limits(CgroupRoot *r, int cg_fd, bool fresh, uint64_t memory_ma
         return ret;
 }
 
+/* The limits svd applies: the key that sets one and the controller it needs. */
+static const struct {
+        const char *key, *controller;
+} cgroup_limits[CGROUP_LIMIT_KEYS_MAX] = {
+        { "MemoryMax=", "memory" },
+        { "TasksMax=", "pids" },
+        { "CPUWeight=", "cpu" },
+};
+
+static bool cgroup_root_has(const CgroupRoot *r, size_t i) {
+        if (!r->available)
+                return false;
+        return i == 0 ? r->memory : i == 1 ? r->pids : r->cpu;
+}
+
+size_t cgroup_limits_not_applied(const CgroupRoot *r, uint64_t memory_max, uint64_t tasks_max, uint64_t cpu_weight,
+                                 const char *ret_keys[static CGROUP_LIMIT_KEYS_MAX + 1],
+                                 const char **ret_controllers) {
+        const bool set[CGROUP_LIMIT_KEYS_MAX] = { memory_max != UINT64_MAX, tasks_max != UINT64_MAX, cpu_weight != 0 };
+        size_t n = 0;
+
+        assert(r);
+        for (size_t i = 0; i < CGROUP_LIMIT_KEYS_MAX; i++)
+                if (set[i] && !cgroup_root_has(r, i)) {
+                        if (ret_controllers)
+                                ret_controllers[n] = cgroup_limits[i].controller;
+                        ret_keys[n++] = cgroup_limits[i].key;
+                }
+        ret_keys[n] = NULL;
+        if (ret_controllers)
+                ret_controllers[n] = NULL;
+        return n;
+}
+
+size_t cgroup_root_controllers(const CgroupRoot *r, bool enabled, const char *ret[static CGROUP_LIMIT_KEYS_MAX + 1]) {
+        size_t n = 0;
+
+        assert(r);
+        for (size_t i = 0; i < CGROUP_LIMIT_KEYS_MAX; i++)
+                if (cgroup_root_has(r, i) == enabled)
+                        ret[n++] = cgroup_limits[i].controller;
+        ret[n] = NULL;
+        return n;
+}
+
 static int parse_populated(const char *buf) {
         const char *p = strstr(buf, "populated ");
         if (!p)

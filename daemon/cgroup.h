@@ -18,6 +18,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct CgroupRoot {
@@ -67,6 +68,19 @@ int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd);
  * skipped and counted in *ret_skipped. */
 int cgroup_apply_limits(CgroupRoot *r, int cg_fd, bool fresh, uint64_t memory_max, uint64_t tasks_max,
                         uint64_t cpu_weight, unsigned *ret_skipped);
+
+/* The limits of a unit (as cgroup_apply_limits() takes them) that svd cannot apply for want of a
+ * cgroup or of the limit's controller in it: the keys that set them ("MemoryMax=", "TasksMax=",
+ * "CPUWeight=") in ret_keys and, when ret_controllers is not NULL, the controllers they need
+ * ("memory", "pids", "cpu") in it; static strings, NULL-terminated. Returns their number. */
+#define CGROUP_LIMIT_KEYS_MAX 3U
+size_t cgroup_limits_not_applied(const CgroupRoot *r, uint64_t memory_max, uint64_t tasks_max, uint64_t cpu_weight,
+                                 const char *ret_keys[static CGROUP_LIMIT_KEYS_MAX + 1],
+                                 const char **ret_controllers);
+
+/* The controllers ("memory", "pids", "cpu") that svd's service cgroups have (enabled = true) or lack
+ * (false), NULL-terminated in ret; all are lacking without a cgroup. Returns their number. */
+size_t cgroup_root_controllers(const CgroupRoot *r, bool enabled, const char *ret[static CGROUP_LIMIT_KEYS_MAX + 1]);
 
 /* Whether any process is left in the cgroup (cgroup.events "populated"). */
 int cgroup_is_populated(int cg_fd);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "basic/strv.h"
+#include "basic/utf8.h"
 #include "deps.h"
 #include "svd-log.h"
 #include "service.h"
@@ -66,6 +67,33 @@ static void on_unit_warning(const char *message, void *userdata) {
         log_warning("%s", message);
 }
 
+/* "a, b, c" of the NULL-terminated l (static strings), in buf. */
+static const char *join_words(const char *const *l, char *buf, size_t size) {
+        size_t n = 0;
+        buf[0] = '\0';
+        for (const char *const *w = l; *w && n < size; w++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", w == l ? "" : ", ", *w);
+        return buf;
+}
+
+/* The cgroup limits of u that svd cannot apply (cgroup.h) are warned about at load, as every key
+ * svd ignores is; svctl status lists them under "Not applied", svctl info says how to get the
+ * controllers. */
+static void warn_limits_not_applied(const CgroupRoot *cg, const char *path, const Unit *u) {
+        const char *keys[CGROUP_LIMIT_KEYS_MAX + 1], *lack[CGROUP_LIMIT_KEYS_MAX + 1];
+        char k[64], l[64];
+
+        if (!u || cgroup_limits_not_applied(cg, u->memory_max, u->tasks_max, u->cpu_weight, keys, lack) == 0)
+                return;
+        if (!cg->available) {
+                log_warning("%s: %s set, but svd has no cgroup (%s), ignoring.", path, join_words(keys, k, sizeof(k)),
+                            cg->reason);
+                return;
+        }
+        log_warning("%s: %s set, but svd's cgroup %s lacks the controllers %s (see svctl info), ignoring.", path,
+                    join_words(keys, k, sizeof(k)), cg->services_path, join_words(lack, l, sizeof(l)));
+}
+
 /* The unit `name` ("web@8080") from template t's definition: the same bytes, parsed for the
  * instance's name (specifiers). A definition that fails for this instance is its load error. */
 static int instance_load(Service *t, const char *name, Unit **ret, char **ret_error, uint64_t *ret_hash) {
@@ -79,6 +107,7 @@ static int instance_load(Service *t, const char *name, Unit **ret, char **ret_er
                 return r;
         if (r < 0 && !error && asprintf(&error, "%s: %s", t->unit->path, strerror(-r)) < 0)
                 return -ENOMEM;
+        warn_limits_not_applied(t->ctx->cgroup, t->unit->path, u);
         *ret = u;
         *ret_error = error;
         *ret_hash = unit_hash(u, error);
@@ -177,6 +206,23 @@ static int reload_check_sandbox(Manager *m, ReloadEntry *x) {
         return 0;
 }
 
+/* A unit file whose name svd cannot use is told, with the reason, as systemd tells an invalid unit
+ * name; at each load, since the file is skipped each time. Hidden files (".web.service") and
+ * files of other types are passed over in silence. */
+static void reload_warn_bad_name(Manager *m, const char *filename) {
+        if (filename[0] == '.' || !unit_name_has_suffix(filename))
+                return;
+        _cleanup_free_ char *name = strdup(filename), *escaped = utf8_escape_for_log(filename);
+        if (!name || !escaped) {
+                log_oom();
+                return;
+        }
+        const char *reason = unit_name_invalid_reason(unit_name_strip_suffix(name));
+        if (reason)
+                log_warning("Unit file '%s/%s' has a name svd cannot use: %s, ignoring.", m->unit_dir, escaped,
+                            reason);
+}
+
 /* Reads the directory without touching the table. */
 static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
         _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
@@ -188,8 +234,10 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                 return -errno;
         while ((errno = 0, de = readdir(d))) {
                 _cleanup_free_ char *name = NULL;
-                if (unit_name_from_filename(de->d_name, &name) < 0)
+                if (unit_name_from_filename(de->d_name, &name) < 0) {
+                        reload_warn_bad_name(m, de->d_name);
                         continue;
+                }
                 if (n >= MANAGER_UNITS_MAX) {
                         log_error("More than %u unit files in '%s', ignoring the rest.", MANAGER_UNITS_MAX,
                                   m->unit_dir);
@@ -215,6 +263,7 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                         reload_entries_free(e, n);
                         return -ENOMEM;
                 }
+                warn_limits_not_applied(&m->cgroup, x->path, x->unit);
                 x->hash = unit_hash(x->unit, x->error);
         }
         if (errno > 0) {
@@ -434,8 +483,14 @@ int manager_load_units(Manager *m) {
 
 void manager_save_wanted(Manager *m) {
         int r = wanted_file_save(&m->ctx, m->socket_path);
-        if (r < 0)
-                log_error_errno(r, "Failed to write the wanted-state file next to '%s': %m", m->socket_path);
+        /* Told once while it keeps failing the same way (a directory in the file's place fails
+         * every write), and once when it works again. */
+        if (r < 0 && r != m->wanted_save_error)
+                log_error_errno(r, "Failed to write the wanted-state file next to '%s', svd keeps no state "
+                                "across a crash until it can: %m", m->socket_path);
+        else if (r >= 0 && m->wanted_save_error < 0)
+                log_notice("The wanted-state file next to '%s' is written again.", m->socket_path);
+        m->wanted_save_error = r < 0 ? r : 0;
 }
 
 void manager_record_wanted(Manager *m, Service *s, bool start) {
@@ -444,9 +499,33 @@ void manager_record_wanted(Manager *m, Service *s, bool start) {
 }
 
 void manager_restore_prepare(Manager *m) {
-        int r = wanted_file_load(&m->ctx, m->socket_path);
-        if (r < 0)
-                log_error_errno(r, "Failed to read the wanted-state file, starting the default set: %m");
+        _cleanup_free_ char *path = NULL;
+        WantedProblems p;
+
+        if (wanted_file_path(m->socket_path, &path) < 0) {
+                log_oom();
+                return;
+        }
+        int r = wanted_file_load(&m->ctx, m->socket_path, &p);
+        if (r == -EISDIR || r == -EBADFD)
+                log_error("The wanted-state file '%s' is %s: svd cannot keep what is wanted across a crash "
+                          "until it is removed; starting the default set.", path,
+                          r == -EISDIR ? "a directory" : "not a regular file");
+        else if (r < 0)
+                log_error_errno(r, "Failed to read the wanted-state file '%s', starting the default set: %m", path);
+        if (r > 0 && p.bad_lines > 0) {
+                if (p.kept < 0)
+                        log_warning("%s:%u: %s; %u bad lines in all, ignored; could not keep a copy (%s), "
+                                    "writing a good file.", path, p.first_bad, p.first_bad_reason, p.bad_lines,
+                                    strerror(-p.kept));
+                else
+                        log_warning("%s:%u: %s; %u bad lines in all, ignored; a copy of the file is kept as "
+                                    "'%s%s', writing a good file.", path, p.first_bad, p.first_bad_reason,
+                                    p.bad_lines, path, WANTED_CORRUPT_SUFFIX);
+        }
+        if (r > 0 && p.unknown_units > 0)
+                log_warning("%s:%u: no unit '%s' (%u lines name units svd does not have), ignoring.", path,
+                            p.first_unknown, p.first_unknown_name, p.unknown_units);
         m->crash_restored = r > 0;
         if (m->crash_restored)
                 log_notice("The wanted-state file is there: the previous svd did not exit cleanly, restoring "

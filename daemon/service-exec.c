@@ -278,14 +278,14 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                                                 u->cpu_weight, &skipped);
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to set cgroup limits, ignoring: %m", s->name);
-                        if (skipped > 0)
-                                log_warning("%s: %u cgroup limits set but their controllers are not available, ignoring.",
-                                            s->name, skipped);
+                        if (skipped > 0) /* warned about at load, and listed in NotApplied */
+                                log_debug("%s: %u cgroup limits set but their controllers are not available, ignoring.",
+                                          s->name, skipped);
                         params->cgroup_fd = s->cgroup_fd;
                 }
         } else if (u->memory_max != UINT64_MAX || u->tasks_max != UINT64_MAX || u->cpu_weight != 0)
-                log_warning("%s: MemoryMax=/TasksMax=/CPUWeight= need a cgroup and svd has none (%s), ignoring.",
-                            s->name, c->cgroup->reason);
+                log_debug("%s: MemoryMax=/TasksMax=/CPUWeight= need a cgroup and svd has none (%s), ignoring.",
+                          s->name, c->cgroup->reason);
 
         return 0;
 }

@@ -70,6 +70,16 @@ static json_t *service_to_json(const Service *s) {
         json_t *not_applied = json_array();
         for (char **k = s->unit ? s->unit->not_applied : NULL; k && *k; k++)
                 json_array_append_new(not_applied, json_string(*k));
+        if (s->unit) {
+                /* The limits svd's cgroup cannot apply: known only once svd knows its cgroup, so
+                 * not recorded by the unit's load, but warned about there all the same. */
+                const char *keys[CGROUP_LIMIT_KEYS_MAX + 1];
+                cgroup_limits_not_applied(s->ctx->cgroup, s->unit->memory_max, s->unit->tasks_max,
+                                          s->unit->cpu_weight, keys, /* ret_controllers= */ NULL);
+                for (const char **k = keys; *k; k++)
+                        if (!strv_contains(s->unit->not_applied, *k))
+                                json_array_append_new(not_applied, json_string(*k));
+        }
         json_object_set_new(o, "notApplied", not_applied);
         if (s->unit && s->unit->sandbox.not_applied) {
                 json_t *keys = json_array();
@@ -255,13 +265,22 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
                 return 0;
         if (uname(&u) < 0)
                 return -errno;
+        const char *have[CGROUP_LIMIT_KEYS_MAX + 1], *lack[CGROUP_LIMIT_KEYS_MAX + 1];
+        cgroup_root_controllers(&m->cgroup, /* enabled= */ true, have);
+        cgroup_root_controllers(&m->cgroup, /* enabled= */ false, lack);
+        json_t *controllers = json_array(), *missing = json_array();
+        for (const char **c = have; *c; c++)
+                json_array_append_new(controllers, json_string(*c));
+        for (const char **c = lack; *c; c++)
+                json_array_append_new(missing, json_string(*c));
         return varlink_call_reply(
-                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s}", "version", svd_version,
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o}", "version", svd_version,
                                 "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
                                 "services", (json_int_t) m->ctx.n_services, "cgroup", m->cgroup.available,
-                                "cgroupReason", m->cgroup.reason));
+                                "cgroupReason", m->cgroup.reason, "cgroupControllers", controllers,
+                                "cgroupControllersMissing", missing));
 }
 
 #define LIST_CHUNK 100U

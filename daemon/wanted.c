@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/macros.h"
 #include "basic/string-table.h"
+#include "basic/unit-name.h"
+#include "basic/utf8.h"
 #include "service.h"
 
 static const char *const wanted_override_table[_WANTED_OVERRIDE_MAX] = {
@@ -28,37 +31,159 @@ int wanted_file_path(const char *socket_path, char **ret) {
         return asprintf(ret, "%.*s/%s", n, dir, WANTED_FILE_NAME) < 0 ? -ENOMEM : 0;
 }
 
-int wanted_file_load(ServiceContext *c, const char *socket_path) {
-        _cleanup_free_ char *path = NULL;
-        char line[512];
-        size_t total = 0;
+/* Reads fd to its end or to max bytes, whichever comes first; *ret_cut tells whether more was there. */
+static int read_bounded(int fd, size_t max, char **ret, size_t *ret_size, bool *ret_cut) {
+        _cleanup_free_ char *buf = NULL;
+        size_t n = 0, allocated = 0;
 
+        for (;;) {
+                if (n == allocated) {
+                        if (allocated > max)
+                                break;
+                        size_t a = allocated ? allocated * 2 : 4096;
+                        if (a > max + 1)
+                                a = max + 1;
+                        char *p = realloc(buf, a);
+                        if (!p)
+                                return -ENOMEM;
+                        buf = p;
+                        allocated = a;
+                }
+                ssize_t k = read(fd, buf + n, allocated - n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        *ret_cut = n > max;
+        *ret_size = n > max ? max : n;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+/* Writes data to path crash-safely (a temporary file renamed over it). */
+static int write_file_replace(const char *path, const char *data, size_t n) {
+        _cleanup_free_ char *tmp = NULL;
+        if (asprintf(&tmp, "%s.tmp", path) < 0)
+                return -ENOMEM;
+        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        int r = 0;
+        for (size_t done = 0; done < n && r == 0;) {
+                ssize_t k = write(fd, data + done, n - done);
+                if (k < 0 && errno != EINTR)
+                        r = -errno;
+                else if (k > 0)
+                        done += (size_t) k;
+        }
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+/* Why the line (len bytes at p, without its newline) is malformed, or NULL. On NULL, *ret_w and
+ * ret_name hold its override, WANTED_DEFAULT for a comment or an empty line. */
+static const char *wanted_line_parse(const char *p, size_t len, WantedOverride *ret_w, char ret_name[static WANTED_LINE_MAX]) {
+        char line[WANTED_LINE_MAX];
+
+        *ret_w = WANTED_DEFAULT;
+        if (len >= WANTED_LINE_MAX)
+                return "the line is longer than 511 bytes"; /* WANTED_LINE_MAX - 1 */
+        if (memchr(p, '\0', len) || !utf8_is_valid_n(p, len))
+                return "the line is not text (a NUL byte or invalid UTF-8)";
+        memcpy(line, p, len);
+        line[len] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+                return NULL;
+        char *sp = strchr(line, ' ');
+        if (!sp)
+                return "the line is not \"start NAME\" or \"stop NAME\"";
+        *sp = '\0';
+        WantedOverride w = wanted_override_from_string(line);
+        if (w < 0 || w == WANTED_DEFAULT)
+                return "unknown verb (not \"start\" or \"stop\")";
+        if (!unit_name_is_valid(sp + 1))
+                return "invalid unit name";
+        *ret_w = w;
+        strcpy(ret_name, sp + 1);
+        return NULL;
+}
+
+int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems *ret_problems) {
+        _cleanup_free_ char *path = NULL, *buf = NULL;
+        WantedProblems *pr = ret_problems;
+        struct stat st;
+        size_t size = 0;
+        bool cut = false;
+
+        *pr = (WantedProblems){};
         int r = wanted_file_path(socket_path, &path);
         if (r < 0)
                 return r;
-        FILE *f = fopen(path, "re");
-        if (!f)
+        /* O_NONBLOCK: a FIFO put there must not hang svd's start. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        while (fgets(line, sizeof(line), f)) {
-                total += strlen(line);
-                if (total > WANTED_FILE_MAX)
-                        break;
-                line[strcspn(line, "\n")] = '\0';
-                if (line[0] == '#' || line[0] == '\0')
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        r = read_bounded(fd, WANTED_FILE_MAX, &buf, &size, &cut);
+        if (r < 0)
+                return r;
+
+        unsigned n = 0;
+        for (size_t off = 0; off < size;) {
+                const char *p = buf + off, *nl = memchr(p, '\n', size - off);
+                size_t len = nl ? (size_t) (nl - p) : size - off;
+                char name[WANTED_LINE_MAX];
+                WantedOverride w;
+                const char *reason;
+
+                n++;
+                off += len + 1;
+                if (!nl)
+                        /* svd writes whole lines: this one may be cut anywhere, even inside a name. */
+                        reason = cut ? "the file is larger than 8 MiB, the rest is ignored" /* WANTED_FILE_MAX */
+                                     : "the last line has no newline (the file is cut short)";
+                else
+                        reason = wanted_line_parse(p, len, &w, name);
+                if (reason) {
+                        if (pr->bad_lines++ == 0) {
+                                pr->first_bad = n;
+                                pr->first_bad_reason = reason;
+                        }
                         continue;
-                char *sp = strchr(line, ' ');
-                if (!sp)
-                        continue;
-                *sp = '\0';
-                WantedOverride w = wanted_override_from_string(line);
-                if (w < 0 || w == WANTED_DEFAULT)
+                }
+                if (w == WANTED_DEFAULT)
                         continue;
                 /* An instance started by hand is created again from its template. */
-                Service *s = w == WANTED_START ? service_find_or_instantiate(c, sp + 1) : service_find(c, sp + 1);
+                Service *s = w == WANTED_START ? service_find_or_instantiate(c, name) : service_find(c, name);
                 if (s)
                         (void) service_set_wanted(s, w);
+                else if (pr->unknown_units++ == 0) {
+                        pr->first_unknown = n;
+                        strcpy(pr->first_unknown_name, name);
+                }
         }
-        fclose(f);
+        if (pr->bad_lines > 0) {
+                _cleanup_free_ char *copy = NULL;
+                if (asprintf(&copy, "%s%s", path, WANTED_CORRUPT_SUFFIX) < 0)
+                        pr->kept = -ENOMEM;
+                else
+                        pr->kept = write_file_replace(copy, buf, size);
+        }
         return 1;
 }
 

@@ -21,8 +21,13 @@
  * services "restored".
  *
  * Format, one override a line: "start NAME" or "stop NAME"; '#' lines are
- * comments. Unknown or malformed lines are ignored (the file is ours, but a
- * half-understood file must not stop svd from starting).
+ * comments. A malformed file (cut short, binary, a line too long, an unknown
+ * verb, an invalid name) must not stop svd from starting: the lines that
+ * parse are honoured, the rest ignored, the loader reports the first bad
+ * line and keeps a copy of the file as "wanted.corrupt" next to it for the
+ * operator, and the start-up's write replaces the file by a good one. A
+ * well-formed line naming a unit svd no longer has (its file removed while
+ * svd was down) is reported too, but is no corruption.
  */
 
 #include <errno.h>
@@ -30,8 +35,11 @@
 #include <stddef.h>
 
 #define WANTED_FILE_NAME "wanted"
+#define WANTED_CORRUPT_SUFFIX ".corrupt"
 /* Bytes of the wanted file that are read. */
 #define WANTED_FILE_MAX (8U << 20)
+/* A line svd writes is a verb, a space and a unit name (at most 255 bytes). */
+#define WANTED_LINE_MAX 512U
 
 typedef enum WantedOverride {
         WANTED_DEFAULT, /* as WantedBy= says */
@@ -49,9 +57,22 @@ typedef struct ServiceContext ServiceContext;
 /* Path of the wanted file for a control socket path (malloc'd). */
 int wanted_file_path(const char *socket_path, char **ret);
 
-/* Reads the file into the services' `wanted` fields. Returns 1 when the
- * file was there (the previous svd crashed), 0 when not, or -errno. */
-int wanted_file_load(ServiceContext *c, const char *socket_path);
+/* What wanted_file_load() found wrong; the reasons are static strings. */
+typedef struct WantedProblems {
+        unsigned bad_lines;     /* malformed lines, ignored */
+        unsigned first_bad;     /* the first one's number */
+        const char *first_bad_reason;
+        int kept;               /* bad_lines > 0: 0 when the copy (WANTED_CORRUPT_SUFFIX) was made, or -errno */
+        unsigned unknown_units; /* well-formed lines naming no unit svd has, ignored */
+        unsigned first_unknown;
+        char first_unknown_name[WANTED_LINE_MAX];
+} WantedProblems;
+
+/* Reads the file into the services' `wanted` fields, and what was wrong
+ * with it into *ret_problems. Returns 1 when the file was there (the previous
+ * svd crashed), 0 when not, -EISDIR when its path is a directory, -EBADFD
+ * when it is not a regular file, or another -errno. */
+int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems *ret_problems);
 
 /* Writes every service's override, crash-safely. */
 int wanted_file_save(ServiceContext *c, const char *socket_path);

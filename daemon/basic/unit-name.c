@@ -8,6 +8,8 @@
 
 #include "macros.h"
 
+static_assert(UNIT_NAME_MAX == 255U, "unit_name_invalid_reason() names the limit");
+
 static bool unit_name_char_is_valid(char c) {
         /* systemd's unit name characters (unit-name.c VALID_CHARS), so that what svd accepts
          * systemd would as well: no '/', no whitespace, no control characters. */
@@ -15,21 +17,38 @@ static bool unit_name_char_is_valid(char c) {
                strchr("-_.:@\\", c);
 }
 
-bool unit_name_is_valid(const char *name) {
+const char *unit_name_invalid_reason(const char *name) {
         size_t n;
 
         if (!name)
-                return false;
+                return "no name";
         n = strlen(name);
-        if (n == 0 || n > UNIT_NAME_MAX)
-                return false;
+        if (n == 0)
+                return "the name is empty";
+        if (n > UNIT_NAME_MAX)
+                return "the name is longer than 255 bytes"; /* UNIT_NAME_MAX */
         /* No hidden files, nothing that looks like an option to svctl. */
-        if (name[0] == '.' || name[0] == '-')
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!unit_name_char_is_valid(name[i]))
-                        return false;
-        return true;
+        if (name[0] == '.')
+                return "the name starts with '.'";
+        if (name[0] == '-')
+                return "the name starts with '-'";
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char) name[i];
+                if (unit_name_char_is_valid(name[i]))
+                        continue;
+                if (c == ' ' || c == '\t')
+                        return "the name contains whitespace";
+                if (c < 0x20 || c == 0x7f)
+                        return "the name contains a control character";
+                if (c >= 0x80)
+                        return "the name contains a non-ASCII character";
+                return "the name contains a character other than [A-Za-z0-9:_.@\\-]";
+        }
+        return NULL;
+}
+
+bool unit_name_is_valid(const char *name) {
+        return !unit_name_invalid_reason(name);
 }
 
 bool unit_name_has_suffix(const char *name) {

@@ -15,6 +15,9 @@
  * characters [A-Za-z0-9:_.@\-], not starting with '.' or '-'. */
 bool unit_name_is_valid(const char *name);
 
+/* Why name is not valid ("the name contains whitespace"), a static string; NULL when it is. */
+const char *unit_name_invalid_reason(const char *name);
+
 /* Whether name is something followed by ".service". */
 bool unit_name_has_suffix(const char *name);
 

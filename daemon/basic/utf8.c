@@ -3,6 +3,7 @@
 #include "utf8.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,33 @@ char *utf8_escape_invalid(const char *s, size_t n) {
                 memcpy(q, s + i, k);
                 q += k;
                 i += k;
+        }
+        *q = '\0';
+        return out;
+}
+
+char *utf8_escape_for_log(const char *s) {
+        size_t n = strlen(s);
+        /* Each byte becomes at most four (\xNN). */
+        char *out = malloc(n * 4 + 1), *q = out;
+
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < n;) {
+                unsigned char c = (unsigned char) s[i];
+                size_t k = utf8_char_len(s + i, n - i);
+                if (c == '\\' || c == '\n' || c == '\t') {
+                        *q++ = '\\';
+                        *q++ = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
+                } else if (k == 0 || c < 0x20 || c == 0x7f)
+                        q += sprintf(q, "\\x%02x", c);
+                else {
+                        memcpy(q, s + i, k);
+                        q += k;
+                        i += k;
+                        continue;
+                }
+                i++;
         }
         *q = '\0';
         return out;

@@ -23,3 +23,8 @@ bool utf8_is_valid(const char *s);
 /* A new string: the n bytes at s with each byte that does not start a valid
  * character (and each NUL) replaced by U+FFFD. NULL when out of memory. */
 char *utf8_escape_invalid(const char *s, size_t n);
+
+/* A new string for a log line: s with its control characters, backslashes and bytes that do not
+ * start a valid character escaped as in C (\n, \t, \\, \xNN); valid UTF-8 is kept.
+ * NULL when out of memory. */
+char *utf8_escape_for_log(const char *s);

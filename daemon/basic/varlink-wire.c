@@ -203,14 +203,14 @@ static bool text_too_deep(const char *t, size_t len) {
         return false;
 }
 
-int varlink_message_parse(const char *text, size_t len, json_t **ret) {
+static int message_parse(const char *text, size_t len, size_t flags, json_t **ret) {
         assert(text || len == 0);
         assert(ret);
 
         if (text_too_deep(text, len))
                 return -EBADMSG;
         json_error_t err;
-        json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+        json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags, &err);
         if (!v)
                 return -EBADMSG;
         if (!json_is_object(v)) {
@@ -219,6 +219,14 @@ int varlink_message_parse(const char *text, size_t len, json_t **ret) {
         }
         *ret = v;
         return 0;
+}
+
+int varlink_message_parse(const char *text, size_t len, json_t **ret) {
+        return message_parse(text, len, 0, ret);
+}
+
+int varlink_message_parse_allow_nul(const char *text, size_t len, json_t **ret) {
+        return message_parse(text, len, JSON_ALLOW_NUL, ret);
 }
 
 int varlink_message_format(json_t *obj, char **ret, size_t *ret_len) {

@@ -58,6 +58,10 @@ size_t varlink_buffer_pending(const VarlinkBuffer *b);
  * most VARLINK_NESTING_MAX deep. Returns 0 or -EBADMSG. */
 int varlink_message_parse(const char *text, size_t len, json_t **ret);
 
+/* The same, but a string may hold \u0000: for a server that answers such a call with an error
+ * (json_string_length() tells where a NUL cut json_string_value() short). */
+int varlink_message_parse_allow_nul(const char *text, size_t len, json_t **ret);
+
 /* Serialises obj compactly and appends the NUL terminator.
  * *ret_len includes the NUL. Returns 0, -ENOMEM or -EMSGSIZE. */
 int varlink_message_format(json_t *obj, char **ret, size_t *ret_len);

@@ -162,6 +162,35 @@ if [ -r "$CGROOT/percent/pids.max" ] && [ -r "$CGROOT/percent/memory.max" ]; the
 else
         skip "pids.max and memory.max of the service" "svd's cgroup has no pids and memory controllers here"
 fi
+
+# A limit whose controller svd's cgroup lacks (a hybrid hierarchy, a subtree delegated without it)
+# is not applied: listed as such, warned about at load, and svctl info says what is missing.
+NOT_APPLIED=$(svctl --json status percent | _json_field notApplied)
+MISSING=$(svctl --json info | _json_field cgroupControllersMissing)
+run svctl status percent
+for c in pids:TasksMax memory:MemoryMax; do
+        ctl=${c%%:*} key=${c#*:}=
+        case $MISSING in
+        *"\"$ctl\""*)
+                expect_contains "no $ctl controller: NotApplied lists $key" "$NOT_APPLIED" "\"$key\""
+                check "... and so does svctl status" sh -c 'printf "%s\n" "$1" | grep "Not applied:" | grep -qF "$2"' \
+                        sh "$OUT" "$key"
+                check "... and svd warned at load" in_svd_log -q -e "percent.service: .*$key.* lacks the controllers .*$ctl" \
+                        -e "percent.service: .*$key.* set, but svd has no cgroup"
+                ;;
+        *)
+                expect_not_contains "the $ctl controller is there: $key is applied, not listed" "$NOT_APPLIED" "\"$key\""
+                ;;
+        esac
+done
+if [ "$MISSING" != "[]" ]; then
+        run svctl info
+        expect_contains "svctl info names the missing controllers" "$OUT" "Missing controllers:"
+        expect_contains "... and how to get them" "$OUT" "Delegate="
+else
+        run svctl info
+        expect_not_contains "every controller there: svctl info names none missing" "$OUT" "Missing controllers:"
+fi
 run svctl stop percent
 
 done_testing

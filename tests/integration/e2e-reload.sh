@@ -26,8 +26,27 @@ unit run "run v1"
 unit idle "idle v1"
 unit gone-running "gone-running v1"
 unit gone-idle "gone-idle v1"
+# Names svd cannot use: each is told, with the reason, at start-up and at every reload.
+unit "with space" "bad name"
+unit "$(printf '\303\274n\303\257\342\202\254')" "bad name" # ünï€
+unit "$(printf 'new\nline')" "bad name"
+unit "a;b" "bad name"
+unit ".hidden" "a hidden file, passed over in silence"
+# bad_names_told N: svd's log tells each bad name N times, and the hidden file never.
+bad_names_told() {
+        [ "$(grep -c "'$UNITS/with space.service' has a name svd cannot use: the name contains whitespace" \
+                "$SVD_LOG")" = "$1" ] &&
+                [ "$(grep -c "'$UNITS/$(printf '\303\274n\303\257\342\202\254').service' has a name svd cannot use: the name contains a non-ASCII character" \
+                        "$SVD_LOG")" = "$1" ] &&
+                [ "$(grep -cF "'$UNITS/new\\nline.service' has a name svd cannot use: the name contains a control character" \
+                        "$SVD_LOG")" = "$1" ] &&
+                [ "$(grep -c "'$UNITS/a;b.service' has a name svd cannot use: the name contains a character other than" \
+                        "$SVD_LOG")" = "$1" ] &&
+                ! grep -q "hidden" "$SVD_LOG"
+}
 
 start_svd
+check "start-up tells each unit file whose name svd cannot use, with the reason" bad_names_told 1
 run svctl start run gone-running keep
 expect_rc "start run, gone-running, keep" 0
 RUN_PID=$(svc_pid run)
@@ -35,6 +54,7 @@ RUN_PID=$(svc_pid run)
 run svctl reload
 expect_rc "reload without changes" 0
 expect_eq "... says so" "No changes." "$OUT"
+check "... and tells the bad names again" bad_names_told 2
 
 unit run "run v2"
 unit idle "idle v2"

@@ -113,6 +113,58 @@ expect_rc "a unit whose file was removed is gone, though it was wanted" 4
 expect_eq "the rest as before" "def1=running def2=inactive man2=inactive flaky=inactive" \
         "$(states def1 def2 man2 flaky)"
 
+# ---- crash 4: a corrupt wanted file ----
+# Good lines are honoured, the rest is told once (file, first bad line, reason, count), the bad
+# file is kept as wanted.corrupt and a good one written.
+crash
+{
+        echo "# a comment"
+        echo "start man2"          # 2: good
+        echo "frobnicate def1"     # 3: unknown verb, the first bad line
+        printf 'start %0200000d\n' 0 # 4: a 200 kB line
+        printf '\001\377\000\376garbage\n' # 5: binary
+        echo "start no-such-unit"  # 6: well-formed, no such unit
+        echo "start a;b"           # 7: invalid name
+        printf 'stop de'           # 8: half a line
+} >"$WANTED"
+cp "$WANTED" "$T/wanted.bad"
+start_svd
+check "a good line of a corrupt file is honoured" wait_until 10 state_is man2 running
+expect_eq "... and the half line 'stop de' is not taken for anything" running "$(svc_state def1)"
+check "svd tells the first bad line, the reason and how many" \
+        in_svd_log -q "$WANTED:3: unknown verb (not \"start\" or \"stop\"); 5 bad lines in all, ignored; a copy of the file is kept as '$WANTED.corrupt', writing a good file."
+expect_eq "... once" 1 "$(in_svd_log -c "bad lines in all")"
+check "... and the unit it does not know" in_svd_log -q "$WANTED:6: no unit 'no-such-unit' (1 lines name units svd does not have), ignoring."
+check "the bad file is kept for the operator" cmp -s "$T/wanted.bad" "$WANTED.corrupt"
+check "a good file replaces it" sh -c '! grep -qv -e "^#" -e "^start [a-z0-9-]*\$" -e "^stop [a-z0-9-]*\$" "$1" &&
+        grep -qx "start man2" "$1"' sh "$WANTED"
+for cut in "stop de" "$(printf 'start man2\nsto')"; do
+        crash
+        printf '%s' "$cut" >"$WANTED"
+        start_svd
+        check "a file cut short ($(printf '%s' "$cut" | wc -c) bytes) is told as such" \
+                in_svd_log -q "the last line has no newline (the file is cut short)"
+done
+run svctl stop man2
+
+# ---- crash 5: a directory where the wanted file goes ----
+crash
+rm -f "$WANTED"
+mkdir "$WANTED"
+start_svd
+check "a directory in the file's place is told at start-up" \
+        in_svd_log -q "The wanted-state file '$WANTED' is a directory: svd cannot keep what is wanted"
+check "... and svd works on: the default set starts" wait_until 10 state_is def1 running
+run svctl start man2
+expect_rc "... and starts units" 0
+run svctl stop man2
+expect_eq "a write that keeps failing is told once" 1 "$(in_svd_log -c "Failed to write the wanted-state file")"
+rmdir "$WANTED"
+run svctl start man2
+check "once the directory is gone, the file is written again" grep -qx "start man2" "$WANTED"
+check "... and svd says so" in_svd_log -q "is written again"
+run svctl stop man2
+
 # ---- a clean exit ----
 stop_svd
 expect_eq "svd exits 0 on SIGTERM" 0 "$SVD_RC"

@@ -135,8 +135,7 @@ check_svd_unharmed "wrong parameter types" "$rss"
 
 rss=$(rss_kb)
 for msg in \
-        '{"method":5}' '{"method":null}' '{"method":["io.svd.Manager.Info"]}' '{"method":""}' \
-        '{"method":"Info"}' '{"method":".Info"}' '{"method":"io.svd.Manager."}' \
+        '{"method":5}' '{"method":null}' '{"method":["io.svd.Manager.Info"]}' \
         '{"method":"io.svd.Manager.Info","parameters":5}' \
         '{"method":"io.svd.Manager.Info","parameters":"x"}' \
         '{"method":"io.svd.Manager.Info","parameters":[]}' \
@@ -147,12 +146,33 @@ for msg in \
         '{"method":"io.svd.Manager.Info","method":"io.svd.Manager.List"}' \
         '{"parameters":{}}' '[]' '"io.svd.Manager.Info"' '42' 'null' '{' '' \
         '{"method":"io.svd.Manager.Status","parameters":{"name":1e400}}' \
-        '{"method":"io.svd.Manager.Status","parameters":{"name":"\u0000"}}' \
         "$(printf '{"method":"io.svd.Manager.Status","parameters":{"name":"\377"}}')"; do
         r=$(hostile call "$msg")
         expect_eq "envelope $msg: connection closed" closed "$r"
 done
 check_svd_unharmed "broken envelopes" "$rss"
+
+# ---- a call whose method is no method name, or whose parameter holds a NUL: an error, as for any
+# other call that names no method or has a bad parameter, and the connection stays open ----
+
+rss=$(rss_kb)
+for m in '' 'Info' '.Info' 'io.svd.Manager.' 'io.svd.Manager.info' 'io.svd.Manager.St\u0000atus' '\u0000' 'io.svd.Manager.Info\u0000'; do
+        out=$(hostile call "{\"method\":\"$m\"}" '{"method":"org.varlink.service.GetInfo"}')
+        expect_eq "method '$(printf '%s' "$m" | tr '\\' '/')': MethodNotFound" org.varlink.service.MethodNotFound \
+                "$(json_error "$(printf '%s\n' "$out" | sed -n 1p)")"
+        expect_contains "... and the connection serves the next call" "$(printf '%s\n' "$out" | sed -n 2p)" '"vendor"'
+done
+check "a method name with a NUL is logged, escaped" in_svd_log -qF 'varlink: call of "io.svd.Manager.St\u0000atus" from uid'
+for p in '{"name":"\u0000"}' "{\"name\":\"$S1\\u0000x\"}"; do
+        r=$(hostile call "{\"method\":\"io.svd.Manager.Status\",\"parameters\":$p}")
+        expect_eq "Status $(printf '%s' "$p" | tr '\\' '/'): InvalidParameter" org.varlink.service.InvalidParameter \
+                "$(json_error "$r")"
+        expect_eq "... naming it" name "$(json_field parameter "$r")"
+done
+r=$(hostile call "{\"method\":\"io.svd.Manager.Start\",\"parameters\":{\"name\":\"$MANUAL\\u0000\"}}")
+expect_eq "Start of a name with a NUL: InvalidParameter" org.varlink.service.InvalidParameter "$(json_error "$r")"
+expect_eq "... and it did not start" inactive "$(svc_state "$MANUAL")"
+check_svd_unharmed "NUL bytes in calls" "$rss"
 
 # ---- a valid call pipelined in front of garbage still gets its reply ----
 

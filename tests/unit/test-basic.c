@@ -65,6 +65,16 @@ START_TEST(test_utf8_escape_invalid) {
 }
 END_TEST
 
+START_TEST(test_utf8_escape_for_log) {
+        _cleanup_free_ char *a = utf8_escape_for_log("ok \xc3\xa9\xe2\x82\xac");
+        ck_assert_str_eq(a, "ok \xc3\xa9\xe2\x82\xac");
+        _cleanup_free_ char *b = utf8_escape_for_log("a\nb\tc\\d\x01\x7f\xff\xc3");
+        ck_assert_str_eq(b, "a\\nb\\tc\\\\d\\x01\\x7f\\xff\\xc3");
+        _cleanup_free_ char *c = utf8_escape_for_log("");
+        ck_assert_str_eq(c, "");
+}
+END_TEST
+
 START_TEST(test_time) {
         struct timespec ts = { .tv_sec = 3, .tv_nsec = 999999999 };
         ck_assert_uint_eq(timespec_to_usec(&ts), 3999999);
@@ -329,6 +339,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_utf8_valid);
         tcase_add_test(tc, test_unit_name_template);
         tcase_add_test(tc, test_utf8_escape_invalid);
+        tcase_add_test(tc, test_utf8_escape_for_log);
         tcase_add_test(tc, test_time);
         tcase_add_test(tc, test_list);
         tcase_add_test(tc, test_string_table);

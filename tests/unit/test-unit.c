@@ -1022,6 +1022,22 @@ START_TEST(test_unit_names) {
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 ck_assert_msg(!unit_name_is_valid(bad[i]), "'%s'", bad[i]);
         ck_assert(!unit_name_is_valid(NULL));
+        /* The reason a bad name is told with. */
+        static const struct {
+                const char *name, *reason;
+        } reasons[] = {
+                { "", "the name is empty" },
+                { ".hidden", "the name starts with '.'" },
+                { "-x", "the name starts with '-'" },
+                { "a b", "the name contains whitespace" },
+                { "a\tb", "the name contains whitespace" },
+                { "a\nb", "the name contains a control character" },
+                { "\xc3\xbcn\xc3\xaf\xe2\x82\xac", "the name contains a non-ASCII character" },
+                { "a;b", "the name contains a character other than [A-Za-z0-9:_.@\\-]" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(reasons); i++)
+                ck_assert_str_eq(unit_name_invalid_reason(reasons[i].name), reasons[i].reason);
+        ck_assert_ptr_null(unit_name_invalid_reason("web@8080"));
 
         memset(name, 'n', UNIT_NAME_MAX);
         name[UNIT_NAME_MAX] = '\0';
@@ -1029,6 +1045,7 @@ START_TEST(test_unit_names) {
         name[UNIT_NAME_MAX] = 'n';
         name[UNIT_NAME_MAX + 1] = '\0';
         ck_assert(!unit_name_is_valid(name));
+        ck_assert_str_eq(unit_name_invalid_reason(name), "the name is longer than 255 bytes");
 
         /* A bad name is refused before the text is looked at. */
         char *m = NULL;

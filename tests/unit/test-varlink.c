@@ -341,6 +341,18 @@ START_TEST(test_errors) {
         assert_error("org.varlink.service.InvalidParameter", "parameter", "text");
         send_str("{\"method\":\"io.svd.Test.Echo\",\"parameters\":{}}");
         assert_error("org.varlink.service.InvalidParameter", "parameter", "text");
+        /* A string that is no method name, a NUL in it or not: MethodNotFound, and the connection
+         * stays; a NUL in a parameter: InvalidParameter. */
+        send_str("{\"method\":\"nodot\"}");
+        assert_error("org.varlink.service.MethodNotFound", "method", "nodot");
+        send_str("{\"method\":\"io.svd.Test.Ec\\u0000ho\"}");
+        char *r = read_reply();
+        ck_assert_ptr_nonnull(r);
+        ck_assert_str_eq(r, "{\"error\":\"org.varlink.service.MethodNotFound\",\"parameters\":{\"method\":"
+                            "\"io.svd.Test.Ec\\u0000ho\"}}");
+        free(r);
+        send_str("{\"method\":\"io.svd.Test.Echo\",\"parameters\":{\"text\":\"a\\u0000b\"}}");
+        assert_error("org.varlink.service.InvalidParameter", "parameter", "text");
         send_str("{\"method\":\"io.svd.Test.Echo\",\"parameters\":{\"text\":\"a\",\"extra\":1}}");
         assert_error("org.varlink.service.InvalidParameter", "parameter", "extra");
         send_str("{\"method\":\"io.svd.Test.Echo\",\"parameters\":{\"text\":\"a\",\"n\":\"x\"}}");
@@ -367,7 +379,7 @@ START_TEST(test_protocol_violations_close) {
                 "{\"method\":\"io.svd.Test.Echo\",\"more\":true,\"oneway\":true}",
                 "{\"method\":\"io.svd.Test.Echo\",\"bogus\":1}",
                 "{\"method\":\"io.svd.Test.Echo\",\"parameters\":[]}",
-                "{\"method\":\"nodot\"}",
+                "{\"method\":\"io.svd.Test.Echo\",\"parameters\":{\"te\\u0000xt\":\"a\"}}",
         };
         int i = _i;
         send_str(bad[i]);
