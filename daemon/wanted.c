@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/file-util.h"
 #include "basic/macros.h"
 #include "basic/string-table.h"
 #include "basic/unit-name.h"
@@ -29,40 +30,6 @@ int wanted_file_path(const char *socket_path, char **ret) {
         if (slash == socket_path)
                 n = 1; /* "/svd.sock": the root directory */
         return asprintf(ret, "%.*s/%s", n, dir, WANTED_FILE_NAME) < 0 ? -ENOMEM : 0;
-}
-
-/* Reads fd to its end or to max bytes, whichever comes first; *ret_cut tells whether more was there. */
-static int read_bounded(int fd, size_t max, char **ret, size_t *ret_size, bool *ret_cut) {
-        _cleanup_free_ char *buf = NULL;
-        size_t n = 0, allocated = 0;
-
-        for (;;) {
-                if (n == allocated) {
-                        if (allocated > max)
-                                break;
-                        size_t a = allocated ? allocated * 2 : 4096;
-                        if (a > max + 1)
-                                a = max + 1;
-                        char *p = realloc(buf, a);
-                        if (!p)
-                                return -ENOMEM;
-                        buf = p;
-                        allocated = a;
-                }
-                ssize_t k = read(fd, buf + n, allocated - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        *ret_cut = n > max;
-        *ret_size = n > max ? max : n;
-        *ret = TAKE_PTR(buf);
-        return 0;
 }
 
 /* Writes data to path crash-safely (a temporary file renamed over it). */
@@ -121,7 +88,7 @@ static const char *wanted_line_parse(const char *p, size_t len, WantedOverride *
 int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems *ret_problems) {
         _cleanup_free_ char *path = NULL, *buf = NULL;
         WantedProblems *pr = ret_problems;
-        struct stat st;
+        _cleanup_close_ int fd = -EBADF;
         size_t size = 0;
         bool cut = false;
 
@@ -129,17 +96,12 @@ int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems 
         int r = wanted_file_path(socket_path, &path);
         if (r < 0)
                 return r;
-        /* O_NONBLOCK: a FIFO put there must not hang svd's start. */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        r = read_bounded(fd, WANTED_FILE_MAX, &buf, &size, &cut);
+        r = open_regular_file(path, &fd);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = read_fd_prefix(fd, WANTED_FILE_MAX, &buf, &size, &cut);
         if (r < 0)
                 return r;
 

@@ -246,24 +246,15 @@ int env_file_parse(const char *text, size_t len, char ***env) {
 int env_file_load(const char *path, char ***env) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
-        struct stat st;
         size_t n = 0;
 
         assert(path);
         assert(env);
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if ((uint64_t) st.st_size > ENV_FILE_SIZE_MAX)
-                return -EFBIG;
-        int r = read_full_fd(fd, ENV_FILE_SIZE_MAX, &buf, &n);
+        int r = open_regular_file(path, &fd);
+        if (r < 0)
+                return r;
+        r = read_full_fd(fd, ENV_FILE_SIZE_MAX, &buf, &n);
         if (r < 0)
                 return r;
         return env_file_parse(buf, n, env);

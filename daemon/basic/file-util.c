@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "macros.h"
@@ -31,14 +32,42 @@ int write_file_at(int dir_fd, const char *name, const char *text) {
         return (size_t) n == len ? 0 : -EIO;
 }
 
-int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *buf = malloc(max + 1);
-        size_t n = 0;
+int open_regular_file(const char *path, int *ret_fd) {
+        /* O_NONBLOCK: a FIFO put in the file's place must not hang the caller. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat st;
 
-        if (!buf)
-                return -ENOMEM;
-        while (n < max + 1) {
-                ssize_t k = read(fd, buf + n, max + 1 - n);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int read_fd_prefix(int fd, size_t max, char **ret, size_t *ret_size, bool *ret_cut) {
+        _cleanup_free_ char *buf = NULL;
+        size_t n = 0, allocated = 0;
+
+        /* The buffer grows as the data comes: a small file costs a small buffer, whatever max is. */
+        for (;;) {
+                if (n == allocated) {
+                        if (allocated > max)
+                                break;
+                        size_t a = allocated ? allocated * 2 : 4096;
+                        if (a > max + 1)
+                                a = max + 1;
+                        char *p = realloc(buf, a);
+                        if (!p)
+                                return -ENOMEM;
+                        buf = p;
+                        allocated = a;
+                }
+                ssize_t k = read(fd, buf + n, allocated - n);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -48,7 +77,22 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size) {
                         break;
                 n += (size_t) k;
         }
-        if (n > max)
+        if (!buf && !(buf = malloc(1)))
+                return -ENOMEM;
+        *ret_cut = n > max;
+        *ret_size = n > max ? max : n;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *buf = NULL;
+        size_t n;
+        bool cut;
+        int r = read_fd_prefix(fd, max, &buf, &n, &cut);
+        if (r < 0)
+                return r;
+        if (cut)
                 return -EFBIG;
         *ret = TAKE_PTR(buf);
         *ret_size = n;
