@@ -35,24 +35,6 @@ void deps_relations_done(ServiceDeps *d) {
         rel_done(&d->on_failure);
 }
 
-Service *service_find_alias(ServiceContext *c, const char *name) {
-        _cleanup_free_ char *stripped = strdup(name ?: "");
-
-        if (!stripped)
-                return NULL;
-        unit_name_strip_suffix(stripped);
-        for (size_t i = 0; i < c->n_services; i++) {
-                Service *s = c->services[i];
-                if (s->unit && strv_contains(s->unit->aliases, stripped))
-                        return s;
-        }
-        return NULL;
-}
-
-Service *deps_find(ServiceContext *c, const char *name) {
-        return service_find(c, name) ?: service_find_alias(c, name);
-}
-
 int deps_link_relations(ServiceContext *c) {
         for (size_t i = 0; i < c->n_services; i++) {
                 Service *s = c->services[i];
@@ -60,7 +42,7 @@ int deps_link_relations(ServiceContext *c) {
                         continue;
                 for (UnitRelation rel = 0; rel < _UNIT_RELATION_MAX; rel++)
                         for (char **n = s->unit->relations[rel]; n && *n; n++) {
-                                Service *o = deps_find(c, *n);
+                                Service *o = service_lookup(c, *n);
                                 int r = 0;
                                 if (!o || o == s)
                                         continue; /* Requisite= names are looked up again at start */
@@ -159,7 +141,7 @@ static bool service_requires(const Service *s, const Service *o) {
 bool deps_relations_refuse_start(Service *s) {
         /* Requisite=: looked up by name now, so that one svd does not know fails the start as well. */
         for (char **n = s->unit->relations[UNIT_REQUISITE]; n && *n; n++) {
-                Service *o = deps_find(s->ctx, *n);
+                Service *o = service_lookup(s->ctx, *n);
                 if (o && service_is_active(o))
                         continue;
                 _cleanup_free_ char *msg = NULL;

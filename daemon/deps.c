@@ -61,7 +61,7 @@ static int deps_check_missing(ServiceContext *c) {
                 if (!service_in_graph(s))
                         continue;
                 for (char **n = s->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
-                        if (deps_find(c, *n))
+                        if (service_lookup(c, *n))
                                 continue;
                         char *msg;
                         if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->unit_path, *n,
@@ -71,7 +71,7 @@ static int deps_check_missing(ServiceContext *c) {
                         break;
                 }
                 for (char **n = service_in_graph(s) ? s->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
-                        if (!deps_find(c, *n))
+                        if (!service_lookup(c, *n))
                                 log_warning("%s: Wants=%s: no such unit '%s.service', ignoring.",
                                             s->unit_path, *n, *n);
         }
@@ -89,7 +89,7 @@ static int deps_link(ServiceContext *c) {
                         continue;
                 for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++)
                         for (char **n = s->unit->dependencies[d]; n && *n; n++) {
-                                Service *o = deps_find(c, *n);
+                                Service *o = service_lookup(c, *n);
                                 int r = 0;
                                 if (!o)
                                         continue;

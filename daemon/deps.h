@@ -58,10 +58,6 @@ void service_deps_done(ServiceDeps *d);
 
 /* ---- deps-unit.c: [Unit] relations and [Install] Alias= ---- */
 
-/* The service that has name ("web" or "web.service") as an Alias=, or NULL. */
-Service *service_find_alias(ServiceContext *c, const char *name);
-/* service_find(), then the aliases: what a dependency or a client's name means. */
-Service *deps_find(ServiceContext *c, const char *name);
 /* Fills the relation sets of every unit in the graph (after deps_resolve()'s own links). */
 int deps_link_relations(ServiceContext *c);
 void deps_relations_done(ServiceDeps *d);

@@ -30,12 +30,6 @@
 /* How long start-up waits for a crashed predecessor's leftovers to die. */
 #define MANAGER_LEFTOVER_TIMEOUT_MSEC 5000
 
-Service *manager_get_service(Manager *m, const char *name) {
-        assert(m);
-        /* A unit's own name first, then the names its Alias= gives it, as systemctl takes them. */
-        return service_find(&m->ctx, name) ?: service_find_alias(&m->ctx, name);
-}
-
 static int env_path(const char *var, const char *suffix, char **ret) {
         const char *base = getenv(var);
         if (!base || base[0] != '/')
@@ -128,7 +122,7 @@ static int main_service_exit_status(const Service *s) {
  * not taken for an end: the main service is settled now or it is not. */
 static int on_main_service_check(sd_event_source *source, void *userdata) {
         Manager *m = userdata;
-        Service *s = manager_get_service(m, m->main_service);
+        Service *s = service_lookup(&m->ctx, m->main_service);
 
         if (m->ctx.shutting_down || !s || !service_is_settled(s))
                 return 0;
@@ -204,7 +198,7 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
         if (m->ctx.shutting_down && s->state == SERVICE_FAILED && previous != SERVICE_FAILED)
                 m->shutdown_unclean = true; /* its stop timed out, or it failed while stopping */
         if (m->main_service && !m->ctx.shutting_down && previous != s->state &&
-            IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && manager_get_service(m, m->main_service) == s) {
+            IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && service_lookup(&m->ctx, m->main_service) == s) {
                 int r = m->main_source ? sd_event_source_set_enabled(m->main_source, SD_EVENT_ONESHOT)
                                        : sd_event_add_defer(m->event, &m->main_source, on_main_service_check, m);
                 if (r < 0)
@@ -457,7 +451,16 @@ int manager_startup(Manager *m) {
         if (state) {
                 /* A re-exec: everything as it was, nothing started or killed.
                  * Orphans that exited meanwhile are reaped now. */
-                r = manager_startup_from_state(m, state);
+                r = manager_state_restore(m, state);
+                if (r < 0)
+                        return r;
+                int listen_fd = reexec_fd_take(state, "listenFd");
+                if (listen_fd < 0)
+                        return log_error_errno(listen_fd, "The control socket was not handed over: %m");
+                r = manager_listen(m, listen_fd);
+                if (r < 0)
+                        return r;
+                r = manager_state_resume(m, state);
                 if (r < 0)
                         return r;
                 manager_reap(m);
@@ -475,7 +478,7 @@ int manager_startup(Manager *m) {
         manager_kill_leftovers(m);
         Service *main_service = NULL;
         if (m->main_service) {
-                main_service = manager_get_service(m, m->main_service);
+                main_service = service_lookup(&m->ctx, m->main_service);
                 if (!main_service || !main_service->unit)
                         return log_error_errno(ENOENT, "Main service '%s': %s.", m->main_service,
                                                !main_service ? "no such unit"

@@ -105,8 +105,6 @@ int manager_run(Manager *m);
 /* Registers the protocol layer (once, before manager_startup()). */
 void manager_set_hooks(Manager *m, const ManagerHooks *hooks, void *userdata);
 
-/* The service called name ("web" or "web.service"), or NULL. */
-Service *manager_get_service(Manager *m, const char *name);
 /* Serves the control socket through the hooks. */
 int manager_listen(Manager *m, int listen_fd);
 

@@ -148,7 +148,7 @@ static Service *service_by_cgroup(Manager *m, pid_t pid) {
         size_t lp = strlen(path), ls = strlen(m->cgroup.services_path);
         if (lp > ls || !streq(m->cgroup.services_path + ls - lp, path))
                 return NULL;
-        Service *s = manager_get_service(m, slash + 1);
+        Service *s = service_lookup(&m->ctx, slash + 1);
         return s && s->cgroup_fd >= 0 ? s : NULL;
 }
 

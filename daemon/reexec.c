@@ -303,7 +303,7 @@ static int on_resume(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-int manager_startup_from_state(Manager *m, json_t *state) {
+int manager_state_restore(Manager *m, json_t *state) {
         json_t *services, *o;
         size_t i;
         int r;
@@ -331,20 +331,20 @@ int manager_startup_from_state(Manager *m, json_t *state) {
         if (r < 0)
                 return r;
         json_array_foreach(services, i, o) {
-                Service *s = manager_get_service(m, reexec_str(o, "name"));
+                Service *s = service_lookup(&m->ctx, reexec_str(o, "name"));
                 if (!s)
                         continue;
                 r = service_resume(s, o);
                 if (r < 0)
                         return log_error_errno(r, "%s: Failed to watch its process again: %m", s->name);
         }
+        return 0;
+}
 
-        int listen_fd = reexec_fd_take(state, "listenFd");
-        if (listen_fd < 0)
-                return log_error_errno(listen_fd, "The control socket was not handed over: %m");
-        r = manager_listen(m, listen_fd);
-        if (r < 0)
-                return r;
+int manager_state_resume(Manager *m, json_t *state) {
+        size_t i;
+        int r;
+
         int notify_fd = reexec_fd_take(state, "notifyFd");
         if (notify_fd >= 0) {
                 r = notify_socket_adopt(m, notify_fd);

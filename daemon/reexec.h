@@ -45,6 +45,9 @@ int manager_reexec(Manager *m, int reply_fd, char **ret_error);
 
 /* Reads the state document from fd (--deserialize=FD) and closes fd. */
 int manager_state_read(int fd, json_t **ret);
-/* Start-up of the new svd from that state: instead of loading units and
- * starting the wanted ones. */
-int manager_startup_from_state(Manager *m, json_t *state);
+/* Start-up of the new svd from that state, instead of loading units and
+ * starting the wanted ones: the services and their processes first, then
+ * (once the manager serves the control socket handed over as "listenFd")
+ * the notify socket, the waiting client's answer and READY=1. */
+int manager_state_restore(Manager *m, json_t *state);
+int manager_state_resume(Manager *m, json_t *state);

@@ -15,6 +15,7 @@
 #include "basic/parse-util.h"
 #include "basic/string-table.h"
 #include "basic/time-util.h"
+#include "basic/unit-name.h"
 #include "basic/strv.h"
 #include "svd-log.h"
 
@@ -1654,6 +1655,29 @@ Service *service_find(ServiceContext *c, const char *name) {
         Service key = { .name = (char *) name }, *k = &key;
         Service **s = bsearch(&k, c->services, c->n_services, sizeof(Service *), service_compare);
         return s ? *s : NULL;
+}
+
+/* The aliases are few and a lookup by one is rare (a client's or a
+ * dependency's name that is no unit's own): a walk of the table. */
+static Service *service_find_alias(ServiceContext *c, const char *name) {
+        _cleanup_free_ char *stripped = strdup(name);
+
+        if (!stripped)
+                return NULL;
+        unit_name_strip_suffix(stripped);
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
+                if (s->unit && strv_contains(s->unit->aliases, stripped))
+                        return s;
+        }
+        return NULL;
+}
+
+Service *service_lookup(ServiceContext *c, const char *name) {
+        assert(c);
+        if (!name)
+                return NULL;
+        return service_find(c, name) ?: service_find_alias(c, name);
 }
 
 Service *service_find_or_instantiate(ServiceContext *c, const char *name) {

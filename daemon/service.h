@@ -173,6 +173,9 @@ typedef struct ServiceContext {
  * frees the service at index i. */
 #define SERVICE_CONTEXT_MAX 65536U
 Service *service_find(ServiceContext *c, const char *name);
+/* A unit's own name first, then the names its Alias= gives it, as systemctl
+ * takes them: what a client's or a dependency's name means. */
+Service *service_lookup(ServiceContext *c, const char *name);
 /* The same, and an instance of a template ("web@8080" of web@.service) is created when it is not
  * in the table yet (the instantiate callback). */
 Service *service_find_or_instantiate(ServiceContext *c, const char *name);

@@ -320,7 +320,7 @@ static Service *lookup_service(VarlinkManager *vm, VarlinkCall *call, json_t *pa
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return NULL;
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(vm->manager, name);
+        Service *s = service_lookup(&vm->manager->ctx, name);
         if (!s)
                 (void) varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
         return s;
@@ -334,7 +334,7 @@ static Service *lookup_startable(VarlinkManager *vm, VarlinkCall *call, json_t *
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return NULL;
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(vm->manager, name) ?: manager_instantiate(vm->manager, name);
+        Service *s = service_lookup(&vm->manager->ctx, name) ?: manager_instantiate(vm->manager, name);
         if (!s) {
                 (void) varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
                 return NULL;
@@ -361,7 +361,7 @@ static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) 
                 return varlink_call_error_invalid_parameter(call, "logLines");
         VarlinkManager *vm = userdata;
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(vm->manager, name);
+        Service *s = service_lookup(&vm->manager->ctx, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
         _cleanup_free_ char *hint = NULL;
@@ -444,7 +444,7 @@ static int method_logs(VarlinkCall *call, json_t *parameters, void *userdata) {
                 return varlink_call_error_invalid_parameter(call, "lines");
         if (follow && !varlink_call_wants_more(call))
                 return varlink_call_error(call, "org.varlink.service.ExpectedMore", NULL);
-        Service *s = manager_get_service(vm->manager, name);
+        Service *s = service_lookup(&vm->manager->ctx, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
         _cleanup_free_ char *hint = NULL;
@@ -524,7 +524,7 @@ static int method_kill(VarlinkCall *call, json_t *parameters, void *userdata) {
         if (sig < 1 || sig >= NSIG)
                 return varlink_call_error_invalid_parameter(call, "signal");
         const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = manager_get_service(m, name);
+        Service *s = service_lookup(&m->ctx, name);
         if (!s)
                 return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
         int r = service_kill(s, (int) sig);
@@ -549,7 +549,7 @@ static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *user
         if (!reset)
                 return -ENOMEM;
         if (name) {
-                Service *s = manager_get_service(m, name);
+                Service *s = service_lookup(&m->ctx, name);
                 if (!s) {
                         json_decref(reset);
                         return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
