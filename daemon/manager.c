@@ -478,12 +478,17 @@ int manager_startup(Manager *m) {
         manager_kill_leftovers(m);
         Service *main_service = NULL;
         if (m->main_service) {
-                main_service = service_lookup(&m->ctx, m->main_service);
-                if (!main_service || !main_service->unit)
+                /* Started as an operator's start is, recorded as wanted by the loop below. */
+                const char *refusal = NULL;
+                r = manager_job_prepare(m, MANAGER_JOB_START, m->main_service, /* record= */ false, &main_service,
+                                        &refusal);
+                if (r == -ESRCH)
+                        return log_error_errno(ENOENT, "Main service '%s': no such unit.", m->main_service);
+                if (r < 0)
+                        return log_error_errno(r, "Main service '%s': %s.", m->main_service, refusal ?: strerror(-r));
+                if (!main_service->unit)
                         return log_error_errno(ENOENT, "Main service '%s': %s.", m->main_service,
-                                               !main_service ? "no such unit"
-                                               : main_service->load_error ? main_service->load_error
-                                                                          : "not loaded");
+                                               main_service->load_error ?: "not loaded");
         }
 
         r = manager_listen(m, -EBADF);
@@ -501,10 +506,17 @@ int manager_startup(Manager *m) {
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {
                 Service *s = m->ctx.services[i];
-                if (s->unit && (service_wanted_at_startup(s, m->crash_restored) || s == main_service)) {
-                        (void) service_start(s, NULL, NULL);
-                        n++;
+                if (!s->unit || !(service_wanted_at_startup(s, m->crash_restored) || s == main_service))
+                        continue;
+                const char *refusal = NULL;
+                Service *t = NULL;
+                r = manager_job_prepare(m, MANAGER_JOB_START, s->name, /* record= */ false, &t, &refusal);
+                if (r < 0) {
+                        log_warning_errno(r, "%s: wanted, but not started: %s.", s->name, refusal ?: strerror(-r));
+                        continue;
                 }
+                (void) manager_job_op(MANAGER_JOB_START)(t, NULL, NULL);
+                n++;
         }
         if (m->crash_restored)
                 log_notice("Restored %zu services wanted before svd's previous instance ended uncleanly.", n);

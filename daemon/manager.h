@@ -11,6 +11,7 @@
  * has the socket served and passes state changes on.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <systemd/sd-event.h>
@@ -130,6 +131,32 @@ int manager_load_units(Manager *m);
 Service *manager_instantiate(Manager *m, const char *name);
 /* Drops removed units that have settled (from a defer source). */
 void manager_schedule_gc(Manager *m);
+/* ---- manager-job.c: the operator's start, stop and restart ----
+ *
+ * The one place of the operator's policy, for the protocol and for start-up
+ * alike. manager_job_prepare() says what name means: the service (a start
+ * or restart creates an instance of a template), or -ESRCH when there is
+ * none, or -EBADR when it may not start (a template itself, a unit whose
+ * file a reload removed), with the service in *ret and the reason, a static
+ * string, in *ret_refusal. A start or restart of a settled service applies
+ * the definition a reload left pending for it. With record, the operator's
+ * wish goes into the wanted state (wanted.h): start-up starts what is
+ * wanted already and records nothing. manager_job_op() is then the job's
+ * service operation (service_start(), ...). */
+typedef enum ManagerJob {
+        MANAGER_JOB_START,
+        MANAGER_JOB_STOP,
+        MANAGER_JOB_RESTART,
+        _MANAGER_JOB_MAX,
+        _MANAGER_JOB_INVALID = -EINVAL,
+} ManagerJob;
+
+const char *manager_job_to_string(ManagerJob j);
+ManagerJob manager_job_from_string(const char *s);
+int manager_job_prepare(Manager *m, ManagerJob job, const char *name, bool record, Service **ret,
+                        const char **ret_refusal);
+ServiceOpFn manager_job_op(ManagerJob job);
+
 /* Before an operator's start: a settled service takes a pending reloaded definition now. */
 void manager_apply_pending(Manager *m, Service *s);
 

@@ -331,6 +331,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Service *, service_free);
  * -ENOMEM when the waiter cannot be queued (nothing was done, done is not
  * called), else 0. service_forget_waiters() drops the waiters with userdata
  * without calling them (the client went away). */
+/* What service_start(), service_stop(), service_restart() and service_reload() are. */
+typedef int (*ServiceOpFn)(Service *s, ServiceDoneFn done, void *userdata);
 int service_start(Service *s, ServiceDoneFn done, void *userdata);
 int service_stop(Service *s, ServiceDoneFn done, void *userdata);
 int service_restart(Service *s, ServiceDoneFn done, void *userdata);

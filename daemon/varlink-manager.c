@@ -226,7 +226,6 @@ static void on_job_done(Service *s, const ServiceJobResult *r, void *userdata) {
         }
 }
 
-typedef int (*ServiceOpFn)(Service *s, ServiceDoneFn done, void *userdata);
 
 /* Runs op with the call waiting for its outcome. */
 static int service_job(Service *s, VarlinkCall *call, ServiceOpFn op) {
@@ -326,28 +325,6 @@ static Service *lookup_service(VarlinkManager *vm, VarlinkCall *call, json_t *pa
         return s;
 }
 
-/* For Start and Restart: the service, or an instance of its template created now ("web@8080" of
- * web@.service); a template itself is refused, as systemd refuses to start one. */
-static Service *lookup_startable(VarlinkManager *vm, VarlinkCall *call, json_t *parameters) {
-        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
-
-        if (varlink_call_check_parameters(call, parameters, fields) < 0)
-                return NULL;
-        const char *name = json_string_value(json_object_get(parameters, "name"));
-        Service *s = service_lookup(&vm->manager->ctx, name) ?: manager_instantiate(vm->manager, name);
-        if (!s) {
-                (void) varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
-                return NULL;
-        }
-        if (unit_name_is_template(s->name)) {
-                (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
-                                          json_pack("{s:s,s:s}", "name", s->name, "message",
-                                                    "a template is started as an instance, NAME@INSTANCE"));
-                return NULL;
-        }
-        return s;
-}
-
 /* Lines of the log tail Status gives at most (svctl status asks for 10). */
 #define STATUS_LOG_LINES_MAX 1000
 
@@ -382,43 +359,36 @@ static int method_status(VarlinkCall *call, json_t *parameters, void *userdata) 
         return varlink_call_reply(call, reply);
 }
 
-/* A unit whose file was removed at a reload runs on until stopped but is not started again. */
-static bool refuse_removed(Service *s, VarlinkCall *call) {
-        if (!s->removed)
-                return false;
-        (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
-                                  json_pack("{s:s,s:s}", "name", s->name, "message",
-                                            "the unit file was removed (svctl reload)"));
-        return true;
+/* Start, Stop, Restart: the manager's policy (manager_job_prepare()), its outcome as the reply. */
+static int method_job(VarlinkCall *call, json_t *parameters, VarlinkManager *vm, ManagerJob job) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
+        const char *refusal = NULL;
+        Service *s = NULL;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        int r = manager_job_prepare(vm->manager, job, name, /* record= */ true, &s, &refusal);
+        if (r == -ESRCH)
+                return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        if (r == -EBADR)
+                return varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", refusal));
+        if (r < 0)
+                return varlink_call_error_errno(call, -r);
+        return service_job(s, call, manager_job_op(job));
 }
 
 static int method_start(VarlinkCall *call, json_t *parameters, void *userdata) {
-        VarlinkManager *vm = userdata;
-        Service *s = lookup_startable(vm, call, parameters);
-        if (!s || refuse_removed(s, call))
-                return 0;
-        manager_apply_pending(vm->manager, s);
-        manager_record_wanted(vm->manager, s, /* start= */ true);
-        return service_job(s, call, service_start);
+        return method_job(call, parameters, userdata, MANAGER_JOB_START);
 }
 
 static int method_stop(VarlinkCall *call, json_t *parameters, void *userdata) {
-        VarlinkManager *vm = userdata;
-        Service *s = lookup_service(vm, call, parameters);
-        if (!s)
-                return 0;
-        manager_record_wanted(vm->manager, s, /* start= */ false);
-        return service_job(s, call, service_stop);
+        return method_job(call, parameters, userdata, MANAGER_JOB_STOP);
 }
 
 static int method_restart(VarlinkCall *call, json_t *parameters, void *userdata) {
-        VarlinkManager *vm = userdata;
-        Service *s = lookup_startable(vm, call, parameters);
-        if (!s || refuse_removed(s, call))
-                return 0;
-        manager_apply_pending(vm->manager, s);
-        manager_record_wanted(vm->manager, s, /* start= */ true);
-        return service_job(s, call, service_restart);
+        return method_job(call, parameters, userdata, MANAGER_JOB_RESTART);
 }
 
 static int method_reload_service(VarlinkCall *call, json_t *parameters, void *userdata) {

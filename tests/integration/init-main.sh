@@ -101,4 +101,12 @@ run "$SVD" --units "$UNITS" --socket "$T/other.sock" --main-service nosuch
 expect_rc "--main-service nosuch: svd refuses to start" 1
 expect_contains "... saying why" "$ERR" "Main service 'nosuch': no such unit."
 
+# ---- a template: its instance is the main service, as an operator's start makes it ----
+printf '%s\n' "[Service]" "ExecStart=$SH -c 'exit %i'" >"$UNITS/inst@.service"
+run timeout $((30 * TIMEOUT_FACTOR)) "$SVD" --units "$UNITS" --socket "$T/inst.sock" --main-service inst@5
+expect_rc "--main-service inst@5: the instance of inst@.service runs, svd exits with its status" 5
+run "$SVD" --units "$UNITS" --socket "$T/tmpl.sock" --main-service inst@
+expect_rc "--main-service inst@ (the template itself): svd refuses to start" 1
+expect_contains "... saying why" "$ERR" "Main service 'inst@': a template is started as an instance, NAME@INSTANCE."
+
 done_testing
