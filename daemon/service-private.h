@@ -69,10 +69,10 @@ bool service_should_restart(Service *s, ServiceResult result);
 bool service_start_limit_test(Service *s);
 /* A start by hand opens a new window and counts in it. */
 void service_start_limit_reset(Service *s, bool counting);
-/* Schedules the restart (RestartSec=, with back-off): 0, or -errno when the
- * timer cannot be armed. */
-int service_schedule_restart(Service *s);
-int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata);
+/* Why the start limit refused a start, for the log and status (malloc'd; NULL without memory). */
+char *service_start_limit_message(const Service *s);
+/* How long the next restart waits (RestartSec=, with RestartSteps= back-off). */
+uint64_t service_restart_delay(const Service *s);
 
 /* ---- service-condition.c ---- */
 
@@ -139,12 +139,15 @@ void service_dynamic_user_release(Service *s);
 /* ---- service-idle.c ---- */
 
 #define SERVICE_IDLE_MAX_USEC (5 * USEC_PER_SEC) /* as systemd's IDLE_TIMEOUT_USEC */
-/* Type=idle: true when s waits for other jobs before its spawn (service-idle.c spawns it). */
-bool service_idle_wait(Service *s);
-void service_idle_cancel(Service *s);
-int service_on_idle_timeout(sd_event_source *source, uint64_t usec, void *userdata);
+/* Type=idle: whether another service has a start or stop under way (an idle one waiting does not
+ * count). */
+bool service_idle_jobs_pending(const Service *s);
 
 /* ---- service.c, for the other parts ---- */
+
+/* The timers' handlers, by name in the re-exec state (service-serialize.c). */
+int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata);
+int service_on_idle_timeout(sd_event_source *source, uint64_t usec, void *userdata);
 
 /* Answers every waiting Start and Restart with r. */
 void service_answer_start_waiters(Service *s, const ServiceJobResult *r);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Restart policy: whether an end is restarted (Restart=), after how long
- * (RestartSec= with RestartSteps= back-off), and the start limit. */
+ * (RestartSec= with RestartSteps= back-off), and the start limit. Verdicts
+ * and numbers only: the state machine (service.c) acts on them. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "basic/parse-util.h"
-#include "svd-log.h"
 #include "service-private.h"
 
 static bool service_exit_in_set(const ExitStatus *st, const ExitStatusSet *set) {
@@ -64,32 +64,15 @@ bool service_start_limit_test(Service *s) {
         return false;
 }
 
-int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata) {
-        Service *s = userdata;
-
-        assert(s->state == SERVICE_AUTO_RESTART);
-        service_unset_timer(s);
-        if (!service_start_limit_test(s)) {
-                char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
-                if (asprintf(&msg,
-                             "start limit hit: %u starts within StartLimitIntervalSec=%s (StartLimitBurst=%u); "
-                             "'svctl reset-failed %s' clears it",
-                             s->start_limit_count, format_timespan(t, sizeof(t), s->unit->start_limit_interval_usec),
-                             s->unit->start_limit_burst, s->name) < 0)
-                        msg = NULL;
-                log_error("%s: Start request repeated too quickly, refusing to start: %s", s->name,
-                          msg ? msg : "start limit hit");
-                service_set_last_error(s, msg);
-                s->result = SERVICE_FAILURE_START_LIMIT_HIT;
-                s->want_running = false;
-                service_set_state(s, SERVICE_FAILED);
-                return 0;
-        }
-        s->restarts++;
-        s->result = SERVICE_SUCCESS; /* the failure that caused the restart is history now */
-        log_info("%s: restarting (restart %u)", s->name, s->restarts);
-        (void) service_spawn(s);
-        return 0;
+char *service_start_limit_message(const Service *s) {
+        char t[FORMAT_TIMESPAN_MAX], *msg = NULL;
+        if (asprintf(&msg,
+                     "start limit hit: %u starts within StartLimitIntervalSec=%s (StartLimitBurst=%u); "
+                     "'svctl reset-failed %s' clears it",
+                     s->start_limit_count, format_timespan(t, sizeof(t), s->unit->start_limit_interval_usec),
+                     s->unit->start_limit_burst, s->name) < 0)
+                return NULL;
+        return msg;
 }
 
 void service_start_limit_reset(Service *s, bool counting) {
@@ -97,13 +80,6 @@ void service_start_limit_reset(Service *s, bool counting) {
         s->start_limit_count = counting ? 1 : 0;
 }
 
-int service_schedule_restart(Service *s) {
-        uint64_t delay = unit_restart_delay_usec(s->unit, s->restarts + 1);
-        int r = service_arm_timer(s, delay, service_on_restart_timer);
-        if (r < 0)
-                return r;
-        if (delay != s->unit->restart_usec)
-                log_info("%s: restarting in %s (back-off step %u).", s->name,
-                         format_timespan((char[FORMAT_TIMESPAN_MAX]){}, FORMAT_TIMESPAN_MAX, delay), s->restarts + 1);
-        return 0;
+uint64_t service_restart_delay(const Service *s) {
+        return unit_restart_delay_usec(s->unit, s->restarts + 1);
 }

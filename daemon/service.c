@@ -439,6 +439,89 @@ fail:
         }
 }
 
+/* ---- Restart= (the verdicts: service-restart.c) ---- */
+
+int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+
+        assert(s->state == SERVICE_AUTO_RESTART);
+        service_unset_timer(s);
+        if (!service_start_limit_test(s)) {
+                char *msg = service_start_limit_message(s);
+                log_error("%s: Start request repeated too quickly, refusing to start: %s", s->name,
+                          msg ? msg : "start limit hit");
+                service_set_last_error(s, msg);
+                s->result = SERVICE_FAILURE_START_LIMIT_HIT;
+                s->want_running = false;
+                service_set_state(s, SERVICE_FAILED);
+                return 0;
+        }
+        s->restarts++;
+        s->result = SERVICE_SUCCESS; /* the failure that caused the restart is history now */
+        log_info("%s: restarting (restart %u)", s->name, s->restarts);
+        (void) service_spawn(s);
+        return 0;
+}
+
+/* Arms the restart (RestartSec=, with back-off): 0, or -errno when the timer cannot be armed. */
+static int service_schedule_restart(Service *s) {
+        uint64_t delay = service_restart_delay(s);
+        int r = service_arm_timer(s, delay, service_on_restart_timer);
+        if (r < 0)
+                return r;
+        if (delay != s->unit->restart_usec)
+                log_info("%s: restarting in %s (back-off step %u).", s->name,
+                         format_timespan((char[FORMAT_TIMESPAN_MAX]){}, FORMAT_TIMESPAN_MAX, delay), s->restarts + 1);
+        return 0;
+}
+
+/* ---- Type=idle (whether others' jobs are under way: service-idle.c) ---- */
+
+static void service_idle_cancel(Service *s) {
+        if (!s->idle_source && s->timer_cb != service_on_idle_timeout)
+                return;
+        s->idle_source = sd_event_source_disable_unref(s->idle_source);
+        if (s->timer_cb == service_on_idle_timeout)
+                service_unset_timer(s);
+}
+
+static void service_idle_go(Service *s) {
+        service_idle_cancel(s);
+        if (s->state == SERVICE_INACTIVE || s->state == SERVICE_FAILED)
+                (void) service_spawn(s);
+}
+
+static int service_on_idle_post(sd_event_source *source, void *userdata) {
+        Service *s = userdata;
+        if (!service_idle_jobs_pending(s))
+                service_idle_go(s);
+        return 0;
+}
+
+int service_on_idle_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        log_debug("%s: other jobs still run after %s, starting anyway (Type=idle).", s->name, "5s");
+        service_idle_go(s);
+        return 0;
+}
+
+/* Type=idle: true when s waits for other jobs before its spawn (spawned from the post source or
+ * the timer then). */
+static bool service_idle_wait(Service *s) {
+        if (s->unit->type != SERVICE_TYPE_IDLE || s->idle_source || !service_idle_jobs_pending(s))
+                return false;
+        int r = sd_event_add_post(s->ctx->event, &s->idle_source, service_on_idle_post, s);
+        if (r >= 0)
+                r = service_arm_timer(s, SERVICE_IDLE_MAX_USEC, service_on_idle_timeout);
+        if (r < 0) {
+                log_warning_errno(r, "%s: Failed to wait for other jobs, starting now: %m", s->name);
+                service_idle_cancel(s);
+                return false;
+        }
+        log_debug("%s: waiting for other jobs to be dispatched (Type=idle).", s->name);
+        return true;
+}
+
 /* ---- exits ---- */
 
 static bool exit_is_clean_signal(int sig) {
