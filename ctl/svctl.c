@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * svctl: the command-line client of svd. Parses the command line, finds the
- * verb, connects to svd's varlink socket and hands over to verbs.c. Exit
+ * verb, connects to svd's varlink socket and hands over to the verb. Exit
  * codes follow systemctl: 0 success, 3 a service given to "status" is not
  * running, 4 no such service, 1 anything else (with one line on stderr).
  */
@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "macros.h"
+#include "options.h"
 #include "parse-util.h"
 #include "socket-path.h"
 #include "strv.h"
@@ -37,6 +39,9 @@ int arg_signal = SIGTERM;
 uint64_t arg_timeout_usec = 0;
 int64_t arg_lines = -1;
 bool arg_follow = false;
+bool arg_quiet = false;
+char **arg_properties = NULL;
+bool arg_value = false;
 static bool arg_timeout_set = false;
 
 typedef struct Verb {
@@ -47,6 +52,13 @@ typedef struct Verb {
         uint64_t timeout_usec;
         VerbFunction run;
 } Verb;
+
+/* With names, as systemctl reload NAME: the services' ExecReload=; without, as daemon-reload. */
+static int verb_reload(VarlinkClient *c, int argc, char **argv) {
+        if (argc > 1)
+                return verb_reload_services(c, argc, argv);
+        return verb_daemon_reload(c, argc, argv);
+}
 
 static const Verb verbs[] = {
         { "list", 0, 0, false, TIMEOUT_QUERY_USEC, verb_list },
@@ -60,7 +72,7 @@ static const Verb verbs[] = {
         { "logs", 1, 1, true, TIMEOUT_QUERY_USEC, verb_logs },
         { "watch", 0, 0, false, TIMEOUT_QUERY_USEC, verb_watch },
         { "reload", 0, VERB_ANY, true, TIMEOUT_CHANGE_USEC, verb_reload },
-        { "daemon-reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_reload },
+        { "daemon-reload", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_daemon_reload },
         { "daemon-reexec", 0, 0, false, TIMEOUT_CHANGE_USEC, verb_daemon_reexec },
         { "is-active", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_active },
         { "is-failed", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_failed },

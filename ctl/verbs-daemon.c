@@ -1,14 +1,74 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The verbs that act on svd itself rather than on a service: daemon-reload and
- * reload without names (re-read the unit directory) and daemon-reexec (run
- * svd's binary anew). */
-#include "verbs.h"
-
+/* The verbs that concern svd itself rather than a service: info (svd's version,
+ * kernel, mode, cgroups), daemon-reload and reload without names (re-read the
+ * unit directory) and daemon-reexec (run svd's binary anew). */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "call.h"
+#include "options.h"
+#include "output.h"
+#include "verbs.h"
+
+#define METHOD_INFO "io.svd.Manager.Info"
 #define METHOD_RELOAD "io.svd.Manager.Reload"
 #define METHOD_REEXEC "io.svd.Manager.Reexec"
+
+/* ---- info ---- */
+
+int verb_info(VarlinkClient *c, int argc, char **argv) {
+        _cleanup_json_ json_t *reply = NULL;
+        int64_t v;
+
+        int r = call_or_fail(c, METHOD_INFO, "get svd's info", &reply);
+        if (r != 0)
+                return r;
+
+        json_t *p = reply_parameters(reply);
+        if (arg_json)
+                return print_json(p);
+
+        const char *mode = json_get_str(p, "mode") ?: "-";
+        const char *reason = json_get_str(p, "modeReason");
+        _cleanup_free_ char *flags = join_strings(json_object_get(p, "flags"), /* exec_quoting= */ false);
+
+        print_info_line("Version", "%s", json_get_str(p, "version") ?: "-");
+        print_info_line("Kernel", "%s", json_get_str(p, "kernel") ?: "-");
+        print_info_line("Mode", "%s", mode);
+        print_info_line("Mode reason", "%s", isempty(reason) ? "-" : reason);
+        print_info_line("Flags", "%s", isempty(flags) ? "-" : flags);
+        if (json_get_int(p, "pid", &v))
+                print_info_line("PID", "%lld", (long long) v);
+        else
+                print_info_line("PID", "-");
+        if (json_get_int(p, "uid", &v))
+                print_info_line("UID", "%lld", (long long) v);
+        else
+                print_info_line("UID", "-");
+        print_info_line("Unit directory", "%s", json_get_str(p, "unitDirectory") ?: "-");
+        print_info_line("Socket", "%s", json_get_str(p, "socket") ?: "-");
+        if (json_get_int(p, "services", &v))
+                print_info_line("Services", "%lld", (long long) v);
+        else
+                print_info_line("Services", "-");
+        json_t *cg = json_object_get(p, "cgroup");
+        const char *cg_reason = json_get_str(p, "cgroupReason");
+        print_info_line("Cgroups", "%s: %s", json_is_true(cg) ? "yes" : "no", isempty(cg_reason) ? "-" : cg_reason);
+        /* An older svd does not tell which controllers are missing. */
+        _cleanup_free_ char *missing = join_strings(json_object_get(p, "cgroupControllersMissing"),
+                                                    /* exec_quoting= */ false);
+        if (!isempty(missing)) {
+                print_info_line("Missing controllers", "%s (MemoryMax=, TasksMax=, CPUWeight= need memory, pids, "
+                                "cpu: not applied without)", missing);
+                print_info_line("To get them", "systemd's Delegate=%s for svd.service, on a unified cgroup "
+                                "hierarchy (a hybrid or legacy one keeps controllers in cgroup v1: boot with "
+                                "systemd.unified_cgroup_hierarchy=1)", missing);
+        }
+
+        return EXIT_SUCCESS;
+}
+
+/* ---- daemon-reload, daemon-reexec ---- */
 
 static void print_names(const char *label, json_t *names) {
         size_t i;
@@ -24,12 +84,9 @@ static void print_names(const char *label, json_t *names) {
         fputc('\n', stdout);
 }
 
-int verb_reload(VarlinkClient *c, int argc, char **argv) {
+int verb_daemon_reload(VarlinkClient *c, int argc, char **argv) {
         _cleanup_json_ json_t *reply = NULL;
 
-        /* With names, as systemctl reload NAME: the services' ExecReload=. */
-        if (argc > 1 && streq(argv[0], "reload"))
-                return verb_reload_services(c, argc, argv);
         int r = call_or_fail(c, METHOD_RELOAD, "reload units", &reply);
         if (r != 0)
                 return r;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* svctl's unit-level verbs as systemctl has them: is-active, is-failed (systemctl's exit codes),
- * cat (the unit file), show (systemd's property names, KEY=VALUE), and the unit lines of status
- * (conditions, assertions, documentation). */
+ * cat (the unit file), show (systemd's property names, KEY=VALUE). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10,46 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "file-util.h"
+#include "options.h"
+#include "output.h"
 #include "verbs.h"
 
-#define METHOD_STATUS "io.svd.Manager.Status"
-#define ERROR_NO_SUCH_SERVICE "io.svd.Manager.NoSuchService"
-
 #define CAT_FILE_MAX (1U << 20) /* bytes of a unit file `cat` prints, svd's own limit */
-
-bool arg_quiet = false;
-char **arg_properties = NULL;
-bool arg_value = false;
-
-/* systemd's ActiveState= and SubState= of svd's states (systemd's service state table). */
-static const struct {
-        const char *state, *active, *sub;
-} state_map[] = {
-        { "inactive", "inactive", "dead" },
-        { "starting", "activating", "start" },
-        { "running", "active", "running" },
-        { "reloading", "reloading", "reload" },
-        { "exited", "active", "exited" },
-        { "stopping", "deactivating", "stop-sigterm" },
-        { "killing", "deactivating", "stop-sigkill" },
-        { "auto-restart", "activating", "auto-restart" },
-        { "failed", "failed", "failed" },
-};
-
-const char *active_state_of(const char *state) {
-        for (size_t i = 0; state && i < ELEMENTSOF(state_map); i++)
-                if (streq(state, state_map[i].state))
-                        return state_map[i].active;
-        return "inactive";
-}
-
-static const char *sub_state_of(const char *state) {
-        for (size_t i = 0; state && i < ELEMENTSOF(state_map); i++)
-                if (streq(state, state_map[i].state))
-                        return state_map[i].sub;
-        return "dead";
-}
 
 /* Status of name: 1 and *ret_service, 0 when there is no such service, or the exit code / -errno
  * after the message. */
@@ -333,43 +299,4 @@ int verb_show(VarlinkClient *c, int argc, char **argv) {
                 show_service_properties(service);
         }
         return ret;
-}
-
-/* ---- status ---- */
-
-/* "Condition: start condition unmet at TIME; AGO" and "└─ X was not met" below, as systemctl. */
-static void print_check(json_t *s, const char *label, const char *what, const char *failed_key,
-                        const char *usec_key) {
-        const char *failed = json_get_str(s, failed_key);
-        char ts[128], ago[64];
-        int64_t v;
-
-        if (!failed || !json_get_int(s, usec_key, &v))
-                return;
-        print_field(label, "%s unmet at %s; %s", what, format_timestamp(ts, sizeof(ts), v) ?: "?",
-                    format_ago(ago, sizeof(ago), v));
-        printf("%13s\u2514\u2500 ", ""); /* └─ */
-        fputs_escaped(failed, stdout);
-        fputs(" was not met\n", stdout);
-}
-
-void print_status_unit(json_t *s) {
-        json_t *docs = json_object_get(s, "documentation"), *e;
-        size_t i;
-
-        print_check(s, "Condition", "start condition", "conditionFailed", "conditionUsec");
-        print_check(s, "Assert", "start assertion", "assertFailed", "assertUsec");
-        /* One URI a line, the label on the first, as systemctl. */
-        json_array_foreach(docs, i, e) {
-                const char *uri = json_string_value(e);
-                if (!uri)
-                        continue;
-                if (i == 0)
-                        print_field("Docs", "%s", uri);
-                else {
-                        printf("%13s", "");
-                        fputs_escaped(uri, stdout);
-                        fputc('\n', stdout);
-                }
-        }
 }

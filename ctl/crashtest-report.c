@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The record of a round and the report of the run: a line per round, the summary, the chart, the
+ * JSON. */
+#include "crashtest-report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crashtest-options.h"
+
+/* ---- a round ---- */
+
+void text_append(char *buf, size_t size, const char *s) {
+        size_t l = strlen(buf);
+        if (l + 2 >= size)
+                return;
+        snprintf(buf + l, size - l, "%s%s", l > 0 ? "," : "", s);
+}
+
+_printf_(2, 3) void round_fail(Round *rd, const char *fmt, ...) {
+        va_list ap;
+        char s[TEXT_MAX];
+        va_start(ap, fmt);
+        vsnprintf(s, sizeof(s), fmt, ap);
+        va_end(ap);
+        rd->failed = true;
+        if (isempty(rd->reason))
+                snprintf(rd->reason, sizeof(rd->reason), "%s", s);
+        else {
+                size_t l = strlen(rd->reason);
+                snprintf(rd->reason + l, sizeof(rd->reason) - l, "; %s", s);
+        }
+}
+
+void round_print(const Round *rd, FILE *f) {
+        char death[32], rec[32], check[32];
+        if (rd->last_death_usec >= 0)
+                snprintf(death, sizeof(death), "%.1fms", (double)rd->last_death_usec / 1000.0);
+        else
+                snprintf(death, sizeof(death), "-");
+        if (rd->recover_usec >= 0)
+                snprintf(rec, sizeof(rec), "%.1fms", (double)rd->recover_usec / 1000.0);
+        else
+                snprintf(rec, sizeof(rec), "-");
+        if (rd->check_rc < 0)
+                snprintf(check, sizeof(check), "-");
+        else if (rd->check_rc == 0)
+                snprintf(check, sizeof(check), "ok");
+        else
+                snprintf(check, sizeof(check), "FAIL(%d)", rd->check_rc);
+        fprintf(f,
+                "round %u %s fault=%s targets=%s at=%s mode=%s via=%s tracked=%zu survivors=%zu zombies=%zu "
+                "last-death=%s recover=%s check=%s",
+                rd->number, rd->failed ? "FAIL" : "ok", fault_to_string(rd->fault),
+                isempty(rd->targets) ? "-" : rd->targets, rd->moment, rd->mode,
+                isempty(rd->via) ? "-" : rd->via, rd->tracked, rd->survivors, rd->zombies, death, rec,
+                check);
+        if (rd->failed)
+                fprintf(f, " reason=\"%s\"", rd->reason);
+        fputc('\n', f);
+        fflush(f);
+}
+
+static json_t *round_json(const Round *rd) {
+        json_t *o = json_pack("{s:i,s:b,s:s,s:s,s:s,s:s,s:b,s:i,s:i,s:i,s:s,s:s}", "round", (int)rd->number,
+                              "ok", !rd->failed, "fault", fault_to_string(rd->fault), "targets", rd->targets,
+                              "at", rd->moment, "mode", rd->mode, "fired", rd->fired, "tracked",
+                              (int)rd->tracked, "survivors", (int)rd->survivors, "zombies", (int)rd->zombies,
+                              "survivorNames", rd->survivor_names, "missing", rd->missing);
+        if (!o)
+                return NULL;
+        (void)json_object_set_new(o, "faultUsec", json_integer((json_int_t)rd->fault_realtime_usec));
+        (void)json_object_set_new(o, "via", json_string(rd->via));
+        if (rd->fault == FAULT_SVD_OOM) {
+                (void)json_object_set_new(o, "oomKills", json_integer((json_int_t)rd->oom_kills));
+                (void)json_object_set_new(o, "oomMemoryCurrent", json_integer((json_int_t)rd->oom_usage));
+        }
+        (void)json_object_set_new(
+            o, "lastDeathUsec", rd->last_death_usec >= 0 ? json_integer(rd->last_death_usec) : json_null());
+        (void)json_object_set_new(o, "recoverUsec",
+                                  rd->recover_usec >= 0 ? json_integer(rd->recover_usec) : json_null());
+        (void)json_object_set_new(o, "check", rd->check_rc >= 0 ? json_integer(rd->check_rc) : json_null());
+        if (rd->check_rc > 0)
+                (void)json_object_set_new(o, "checkLog", json_string(rd->check_log));
+        if (rd->failed)
+                (void)json_object_set_new(o, "reason", json_string(rd->reason));
+        return o;
+}
+
+/* ---- the run ---- */
+
+int report_add(Report *rp, const Round *rd) {
+        rp->done++;
+        if (rd->failed)
+                rp->failures++;
+        if (rp->done > rp->allocated) {
+                rp->allocated = rp->allocated ? rp->allocated * 2 : 64;
+                int64_t *a = realloc(rp->deaths, rp->allocated * sizeof(*a));
+                if (a)
+                        rp->deaths = a;
+                int64_t *b = realloc(rp->recovers, rp->allocated * sizeof(*b));
+                if (b)
+                        rp->recovers = b;
+                if (!a || !b)
+                        return -ENOMEM;
+        }
+        if (rd->last_death_usec >= 0)
+                rp->deaths[rp->n_deaths++] = rd->last_death_usec;
+        if (rd->recover_usec >= 0)
+                rp->recovers[rp->n_recovers++] = rd->recover_usec;
+        (void)json_array_append_new(rp->rounds, round_json(rd));
+        return 0;
+}
+
+static double percentile(int64_t *v, size_t n, double p) {
+        if (n == 0)
+                return 0;
+        /* nearest rank */
+        size_t k = (size_t)(p * (double)n + 0.999999);
+        if (k < 1)
+                k = 1;
+        if (k > n)
+                k = n;
+        return (double)v[k - 1];
+}
+
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* The chart: one point per round, from DIR/rounds.dat, drawn by gnuplot
+ * (a script on its stdin). Returns gnuplot's exit status, or -errno. */
+static int chart_write(const char *dir, const char *mode, json_t *rounds) {
+        char dat[PATH_MAX];
+        snprintf(dat, sizeof(dat), "%s/rounds.dat", dir);
+        FILE *f = fopen(dat, "we");
+        if (!f)
+                return -errno;
+        fprintf(f, "# round recover_ms last_death_ms\n");
+        size_t i;
+        json_t *o;
+        json_array_foreach(rounds, i, o) {
+                json_t *rec = json_object_get(o, "recoverUsec"),
+                       *death = json_object_get(o, "lastDeathUsec");
+                fprintf(f, "%d ", (int)json_integer_value(json_object_get(o, "round")));
+                if (json_is_integer(rec))
+                        fprintf(f, "%.3f ", (double)json_integer_value(rec) / 1000.0);
+                else
+                        fprintf(f, "NaN ");
+                if (json_is_integer(death))
+                        fprintf(f, "%.3f\n", (double)json_integer_value(death) / 1000.0);
+                else
+                        fprintf(f, "NaN\n");
+        }
+        if (fclose(f) != 0)
+                return -errno;
+
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                close(p[0]);
+                close(p[1]);
+                return -errno;
+        }
+        if (pid == 0) {
+                (void)dup2(p[0], 0);
+                execlp("gnuplot", "gnuplot", (char *)NULL);
+                dprintf(2, "svd-crashtest: exec gnuplot: %m\n");
+                _exit(127);
+        }
+        close(p[0]);
+        FILE *g = fdopen(p[1], "w");
+        if (!g) {
+                close(p[1]);
+        } else {
+                fprintf(g,
+                        "set terminal pngcairo size 1000,420\n"
+                        "set output '%s'\n"
+                        "set title 'svd-crashtest: seed %llu, mode %s'\n"
+                        "set xlabel 'round'\nset ylabel 'ms'\nset grid\nset key top left\n"
+                        "plot '%s' using 1:2 with linespoints title 'time to recover', "
+                        "'%s' using 1:3 with linespoints title 'time to last death'\n",
+                        arg_chart, (unsigned long long)arg_seed, mode, dat, dat);
+                fclose(g);
+        }
+        int status;
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, uint64_t elapsed_usec) {
+        unsigned done = rp->done, failures = rp->failures;
+
+        qsort(rp->deaths, rp->n_deaths, sizeof(int64_t), cmp_i64);
+        qsort(rp->recovers, rp->n_recovers, sizeof(int64_t), cmp_i64);
+        double d50 = percentile(rp->deaths, rp->n_deaths, 0.5) / 1000.0,
+               d95 = percentile(rp->deaths, rp->n_deaths, 0.95) / 1000.0;
+        double r50 = percentile(rp->recovers, rp->n_recovers, 0.5) / 1000.0,
+               r95 = percentile(rp->recovers, rp->n_recovers, 0.95) / 1000.0;
+        double minutes = (double)elapsed_usec / 60e6;
+        char sd50[32] = "-", sd95[32] = "-", sr50[32] = "-", sr95[32] = "-";
+        if (rp->n_deaths > 0) {
+                snprintf(sd50, sizeof(sd50), "%.1f ms", d50);
+                snprintf(sd95, sizeof(sd95), "%.1f ms", d95);
+        }
+        if (rp->n_recovers > 0) {
+                snprintf(sr50, sizeof(sr50), "%.1f ms", r50);
+                snprintf(sr95, sizeof(sr95), "%.1f ms", r95);
+        }
+        fprintf(lines,
+                "summary: %u rounds, %u failed, seed %llu, mode %s; last death median %s p95 %s; "
+                "recover median %s p95 %s; %.1f rounds/min\n",
+                done, failures, (unsigned long long)arg_seed, mode, sd50, sd95, sr50, sr95,
+                minutes > 0 ? done / minutes : 0.0);
+        if (arg_chart) {
+                int c = chart_write(dir, mode, rp->rounds);
+                if (c != 0)
+                        fprintf(stderr, "svd-crashtest: Failed to draw '%s' (gnuplot: %d), ignoring\n",
+                                arg_chart, c);
+                else
+                        fprintf(stderr, "svd-crashtest: chart in %s\n", arg_chart);
+        }
+        if (arg_json) {
+                json_t *o = json_pack("{s:I,s:o,s:{s:i,s:i,s:s,s:f,s:f,s:f,s:f,s:f}}", "seed",
+                                      (json_int_t)arg_seed, "rounds", rp->rounds, "summary", "rounds",
+                                      (int)done, "failed", (int)failures, "mode", mode, "lastDeathMedianMs",
+                                      d50, "lastDeathP95Ms", d95, "recoverMedianMs", r50, "recoverP95Ms",
+                                      r95, "roundsPerMinute", minutes > 0 ? done / minutes : 0.0);
+                char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+                if (s)
+                        printf("%s\n", s);
+                free(s);
+                json_decref(o);
+        } else
+                json_decref(rp->rounds);
+        rp->rounds = NULL;
+        free(rp->deaths);
+        free(rp->recovers);
+        rp->deaths = rp->recovers = NULL;
+}

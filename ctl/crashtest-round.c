@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* One round: its schedule, its moment, its fault, the aftermath and the recovery. */
+#include "crashtest-round.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crashtest-cgroup.h"
+#include "crashtest-options.h"
+#include "crashtest-proc.h"
+#include "crashtest-workload.h"
+#include "missing-syscall.h"
+#include "varlink-wire.h"
+
+/* ---- the schedule ---- */
+
+/* splitmix64, the generator of a round's schedule. */
+typedef struct Rng {
+        uint64_t s;
+} Rng;
+
+static uint64_t rng_next(Rng *g) {
+        uint64_t z = (g->s += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+
+static uint64_t rng_below(Rng *g, uint64_t n) {
+        return n == 0 ? 0 : rng_next(g) % n;
+}
+
+typedef struct Schedule {
+        Fault fault;
+        uint64_t delay_usec;
+        Rng rng;
+} Schedule;
+
+static Schedule schedule_for(unsigned round) {
+        Schedule s = {.rng = {arg_seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)round)}};
+        (void)rng_next(&s.rng);
+        Fault choice[_FAULT_MAX];
+        size_t n = 0;
+        for (int f = 0; f < _FAULT_MAX; f++)
+                if (arg_fault_set[f])
+                        choice[n++] = (Fault)f;
+        s.fault = choice[rng_below(&s.rng, n)];
+        if (arg_at == AT_RANDOM)
+                s.delay_usec = arg_at_min_usec + rng_below(&s.rng, arg_at_max_usec - arg_at_min_usec + 1);
+        else if (arg_at == AT_DELAY)
+                s.delay_usec = arg_at_min_usec;
+        return s;
+}
+
+/* Picks the services a service fault hits: --target names, else the wanted ones. */
+static void schedule_targets(Schedule *s, Runner *r) {
+        char **pool = arg_targets;
+        size_t n = arg_n_targets;
+        _cleanup_free_ char **names = NULL;
+        if (n == 0) {
+                names = calloc(r->n_services ? r->n_services : 1, sizeof(char *));
+                if (!names)
+                        return;
+                for (size_t i = 0; i < r->n_services; i++)
+                        names[i] = r->services[i].name;
+                pool = names;
+                n = r->n_services;
+        }
+        for (size_t i = 0; i < r->n_services; i++)
+                r->services[i].killed = false;
+        if (n == 0)
+                return;
+        if (s->fault == FAULT_SERVICE_KILL || s->fault == FAULT_SERVICE_STOP) {
+                Service *svc = runner_find(r, pool[rng_below(&s->rng, n)]);
+                if (svc)
+                        svc->killed = true;
+        } else if (s->fault == FAULT_SERVICE_KILL_ALL) {
+                for (size_t i = 0; i < n; i++) {
+                        Service *svc = runner_find(r, pool[i]);
+                        if (svc)
+                                svc->killed = true;
+                }
+        } else if (s->fault == FAULT_SERVICE_KILL_SOME) {
+                /* A non-empty random subset. */
+                bool any = false;
+                for (size_t i = 0; i < n; i++) {
+                        Service *svc = runner_find(r, pool[i]);
+                        if (svc && rng_below(&s->rng, 2)) {
+                                svc->killed = true;
+                                any = true;
+                        }
+                }
+                if (!any) {
+                        Service *svc = runner_find(r, pool[rng_below(&s->rng, n)]);
+                        if (svc)
+                                svc->killed = true;
+                }
+        }
+}
+
+/* ---- the moment ---- */
+
+/* The event source of an event moment, in place before the workload starts
+ * (and before the round's clock runs), so that no event is missed: the
+ * subscription's or the log follower's first reply has come back. */
+static int moment_arm(Runner *r, VarlinkClient **ret) {
+        _cleanup_(varlink_client_freep) VarlinkClient *ev = NULL;
+        int q;
+
+        if (arg_at == AT_STATE) {
+                q = runner_subscribe(r, &ev);
+                if (q < 0)
+                        return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
+        } else if (arg_at == AT_LOG) {
+                q = varlink_client_connect(r->socket, &ev);
+                if (q < 0)
+                        return runner_fail(r, "Failed to connect: %s", strerror(-q));
+                _cleanup_json_ json_t *params =
+                    json_pack("{s:s,s:i,s:b}", "name", arg_at_name, "lines", 0, "follow", true);
+                q = varlink_client_send(ev, "io.svd.Manager.Logs", params, /* more= */ true);
+                _cleanup_json_ json_t *first = NULL;
+                if (q >= 0)
+                        q = varlink_client_read(ev, CALL_TIMEOUT_USEC, &first);
+                if (q < 0)
+                        return runner_fail(r, "Failed to follow the log of '%s': %s", arg_at_name,
+                                           strerror(-q));
+                if (json_object_get(first, "error"))
+                        return runner_fail(r, "Failed to follow the log of '%s': %s", arg_at_name,
+                                           json_string_value(json_object_get(first, "error")));
+        }
+        *ret = TAKE_PTR(ev);
+        return 0;
+}
+
+/* Waits for the round's moment. Returns 1 when it came, 0 on timeout. */
+static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
+        int q;
+
+        uint64_t start = now_usec(CLOCK_MONOTONIC);
+        uint64_t deadline =
+            IN_SET(arg_at, AT_RANDOM, AT_DELAY) ? start + s->delay_usec : start + arg_trigger_timeout_usec;
+        for (;;) {
+                /* Whatever is already buffered first: poll() does not see it. */
+                while (ev) {
+                        _cleanup_json_ json_t *m = NULL;
+                        q = varlink_client_read(ev, 0, &m);
+                        if (q == -ETIMEDOUT)
+                                break;
+                        if (q < 0)
+                                return runner_fail(r, "The event stream ended: %s", strerror(-q));
+                        if (json_object_get(m, "error"))
+                                return runner_fail(r, "The event stream failed: %s",
+                                                   json_string_value(json_object_get(m, "error")));
+                        json_t *p = json_object_get(m, "parameters");
+                        if (arg_at == AT_STATE) {
+                                json_t *e = json_object_get(p, "event");
+                                const char *name = json_string_value(json_object_get(e, "name"));
+                                const char *state = json_string_value(json_object_get(e, "state"));
+                                if (name && state && streq(name, arg_at_name) && streq(state, arg_at_value))
+                                        return 1;
+                        } else {
+                                size_t i;
+                                json_t *line;
+                                json_array_foreach(json_object_get(p, "lines"), i, line) {
+                                        const char *msg =
+                                            json_string_value(json_object_get(line, "message"));
+                                        if (msg && regexec(&arg_at_regex, msg, 0, NULL, 0) == 0)
+                                                return 1;
+                                }
+                        }
+                }
+                workload_drain(r);
+                if (arg_at == AT_MARKER && r->marker_seen)
+                        return 1;
+
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+                if (now >= deadline)
+                        return IN_SET(arg_at, AT_RANDOM, AT_DELAY) ? 1 : 0;
+                struct pollfd p[2];
+                nfds_t np = 0;
+                if (ev)
+                        p[np++] = (struct pollfd){.fd = ev->fd, .events = POLLIN};
+                if (r->workload_out >= 0)
+                        p[np++] = (struct pollfd){.fd = r->workload_out, .events = POLLIN};
+                uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
+                (void)poll(p, np, ms > INT_MAX ? INT_MAX : (int)ms);
+        }
+}
+
+/* ---- the aftermath and the recovery ---- */
+
+static void round_snapshot_roots(Runner *r, const Round *rd, ProcRoot **ret, size_t *ret_n) {
+        ProcRoot *roots = calloc(r->n_services + 1, sizeof(*roots));
+        size_t n = 0;
+        if (!roots) {
+                *ret = NULL;
+                *ret_n = 0;
+                return;
+        }
+        if (fault_is_svd(rd->fault) && r->svd_pid > 0)
+                roots[n++] = (ProcRoot){.pid = r->svd_pid, .owner = "svd"};
+        for (size_t i = 0; i < r->n_services; i++) {
+                Service *svc = &r->services[i];
+                if (svc->pid > 0 && (fault_is_svd(rd->fault) || svc->killed))
+                        roots[n++] = (ProcRoot){.pid = svc->pid, .owner = svc->name};
+        }
+        *ret = roots;
+        *ret_n = n;
+}
+
+/* Waits until every wanted service is ready again: svd's events, after a
+ * List that gives the state at the moment of subscribing. Sets ready time. */
+static int wait_recovered(Runner *r, VarlinkClient **evp, uint64_t deadline, uint64_t *ret_ready) {
+        VarlinkClient *ev = *evp;
+        int q = runner_list(r, /* collect_wanted= */ false);
+        if (q < 0)
+                return q;
+        uint64_t last = now_usec(CLOCK_MONOTONIC);
+        for (;;) {
+                bool all = true;
+                for (size_t i = 0; i < r->n_services; i++)
+                        all = all && (r->services[i].ready || !r->services[i].expected);
+                if (all) {
+                        *ret_ready = last;
+                        return 0;
+                }
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                workload_drain(r);
+                _cleanup_json_ json_t *m = NULL;
+                uint64_t wait = deadline - now;
+                if (r->workload_out >= 0 && wait > 100 * USEC_PER_MSEC)
+                        wait = 100 * USEC_PER_MSEC; /* keep reading the workload's output */
+                q = varlink_client_read(ev, wait, &m);
+                if (q == -ETIMEDOUT)
+                        continue;
+                if (q == -ECONNRESET) {
+                        /* Cut by a re-exec of the workload's: subscribe again
+                         * and take the state from a fresh List. */
+                        *evp = ev = varlink_client_free(ev);
+                        q = runner_subscribe(r, evp);
+                        if (q < 0)
+                                return q;
+                        ev = *evp;
+                        q = runner_list(r, /* collect_wanted= */ false);
+                        if (q < 0)
+                                return q;
+                        continue;
+                }
+                if (q < 0)
+                        return q;
+                json_t *e = json_object_get(json_object_get(m, "parameters"), "event");
+                const char *name = json_string_value(json_object_get(e, "name"));
+                const char *state = json_string_value(json_object_get(e, "state"));
+                Service *svc = name ? runner_find(r, name) : NULL;
+                if (!svc)
+                        continue;
+                json_t *pid = json_object_get(e, "pid");
+                pid_t p = json_is_integer(pid) ? (pid_t)json_integer_value(pid) : 0;
+                bool ready = state_is_ready(state) && (!svc->killed || p != svc->old_pid);
+                if (ready && !svc->ready) {
+                        svc->starts++;
+                        last = now_usec(CLOCK_MONOTONIC);
+                }
+                svc->ready = ready;
+                svc->pid = p;
+        }
+}
+
+/* ---- the faults ---- */
+
+/* svd-stop, service-stop: the freezer on svd's cgroup or on the service's
+ * (its whole tree), else SIGSTOP to svd or the service's main process; held
+ * for --stop-time from the moment the freezer reports the cgroup frozen (or
+ * from the signal), then thawed (SIGCONT). */
+static void fault_stop(Runner *r, Round *rd, Fault f) {
+        _cleanup_close_ int fd = -EBADF, cg = -EBADF;
+        char why[256] = "";
+        Service *target = NULL;
+
+        if (f == FAULT_SERVICE_STOP)
+                for (size_t i = 0; i < r->n_services && !target; i++)
+                        if (r->services[i].killed && r->services[i].pid > 0)
+                                target = &r->services[i];
+        if (f == FAULT_SVD_STOP ? r->svd_pid <= 0 : !target) {
+                round_fail(rd, "no process to stop");
+                return;
+        }
+        if (arg_stop_by != STOP_BY_SIGNAL) {
+                if (f == FAULT_SVD_STOP) {
+                        if (r->cg.available)
+                                cg = fcntl(r->cg.svd_fd, F_DUPFD_CLOEXEC, 3);
+                        else
+                                snprintf(why, sizeof(why), "svd has no cgroup of its own");
+                } else
+                        (void)cgroup_open_freezable(target->pid, r->self, r->svd_pid, &cg, why, sizeof(why));
+                if (cg < 0 && arg_stop_by == STOP_BY_FREEZE) {
+                        round_fail(rd, "cannot freeze: %s", why);
+                        return;
+                }
+        }
+
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + arg_death_timeout_usec;
+        if (cg >= 0) {
+                snprintf(rd->via, sizeof(rd->via), "freeze");
+                int k = cgroup_freeze(cg, /* freeze= */ true, deadline);
+                if (k < 0)
+                        round_fail(rd, "the cgroup did not freeze within %llu ms: %s",
+                                   (unsigned long long)(arg_death_timeout_usec / USEC_PER_MSEC),
+                                   strerror(-k));
+        } else {
+                snprintf(rd->via, sizeof(rd->via), "sigstop");
+                fd = f == FAULT_SVD_STOP ? fcntl(r->svd_pidfd, F_DUPFD_CLOEXEC, 3)
+                                         : sys_pidfd_open(target->pid, 0);
+                if (fd < 0) {
+                        round_fail(rd, "no process to stop: %m");
+                        return;
+                }
+                (void)sys_pidfd_send_signal(fd, SIGSTOP, NULL, 0);
+        }
+
+        uint64_t until = now_usec(CLOCK_MONOTONIC) + arg_stop_usec;
+        for (uint64_t now; (now = now_usec(CLOCK_MONOTONIC)) < until;) {
+                struct pollfd p = {.fd = r->workload_out, .events = POLLIN};
+                (void)poll(&p, r->workload_out >= 0 ? 1 : 0, (int)((until - now) / 1000) + 1);
+                workload_drain(r);
+        }
+
+        if (cg >= 0) {
+                int k = cgroup_freeze(cg, /* freeze= */ false,
+                                      now_usec(CLOCK_MONOTONIC) + arg_death_timeout_usec);
+                if (k < 0)
+                        round_fail(rd, "the cgroup did not thaw within %llu ms: %s",
+                                   (unsigned long long)(arg_death_timeout_usec / USEC_PER_MSEC),
+                                   strerror(-k));
+        } else
+                (void)sys_pidfd_send_signal(fd, SIGCONT, NULL, 0);
+        for (size_t i = 0; i < r->n_services; i++)
+                r->services[i].killed = false; /* stopped, not killed: same pid afterwards */
+}
+
+/* svd-oom: memory.max of svd's cgroup lowered to 0, under anything reclaim
+ * can give back (svd's cgroup may not swap), so the write ends in the
+ * kernel's OOM killer, which kills svd (memory.oom.group: everything in
+ * svd's leaf). Its memory.events oom_kill counter before, for the proof. */
+static void fault_oom(Runner *r, Round *rd, uint64_t *ret_before) {
+        uint64_t cur = 0;
+        int k;
+
+        assert(r->cg.memory);
+        k = cgroup_oom_kills(r->cg.svd_fd, ret_before);
+        if (k < 0) {
+                round_fail(rd, "cannot read %s/supervisor/memory.events: %s", r->cg.path, strerror(-k));
+                return;
+        }
+        (void)cgroup_memory_current(r->cg.svd_fd, &cur);
+        snprintf(rd->via, sizeof(rd->via), "oom-killer");
+        rd->oom_usage = cur;
+        k = cgroup_memory_max(r->cg.svd_fd, "0");
+        if (k < 0)
+                round_fail(rd, "cannot lower %s/supervisor/memory.max: %s", r->cg.path, strerror(-k));
+}
+
+/* After svd-oom's aftermath: the OOM killer's own count says that it was
+ * the one that killed svd; then svd's limit is lifted for the restart. */
+static void fault_oom_verify(Runner *r, Round *rd, uint64_t before) {
+        uint64_t after = before;
+        int k = cgroup_oom_kills(r->cg.svd_fd, &after);
+        if (k < 0)
+                round_fail(rd, "cannot read %s/supervisor/memory.events: %s", r->cg.path, strerror(-k));
+        else if (after <= before)
+                round_fail(rd,
+                           "svd was not killed by the OOM killer (memory.events oom_kill stayed at %llu)",
+                           (unsigned long long)after);
+        rd->oom_kills = after > before ? after - before : 0;
+        snprintf(rd->via, sizeof(rd->via), "oom-killer(+%llu)", (unsigned long long)rd->oom_kills);
+        k = cgroup_memory_max(r->cg.svd_fd, "max");
+        if (k < 0)
+                round_fail(rd, "cannot lift %s/supervisor/memory.max: %s", r->cg.path, strerror(-k));
+}
+
+/* ---- the steps of a round ---- */
+
+/* svd up, every wanted service started (a no-op for those that run), then the probe. 1 when
+ * ready, 0 when the round failed there, or -errno. */
+static int round_ready(Runner *r, Round *rd) {
+        int q;
+
+        if (r->svd_pid == 0) {
+                q = runner_start_svd(r);
+                if (q < 0)
+                        return q;
+        }
+        snprintf(rd->mode, sizeof(rd->mode), "%s", r->mode);
+
+        q = runner_start_services(r);
+        if (q < 0) {
+                round_fail(rd, "wanted services did not start: %s", r->error);
+                return 0;
+        }
+        q = runner_list(r, /* collect_wanted= */ false);
+        if (q < 0)
+                return q;
+        if (probe_until_ok(rd) < 0) {
+                round_fail(rd, "the probe did not succeed within the ready timeout");
+                return 0;
+        }
+        return 1;
+}
+
+/* Whom the fault hits, and what must be back after it: each service's pid before, and whether it
+ * is expected ready again. */
+static void round_aim(Runner *r, Round *rd, Schedule *s) {
+        schedule_targets(s, r);
+        if (fault_is_svd(s->fault))
+                snprintf(rd->targets, sizeof(rd->targets), "svd");
+        for (size_t i = 0; i < r->n_services; i++) {
+                Service *svc = &r->services[i];
+                svc->old_pid = svc->pid;
+                svc->starts = 0;
+                if (svc->killed)
+                        text_append(rd->targets, sizeof(rd->targets), svc->name);
+                if (fault_ends_svd(s->fault))
+                        svc->killed = true; /* every service dies with svd */
+                /* A service whose Restart= does not restart it after a kill is
+                 * expected to stay down while svd runs; the next round starts it. */
+                svc->expected = fault_is_svd(s->fault) || !svc->killed || svc->restarts_on_kill;
+        }
+}
+
+/* The moment in words, for the report: "random:120ms", "state:web=running", "log:web", "marker". */
+static void round_describe_moment(Round *rd, const Schedule *s) {
+        switch (arg_at) {
+        case AT_RANDOM:
+        case AT_DELAY:
+                snprintf(rd->moment, sizeof(rd->moment), "%s:%llums",
+                         arg_at == AT_RANDOM ? "random" : "delay",
+                         (unsigned long long)(s->delay_usec / USEC_PER_MSEC));
+                break;
+        case AT_STATE:
+                snprintf(rd->moment, sizeof(rd->moment), "state:%s=%s", arg_at_name, arg_at_value);
+                break;
+        case AT_LOG:
+                snprintf(rd->moment, sizeof(rd->moment), "log:%s", arg_at_name);
+                break;
+        case AT_MARKER:
+                snprintf(rd->moment, sizeof(rd->moment), "marker");
+                break;
+        default:
+                assert(false);
+        }
+}
+
+/* The moment's event source armed, the workload started, the moment awaited. 1 when it came, 0
+ * when it did not (the round failed, the workload is stopped), or -errno. */
+static int round_await_moment(Runner *r, Round *rd, const Schedule *s) {
+        _cleanup_(varlink_client_freep) VarlinkClient *moment_ev = NULL;
+        int q;
+
+        q = moment_arm(r, &moment_ev);
+        if (q < 0)
+                return q;
+
+        q = workload_start(r, rd);
+        if (q < 0)
+                return q;
+
+        q = wait_moment(r, s, moment_ev);
+        if (q < 0)
+                return q;
+        rd->fired = q > 0;
+        moment_ev = varlink_client_free(moment_ev);
+        if (!rd->fired) {
+                round_fail(rd, "the moment never came within %llu s",
+                           (unsigned long long)(arg_trigger_timeout_usec / USEC_PER_SEC));
+                workload_stop(r);
+                return 0;
+        }
+        return 1;
+}
+
+/* The trees the fault kills, each process held by a pidfd before it. */
+static int round_track(Runner *r, Round *rd, ProcTracker *t) {
+        _cleanup_free_ ProcRoot *roots = NULL;
+        size_t n_roots;
+
+        round_snapshot_roots(r, rd, &roots, &n_roots);
+        int q = proc_tracker_collect(t, roots, n_roots, r->self, r->workload_pgid,
+                                     /* include_escaped= */ fault_is_svd(rd->fault));
+        if (q < 0)
+                return runner_fail(r, "Failed to read the process trees: %s", strerror(-q));
+        rd->tracked = t->n;
+        return 0;
+}
+
+/* SIGKILL to the main process of each service the fault hits. */
+static void fault_kill_services(Runner *r, Round *rd) {
+        for (size_t i = 0; i < r->n_services; i++) {
+                Service *svc = &r->services[i];
+                if (!svc->killed || svc->pid <= 0)
+                        continue;
+                _cleanup_close_ int fd = sys_pidfd_open(svc->pid, 0);
+                if (fd >= 0)
+                        (void)sys_pidfd_send_signal(fd, SIGKILL, NULL, 0);
+        }
+        snprintf(rd->via, sizeof(rd->via), "sigkill");
+}
+
+/* The fault itself. svd-oom: memory.events' oom_kill counter before, in *ret_oom_before. */
+static void round_deal_fault(Runner *r, Round *rd, uint64_t *ret_oom_before) {
+        switch (rd->fault) {
+        case FAULT_SVD_KILL:
+                (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
+                snprintf(rd->via, sizeof(rd->via), "sigkill");
+                break;
+        case FAULT_SVD_TERM:
+                (void)sys_pidfd_send_signal(r->svd_pidfd, SIGTERM, NULL, 0);
+                snprintf(rd->via, sizeof(rd->via), "sigterm");
+                break;
+        case FAULT_SVD_OOM:
+                fault_oom(r, rd, ret_oom_before);
+                break;
+        case FAULT_SVD_STOP:
+        case FAULT_SERVICE_STOP:
+                fault_stop(r, rd, rd->fault);
+                break;
+        case FAULT_SERVICE_KILL:
+        case FAULT_SERVICE_KILL_SOME:
+        case FAULT_SERVICE_KILL_ALL:
+                fault_kill_services(r, rd);
+                break;
+        default:
+                assert(false);
+        }
+}
+
+/* Waits until every tracked process is dead: rd->survivors, rd->last_death_usec. */
+static int round_wait_dead(Runner *r, Round *rd, ProcTracker *t, uint64_t t_fault) {
+        uint64_t timeout = arg_death_timeout_usec;
+        if (rd->fault == FAULT_SVD_TERM && timeout < 90 * USEC_PER_SEC)
+                timeout = 90 * USEC_PER_SEC; /* a clean stop waits for TimeoutStopSec= */
+        rd->survivors = proc_tracker_wait_dead(t, t_fault + timeout, runner_reap, r);
+        if (fault_ends_svd(rd->fault)) {
+                /* What svd created between the snapshot and the fault
+                 * (a service's process still before its exec, with
+                 * svd's listening socket in its fd table): svd's
+                 * orphans, now re-parented to the runner. Held and
+                 * waited for like the rest, so that the next svd
+                 * never starts beside a piece of the last one. */
+                size_t before = t->n;
+                int q = proc_tracker_collect(t, NULL, 0, r->self, r->workload_pgid,
+                                             /* include_escaped= */ true);
+                if (q < 0)
+                        return runner_fail(r, "Failed to read svd's orphans: %s", strerror(-q));
+                if (t->n > before) {
+                        rd->tracked = t->n;
+                        rd->survivors = proc_tracker_wait_dead(t, t_fault + timeout, runner_reap, r);
+                }
+        }
+        uint64_t last = proc_tracker_last_death(t);
+        rd->last_death_usec = last > t_fault ? (int64_t)(last - t_fault) : 0;
+        return 0;
+}
+
+/* A zombie has no event to wait on: its parent reaps it when it will. One
+ * read of each per pass, passes until the deadline. */
+static void round_wait_zombies(Runner *r, Round *rd, ProcTracker *t) {
+        uint64_t zdeadline = now_usec(CLOCK_MONOTONIC) + arg_death_timeout_usec;
+        for (;;) {
+                runner_reap(r);
+                rd->zombies = proc_tracker_count_zombies(t);
+                if (rd->zombies == 0 || now_usec(CLOCK_MONOTONIC) >= zdeadline)
+                        break;
+                (void)poll(NULL, 0, 10);
+        }
+}
+
+/* The aftermath of a fault that kills: every tracked process dead, none a zombie. What is left
+ * fails the round, and is then killed, out of the way of the next round. */
+static int round_aftermath(Runner *r, Round *rd, ProcTracker *t, uint64_t t_fault) {
+        int q = round_wait_dead(r, rd, t, t_fault);
+        if (q < 0)
+                return q;
+        round_wait_zombies(r, rd, t);
+        for (size_t i = 0; i < t->n; i++) {
+                char s2[128];
+                if (!t->procs[i].dead || t->procs[i].zombie) {
+                        snprintf(s2, sizeof(s2), "%s:%d(%s)%s", t->procs[i].owner, (int)t->procs[i].pid,
+                                 t->procs[i].comm, t->procs[i].zombie ? "zombie" : "");
+                        text_append(rd->survivor_names, sizeof(rd->survivor_names), s2);
+                }
+        }
+        if (rd->survivors > 0)
+                round_fail(rd, "%zu survivor(s): %s", rd->survivors, rd->survivor_names);
+        if (rd->zombies > 0)
+                round_fail(rd, "%zu zombie(s) left", rd->zombies);
+        proc_tracker_kill_survivors(t);
+        (void)proc_tracker_wait_dead(t, now_usec(CLOCK_MONOTONIC) + arg_death_timeout_usec, runner_reap, r);
+        return 0;
+}
+
+/* svd started again if the fault took it, then the wait until every wanted service is back: the
+ * time to recover, or what is missing. *ev: the subscription, made here if svd is new. */
+static int round_recover(Runner *r, Round *rd, VarlinkClient **ev, uint64_t t_fault) {
+        int q;
+
+        if (fault_ends_svd(rd->fault)) {
+                runner_wait_svd_exit(r);
+                q = runner_start_svd(r);
+                if (q < 0)
+                        return q;
+                snprintf(rd->mode, sizeof(rd->mode), "%s", r->mode);
+                q = runner_subscribe(r, ev);
+                if (q < 0)
+                        return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
+        }
+        uint64_t ready_at;
+        q = wait_recovered(r, ev, t_fault + arg_recover_timeout_usec, &ready_at);
+        if (q == -ETIMEDOUT) {
+                for (size_t i = 0; i < r->n_services; i++)
+                        if (!r->services[i].ready && r->services[i].expected)
+                                text_append(rd->missing, sizeof(rd->missing), r->services[i].name);
+                round_fail(rd, "not back within %llu s: %s",
+                           (unsigned long long)(arg_recover_timeout_usec / USEC_PER_SEC), rd->missing);
+        } else if (q < 0)
+                round_fail(rd, "lost svd while recovering: %s", strerror(-q));
+        else {
+                /* A service fault whose targets all stay down (their Restart=
+                 * does not restart them) has nothing to recover. */
+                bool any =
+                    !IN_SET(rd->fault, FAULT_SERVICE_KILL, FAULT_SERVICE_KILL_SOME, FAULT_SERVICE_KILL_ALL);
+                for (size_t i = 0; i < r->n_services && !any; i++)
+                        any = r->services[i].killed && r->services[i].expected;
+                if (any)
+                        rd->recover_usec = ready_at > t_fault ? (int64_t)(ready_at - t_fault) : 0;
+        }
+        return 0;
+}
+
+/* --check, its output kept only when it fails. */
+static void round_check(Runner *r, Round *rd) {
+        if (!arg_check)
+                return;
+        snprintf(rd->check_log, sizeof(rd->check_log), "%s/round-%u.check.log", r->dir, rd->number);
+        rd->check_rc = command_run(arg_check, rd, rd->check_log);
+        if (rd->check_rc != 0)
+                round_fail(rd, "the check failed with %d (output: %s)", rd->check_rc, rd->check_log);
+        else
+                (void)unlink(rd->check_log);
+}
+
+/* ---- a round ---- */
+
+int round_run(Runner *r, unsigned number, Round *rd) {
+        int q;
+
+        *rd = (Round){.number = number, .last_death_usec = -1, .recover_usec = -1, .check_rc = -1};
+        Schedule s = schedule_for(number);
+        rd->fault = s.fault;
+
+        q = round_ready(r, rd);
+        if (q <= 0)
+                return q;
+        round_aim(r, rd, &s);
+        round_describe_moment(rd, &s);
+        q = round_await_moment(r, rd, &s);
+        if (q <= 0)
+                return q;
+
+        /* For a fault that svd survives, subscribe first: no event of the recovery is missed. */
+        _cleanup_(varlink_client_freep) VarlinkClient *ev = NULL;
+        if (!fault_ends_svd(rd->fault)) {
+                q = runner_subscribe(r, &ev);
+                if (q < 0)
+                        return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
+        }
+
+        _cleanup_(proc_tracker_done) ProcTracker t = {};
+        if (fault_kills(rd->fault)) {
+                q = round_track(r, rd, &t);
+                if (q < 0)
+                        return q;
+        }
+
+        uint64_t oom_before = 0;
+        uint64_t t_fault = now_usec(CLOCK_MONOTONIC);
+        rd->fault_realtime_usec = now_usec(CLOCK_REALTIME);
+        round_deal_fault(r, rd, &oom_before);
+
+        if (fault_kills(rd->fault)) {
+                q = round_aftermath(r, rd, &t, t_fault);
+                if (q < 0)
+                        return q;
+        }
+        if (rd->fault == FAULT_SVD_OOM)
+                fault_oom_verify(r, rd, oom_before);
+
+        q = round_recover(r, rd, &ev, t_fault);
+        if (q < 0)
+                return q;
+        ev = varlink_client_free(ev);
+
+        workload_stop(r);
+        round_check(r, rd);
+        return 0;
+}

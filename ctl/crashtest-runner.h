@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The runner and its private svd. The runner starts and owns its own svd
+ * (own socket and state directory, on the given unit directory) as a child,
+ * waits for its READY=1 (from svd's pid only, on a notify socket bound only
+ * meanwhile), asks it for its mode, the wanted services and their states,
+ * starts them, and subscribes to its events. The runner is a child
+ * subreaper, so it also reaps what escaped svd's services.
+ *
+ * The runner's own failures (not a round's findings) are printed at once
+ * and kept in r->error for the round that met them; they return -EINVAL.
+ * A call that a re-exec of svd cuts is made again, for up to
+ * CALL_TIMEOUT_USEC, as long as svd runs.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "crashtest-cgroup.h"
+#include "macros.h"
+#include "time-util.h"
+#include "varlink-client.h"
+
+#define CALL_TIMEOUT_USEC (30 * USEC_PER_SEC)
+#define SERVICES_MAX 1024U
+#define LINE_MAX_BYTES 4096U /* of the workload's output, for the marker; cut beyond */
+#define RUNNER_ERROR_MAX 512U
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(VarlinkClient *, varlink_client_free);
+
+typedef struct Service {
+        char *name;
+        pid_t pid;
+        bool ready;
+        bool killed;           /* by this round's fault: must come back under a new pid */
+        bool restarts_on_kill; /* its Restart= brings it back after a SIGKILL */
+        pid_t old_pid;
+        unsigned starts; /* times it entered a ready state while recovering */
+        bool expected;   /* must be ready again after this round's fault */
+} Service;
+
+typedef struct Runner {
+        char *dir;
+        bool dir_owned;
+        char *socket;
+        char *notify_path;
+        char *svd_log;
+        int notify_fd;
+        pid_t self;
+        pid_t svd_pid;
+        int svd_pidfd;
+        char mode[32];
+        bool cgroup;
+        CrashCgroup cg;               /* svd's own cgroup, for the freezer and the OOM fault */
+        char error[RUNNER_ERROR_MAX]; /* why the runner itself could not go on */
+        pid_t workload_pid;
+        pid_t workload_pgid; /* its session and process group (setsid()) */
+        int workload_pidfd;
+        int workload_out;
+        int workload_log;
+        char workload_line[LINE_MAX_BYTES];
+        size_t workload_line_len;
+        bool marker_seen;
+        Service *services;
+        size_t n_services;
+} Runner;
+
+/* Prints the runner's failure and keeps it in r->error; returns -EINVAL. */
+_printf_(2, 3) int runner_fail(Runner *r, const char *fmt, ...);
+
+Service *runner_find(Runner *r, const char *name);
+int runner_add_service(Runner *r, const char *name); /* once per name; -E2BIG beyond SERVICES_MAX */
+/* Reaps the runner's children without waiting: svd, the workload, orphans re-parented to it. */
+void runner_reap(void *userdata);
+void runner_done(Runner *r); /* frees its names, paths and fds; svd and the workload are stopped apart */
+
+/* Starts svd (in its own cgroup when the runner made one), waits for its READY=1 (at most
+ * --ready-timeout) and reads its mode. */
+int runner_start_svd(Runner *r);
+/* SIGTERM, then SIGKILL if svd has not stopped within 60 s; waits for its end. */
+void runner_stop_svd(Runner *r);
+/* Waits for the end of an svd that a fault has ended. */
+void runner_wait_svd_exit(Runner *r);
+
+/* List: each wanted service's state and pid, and whether its Restart= brings it back after a
+ * SIGKILL. collect_wanted: first adds every service of the unit directory that is wanted (start, or
+ * default and enabled). */
+int runner_list(Runner *r, bool collect_wanted);
+/* Starts each wanted service (a no-op for one that runs); each reply comes when it is ready. */
+int runner_start_services(Runner *r);
+/* Subscribe, the first reply read; -errno without a message. */
+int runner_subscribe(Runner *r, VarlinkClient **ret);
+
+bool state_is_ready(const char *state); /* running, or a oneshot's exited */

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The workload, the probe and the check. */
+#include "crashtest-workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crashtest-options.h"
+#include "missing-syscall.h"
+
+static void environment_set(const Round *rd) {
+        char b[64];
+        snprintf(b, sizeof(b), "%u", rd->number);
+        (void)setenv("SVD_CRASHTEST_ROUND", b, 1);
+        snprintf(b, sizeof(b), "%llu", (unsigned long long)arg_seed);
+        (void)setenv("SVD_CRASHTEST_SEED", b, 1);
+        (void)setenv("SVD_CRASHTEST_FAULT", strna(fault_to_string(rd->fault)), 1);
+        (void)setenv("SVD_CRASHTEST_TARGETS", rd->targets, 1);
+        if (rd->fault_realtime_usec > 0) {
+                snprintf(b, sizeof(b), "%llu", (unsigned long long)rd->fault_realtime_usec);
+                (void)setenv("SVD_CRASHTEST_FAULT_USEC", b, 1);
+        } else
+                (void)unsetenv("SVD_CRASHTEST_FAULT_USEC");
+}
+
+void workload_drain(Runner *r) {
+        if (r->workload_out < 0)
+                return;
+        for (;;) {
+                char buf[4096];
+                ssize_t n = read(r->workload_out, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        if (n == 0 || errno != EAGAIN)
+                                r->workload_out = safe_close(r->workload_out);
+                        return;
+                }
+                if (r->workload_log >= 0)
+                        (void)!write(r->workload_log, buf, (size_t)n);
+                for (ssize_t i = 0; i < n; i++) {
+                        if (buf[i] != '\n') {
+                                if (r->workload_line_len < sizeof(r->workload_line) - 1)
+                                        r->workload_line[r->workload_line_len++] = buf[i];
+                                continue;
+                        }
+                        r->workload_line[r->workload_line_len] = 0;
+                        r->workload_line_len = 0;
+                        if (arg_at == AT_MARKER && regexec(&arg_at_regex, r->workload_line, 0, NULL, 0) == 0)
+                                r->marker_seen = true;
+                }
+        }
+}
+
+int workload_start(Runner *r, const Round *rd) {
+        if (!arg_workload)
+                return 0;
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return runner_fail(r, "pipe2: %m");
+        pid_t pid = fork();
+        if (pid < 0) {
+                close(p[0]);
+                close(p[1]);
+                return runner_fail(r, "fork: %m");
+        }
+        if (pid == 0) {
+                (void)setsid();
+                (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+                (void)dup2(p[1], 1);
+                (void)dup2(p[1], 2);
+                environment_set(rd);
+                char b[32];
+                snprintf(b, sizeof(b), "%d", (int)r->svd_pid);
+                (void)setenv("SVD_CRASHTEST_SVD_PID", b, 1);
+                execl("/bin/sh", "sh", "-c", arg_workload, (char *)NULL);
+                _exit(127);
+        }
+        close(p[1]);
+        (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+        r->workload_out = p[0];
+        r->workload_pid = pid;
+        r->workload_pgid = pid;
+        r->workload_pidfd = sys_pidfd_open(pid, 0);
+        r->workload_line_len = 0;
+        r->marker_seen = false;
+        return 0;
+}
+
+/* Signals the workload's process group. The workload is a shell command
+ * line (sh -c), whose shell may run the real workload as a child: the
+ * group, which the runner made with setsid() and which cannot be reused
+ * while a member lives, holds them all; a pidfd names one process only. */
+static void workload_signal(Runner *r, int sig) {
+        if (r->workload_pgid > 0)
+                (void)kill(-r->workload_pgid, sig);
+}
+
+/* Its output is read meanwhile. */
+void workload_stop(Runner *r) {
+        if (r->workload_pid != 0) {
+                workload_signal(r, SIGTERM);
+                uint64_t deadline = now_usec(CLOCK_MONOTONIC) + WORKLOAD_STOP_TIMEOUT_USEC;
+                while (r->workload_pid != 0) {
+                        struct pollfd p[2] = {{.fd = r->workload_pidfd, .events = POLLIN},
+                                              {.fd = r->workload_out, .events = POLLIN}};
+                        uint64_t now = now_usec(CLOCK_MONOTONIC);
+                        if (now >= deadline)
+                                break;
+                        (void)poll(p, r->workload_out >= 0 ? 2 : 1, (int)((deadline - now) / 1000) + 1);
+                        workload_drain(r);
+                        if (p[0].revents & POLLIN) {
+                                siginfo_t si;
+                                (void)waitid(P_PIDFD, (id_t)r->workload_pidfd, &si, WEXITED);
+                                r->workload_pid = 0;
+                                r->workload_pidfd = safe_close(r->workload_pidfd);
+                        }
+                }
+        }
+        workload_signal(r, SIGKILL);
+        r->workload_pgid = 0;
+        if (r->workload_pid != 0) {
+                siginfo_t si;
+                (void)waitid(P_PIDFD, (id_t)r->workload_pidfd, &si, WEXITED);
+                r->workload_pid = 0;
+                r->workload_pidfd = safe_close(r->workload_pidfd);
+        }
+        workload_drain(r);
+        r->workload_out = safe_close(r->workload_out);
+        runner_reap(r); /* its other members were re-parented to the runner */
+}
+
+int command_run(const char *cmd, const Round *rd, const char *log_path) {
+        pid_t pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0) {
+                int fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+                                  : open("/dev/null", O_WRONLY);
+                if (fd >= 0) {
+                        (void)dup2(fd, 1);
+                        (void)dup2(fd, 2);
+                }
+                environment_set(rd);
+                execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+                _exit(127);
+        }
+        int status;
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The probe has no event to wait on, hence the interval. */
+int probe_until_ok(const Round *rd) {
+        if (!arg_probe)
+                return 0;
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + arg_ready_timeout_usec;
+        for (;;) {
+                if (command_run(arg_probe, rd, NULL) == 0)
+                        return 0;
+                if (now_usec(CLOCK_MONOTONIC) >= deadline)
+                        return -ETIMEDOUT;
+                (void)poll(NULL, 0, PROBE_INTERVAL_MSEC);
+        }
+}
