@@ -138,21 +138,25 @@ static bool service_requires(const Service *s, const Service *o) {
         return false;
 }
 
-bool deps_relations_refuse_start(Service *s) {
-        /* Requisite=: looked up by name now, so that one svd does not know fails the start as well. */
+bool deps_requisite_missing(Service *s, const char **ret_dep, char **ret_reason) {
+        /* Looked up by name now, so that one svd does not know fails the start as well. */
         for (char **n = s->unit->relations[UNIT_REQUISITE]; n && *n; n++) {
                 Service *o = service_lookup(s->ctx, *n);
                 if (o && service_is_active(o))
                         continue;
-                _cleanup_free_ char *msg = NULL;
+                char *msg = NULL;
                 if (asprintf(&msg, "Requisite= unit '%s' is %s", *n,
                              o ? service_state_to_string(o->state) : "not loaded") < 0)
                         msg = NULL;
-                service_refuse_start_dependency(s, o ? o->name : *n, msg ?: "Requisite= unit not active");
+                *ret_dep = o ? o->name : *n;
+                *ret_reason = msg;
                 return true;
         }
+        return false;
+}
 
-        /* Conflicts=: what conflicts with s stops (both are never up together). */
+void deps_conflicts_stop(Service *s) {
+        /* What conflicts with s stops (both are never up together). */
         for (size_t i = 0; i < s->deps.conflicts.n; i++) {
                 Service *o = s->deps.conflicts.items[i];
                 if (!wants_or_runs(o) || service_requires(s, o) || o->deps.propagating)
@@ -160,5 +164,4 @@ bool deps_relations_refuse_start(Service *s) {
                 log_info("%s: stopping, as '%s' conflicts with it (Conflicts=).", o->name, s->name);
                 (void) service_stop(o, NULL, NULL);
         }
-        return false;
 }

@@ -67,9 +67,11 @@ void deps_relations_state_changed(Service *s, int old);
 /* s is being stopped / restarted by request: its PartOf= units go with it. */
 void deps_relations_stop(Service *s);
 void deps_relations_restart(Service *s);
-/* Before a spawn of s: stops what conflicts with it, and fails the start (answering it, true)
- * when a Requisite= unit is not active. */
-bool deps_relations_refuse_start(Service *s);
+/* Before a spawn of s: whether a Requisite= unit is not active (true, with the unit's name in
+ * *ret_dep, valid until the table changes, and the reason, malloc'd or NULL, in *ret_reason). */
+bool deps_requisite_missing(Service *s, const char **ret_dep, char **ret_reason);
+/* Before a spawn of s: stops what conflicts with it (Conflicts=). */
+void deps_conflicts_stop(Service *s);
 
 /* Resolves all units' dependencies (again, after a reload); logs what it
  * finds and marks units with errors. */

@@ -76,10 +76,15 @@ uint64_t service_restart_delay(const Service *s);
 
 /* ---- service-condition.c ---- */
 
-/* Before a spawn: checks Condition*= and Assert*= of the unit in force. true: go on. false: the
- * start ended here, the service is inactive and the start's waiters and dependents are answered
- * (done for a condition not met, ASSERT_FAILED for an assertion). */
-bool service_conditions_allow_start(Service *s);
+typedef enum ServiceConditions {
+        SERVICE_CONDITIONS_PASS,          /* go on */
+        SERVICE_CONDITIONS_SKIP,          /* a condition is not met (s->condition_failed says which) */
+        SERVICE_CONDITIONS_ASSERT_FAILED, /* an assertion is not met (s->assert_failed says which) */
+} ServiceConditions;
+
+/* Before a spawn: checks Condition*= and Assert*= of the unit in force and records when and what
+ * failed in s. A check that could not be made passes, with its error in *ret_error. */
+ServiceConditions service_conditions_test(Service *s, int *ret_error);
 
 /* service.c: the start is complete as Type= defines it: ExecStartPost=, then running. */
 void service_enter_start_post(Service *s);

@@ -297,11 +297,71 @@ static const ExecCommand *service_main_command(const Service *s) {
         return &l->commands[s->control.exec_start_index < l->n ? s->control.exec_start_index : l->n - 1];
 }
 
+/* The start ends here: nothing runs, the service is inactive (a restart or automatic restart
+ * came from another state), and the start's waiters are answered with result. */
+static void service_start_ends(Service *s, const ServiceJobResult *result, bool success) {
+        service_unset_timer(s);
+        s->want_running = false;
+        if (s->state != SERVICE_INACTIVE)
+                service_set_state(s, SERVICE_INACTIVE);
+        service_answer_start_waiters(s, result);
+        if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
+                deps_job_done(s, success, result->message);
+}
+
+/* The start of s cannot go on because of the unit named dep: it is answered with
+ * DEPENDENCY_FAILED and s is left inactive. */
+static void service_refuse_start_dependency(Service *s, const char *dep, const char *reason) {
+        log_error("%s: Failed to start: %s", s->name, reason);
+        service_set_last_error(s, strdup(reason));
+        service_start_ends(s,
+                           &(ServiceJobResult){ .outcome = SERVICE_OUTCOME_DEPENDENCY_FAILED,
+                                                .message = reason,
+                                                .dependency = dep },
+                           /* success= */ false);
+}
+
+/* Before a spawn: Requisite= and Conflicts= first, as systemd's transaction has them, then
+ * Condition*= and Assert*=. true: go on; false: the start ended here (answered). */
+static bool service_start_allowed(Service *s) {
+        const char *dep = NULL;
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        if (deps_requisite_missing(s, &dep, &reason)) {
+                service_refuse_start_dependency(s, dep, reason ?: "Requisite= unit not active");
+                return false;
+        }
+        deps_conflicts_stop(s);
+
+        switch (service_conditions_test(s, &r)) {
+        case SERVICE_CONDITIONS_SKIP:
+                log_info("%s: Start condition not met: %s, skipping the start.", s->name, s->condition_failed);
+                service_start_ends(s, &(ServiceJobResult){ .outcome = SERVICE_OUTCOME_DONE }, /* success= */ true);
+                return false;
+        case SERVICE_CONDITIONS_ASSERT_FAILED: {
+                _cleanup_free_ char *msg = NULL;
+                log_error("%s: Failed to start: assertion not met: %s", s->name, s->assert_failed);
+                if (asprintf(&msg, "assertion not met: %s", s->assert_failed) < 0)
+                        msg = NULL;
+                service_start_ends(s,
+                                   &(ServiceJobResult){ .outcome = SERVICE_OUTCOME_ASSERT_FAILED,
+                                                        .message = msg ?: "assertion not met" },
+                                   /* success= */ false);
+                return false;
+        }
+        default:
+                if (r < 0)
+                        log_warning_errno(r, "%s: Failed to check conditions, starting anyway: %m", s->name);
+                return true;
+        }
+}
+
 /* A start begins: ExecStartPre=, then the main command. */
 int service_spawn(Service *s) {
         /* A restart is the next start: a reloaded unit file applies now. */
         service_take_next_unit(s);
-        if (!service_conditions_allow_start(s))
+        if (!service_start_allowed(s))
                 return 0;
 
         assert(s->unit);

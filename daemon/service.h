@@ -371,9 +371,6 @@ bool service_reset_failed(Service *s);
 void service_start_now(Service *s);
 void service_stop_now(Service *s);
 void service_fail_dependency(Service *s, Service *dep, const char *reason);
-/* Before a spawn (deps-unit.c): the start of s cannot go on because of the unit named dep; it is
- * answered with DEPENDENCY_FAILED and s is left inactive. */
-void service_refuse_start_dependency(Service *s, const char *dep, const char *reason);
 void service_set_load_error(Service *s, char *msg);
 
 /* Definitions (reload): service_set_unit() gives s the unit u (takes it) or,
