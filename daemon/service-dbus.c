@@ -7,7 +7,9 @@
  * on NameOwnerChanged for its name, then asks GetNameOwner: the bus handles both in order, so no
  * change slips between them. When there is no bus to connect to, the start fails at once saying
  * so; when the connection is lost while a service waits for its name, that start fails too.
- * $DBUS_SYSTEM_BUS_ADDRESS, as sd-bus reads it, names another bus.
+ * $DBUS_SYSTEM_BUS_ADDRESS, as sd-bus reads it, names another bus. This file connects, watches
+ * and reads the bus's messages; what they mean for the service, the state machine (service.c)
+ * decides in the handlers it passes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,35 +21,16 @@
 #define DBUS_PATH "/org/freedesktop/DBus"
 #define DBUS_INTERFACE "org.freedesktop.DBus"
 
-static void dbus_owner_changed(Service *s, const char *owner) {
-        bool has = owner && owner[0];
-
-        if (has && s->state == SERVICE_STARTING) {
-                log_debug("%s: bus name '%s' acquired by %s", s->name, s->unit->bus_name, owner);
-                service_unset_timer(s); /* TimeoutStartSec= */
-                s->run.execed = true;
-                service_set_state(s, SERVICE_RUNNING);
-        } else if (!has && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING) && s->run.ready) {
-                /* As systemd: a D-Bus service without its name is done. */
-                log_info("%s: released bus name '%s', stopping.", s->name, s->unit->bus_name);
-                service_enter_failure_stop(s, SERVICE_SUCCESS, s->unit->kill_signal);
-        }
-}
-
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Service *s = userdata;
+int service_dbus_read_owner_changed(Service *s, sd_bus_message *m, const char **ret_owner) {
         const char *name, *old_owner, *new_owner;
 
         if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, s->unit->bus_name))
                 return 0;
-        dbus_owner_changed(s, new_owner);
-        return 0;
+        *ret_owner = new_owner;
+        return 1;
 }
 
-static int on_get_name_owner(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Service *s = userdata;
-        const char *owner = NULL;
-
+int service_dbus_read_owner_reply(Service *s, sd_bus_message *m, const char **ret_owner) {
         s->run.bus_call = sd_bus_slot_unref(s->run.bus_call);
         if (sd_bus_message_is_method_error(m, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(m);
@@ -55,45 +38,29 @@ static int on_get_name_owner(sd_bus_message *m, void *userdata, sd_bus_error *er
                         log_debug("%s: GetNameOwner('%s'): %s", s->name, s->unit->bus_name, e->message);
                 return 0; /* not yet: NameOwnerChanged tells */
         }
-        if (sd_bus_message_read(m, "s", &owner) >= 0)
-                dbus_owner_changed(s, owner);
-        return 0;
+        return sd_bus_message_read(m, "s", ret_owner) >= 0;
 }
 
-/* The connection is gone: whoever waited for a name on it fails; the next start connects anew. */
-static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        ServiceContext *c = userdata;
+bool service_dbus_forget(Service *s) {
+        if (!s->run.bus_match)
+                return false;
+        s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
+        s->run.bus_call = sd_bus_slot_unref(s->run.bus_call);
+        return true;
+}
 
-        log_warning("The system bus connection was lost.");
-        for (size_t i = 0; i < c->n_services; i++) {
-                Service *s = c->services[i];
-                if (!s->run.bus_match)
-                        continue;
-                s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
-                s->run.bus_call = sd_bus_slot_unref(s->run.bus_call);
-                if (s->state == SERVICE_STARTING) {
-                        char *msg = NULL;
-                        if (asprintf(&msg, "the system bus connection was lost before '%s' was acquired",
-                                     s->unit->bus_name) < 0)
-                                msg = NULL;
-                        log_error("%s: %s", s->name, msg ? msg : "the system bus connection was lost");
-                        service_set_last_error(s, msg);
-                        service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, s->unit->kill_signal);
-                }
-        }
+void service_dbus_disconnect(ServiceContext *c) {
         c->bus_disconnected = sd_bus_slot_unref(c->bus_disconnected);
         c->bus = sd_bus_flush_close_unref(c->bus);
-        return 0;
 }
 
-int service_dbus_connect(ServiceContext *c, char **ret_error) {
+int service_dbus_connect(ServiceContext *c, sd_bus_message_handler_t on_disconnected, char **ret_error) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
         if (c->bus && sd_bus_is_open(c->bus) > 0)
                 return 0;
-        c->bus_disconnected = sd_bus_slot_unref(c->bus_disconnected);
-        c->bus = sd_bus_flush_close_unref(c->bus);
+        service_dbus_disconnect(c);
 
         r = sd_bus_open_system(&bus);
         if (r >= 0)
@@ -113,7 +80,7 @@ int service_dbus_connect(ServiceContext *c, char **ret_error) {
         return 0;
 }
 
-int service_dbus_watch(Service *s) {
+int service_dbus_watch(Service *s, sd_bus_message_handler_t on_owner_changed, sd_bus_message_handler_t on_owner_reply) {
         ServiceContext *c = s->ctx;
         _cleanup_free_ char *match = NULL;
         int r;
@@ -127,28 +94,14 @@ int service_dbus_watch(Service *s) {
                      "',member='NameOwnerChanged',arg0='%s'",
                      s->unit->bus_name) < 0)
                 return -ENOMEM;
-        r = sd_bus_add_match_async(c->bus, &s->run.bus_match, match, on_name_owner_changed, NULL, s);
+        r = sd_bus_add_match_async(c->bus, &s->run.bus_match, match, on_owner_changed, NULL, s);
         if (r < 0)
                 return r;
         r = sd_bus_call_method_async(c->bus, &s->run.bus_call, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",
-                                     on_get_name_owner, s, "s", s->unit->bus_name);
+                                     on_owner_reply, s, "s", s->unit->bus_name);
         if (r < 0) {
                 s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
                 return r;
         }
-        return 0;
-}
-
-int service_dbus_resume(Service *s) {
-        if (!s->unit || s->unit->type != SERVICE_TYPE_DBUS || !process_is_set(&s->run.main) ||
-            !IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING))
-                return 0;
-        _cleanup_free_ char *error = NULL;
-        int r = service_dbus_connect(s->ctx, &error);
-        if (r >= 0)
-                r = service_dbus_watch(s);
-        if (r < 0)
-                log_warning_errno(r, "%s: Failed to watch bus name '%s' again after the re-exec: %s", s->name,
-                                  s->unit->bus_name, error ? error : strerror(-r));
         return 0;
 }

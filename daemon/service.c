@@ -297,6 +297,79 @@ static const ExecCommand *service_main_command(const Service *s) {
         return &l->commands[s->control.exec_start_index < l->n ? s->control.exec_start_index : l->n - 1];
 }
 
+/* ---- Type=dbus (the bus and its messages: service-dbus.c) ---- */
+
+static void service_bus_owner(Service *s, const char *owner) {
+        bool has = owner && owner[0];
+
+        if (has && s->state == SERVICE_STARTING) {
+                log_debug("%s: bus name '%s' acquired by %s", s->name, s->unit->bus_name, owner);
+                service_unset_timer(s); /* TimeoutStartSec= */
+                s->run.execed = true;
+                service_set_state(s, SERVICE_RUNNING);
+        } else if (!has && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING) && s->run.ready) {
+                /* As systemd: a D-Bus service without its name is done. */
+                log_info("%s: released bus name '%s', stopping.", s->name, s->unit->bus_name);
+                service_enter_failure_stop(s, SERVICE_SUCCESS, s->unit->kill_signal);
+        }
+}
+
+static int service_on_bus_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Service *s = userdata;
+        const char *owner = NULL;
+        if (service_dbus_read_owner_changed(s, m, &owner) > 0)
+                service_bus_owner(s, owner);
+        return 0;
+}
+
+static int service_on_bus_owner_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Service *s = userdata;
+        const char *owner = NULL;
+        if (service_dbus_read_owner_reply(s, m, &owner) > 0)
+                service_bus_owner(s, owner);
+        return 0;
+}
+
+/* The connection is gone: whoever waited for a name on it fails; the next start connects anew. */
+static int service_on_bus_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ServiceContext *c = userdata;
+
+        log_warning("The system bus connection was lost.");
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
+                if (!service_dbus_forget(s) || s->state != SERVICE_STARTING)
+                        continue;
+                char *msg = NULL;
+                if (asprintf(&msg, "the system bus connection was lost before '%s' was acquired",
+                             s->unit->bus_name) < 0)
+                        msg = NULL;
+                log_error("%s: %s", s->name, msg ? msg : "the system bus connection was lost");
+                service_set_last_error(s, msg);
+                service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, s->unit->kill_signal);
+        }
+        service_dbus_disconnect(c);
+        return 0;
+}
+
+static int service_watch_bus(Service *s, char **ret_error) {
+        int r = service_dbus_connect(s->ctx, service_on_bus_disconnected, ret_error);
+        if (r < 0)
+                return r;
+        return service_dbus_watch(s, service_on_bus_owner_changed, service_on_bus_owner_reply);
+}
+
+int service_dbus_resume(Service *s) {
+        if (!s->unit || s->unit->type != SERVICE_TYPE_DBUS || !process_is_set(&s->run.main) ||
+            !IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING))
+                return 0;
+        _cleanup_free_ char *error = NULL;
+        int r = service_watch_bus(s, &error);
+        if (r < 0)
+                log_warning_errno(r, "%s: Failed to watch bus name '%s' again after the re-exec: %s", s->name,
+                                  s->unit->bus_name, error ? error : strerror(-r));
+        return 0;
+}
+
 /* The start ends here: nothing runs, the service is inactive (a restart or automatic restart
  * came from another state), and the start's waiters are answered with result. */
 static void service_start_ends(Service *s, const ServiceJobResult *result, bool success) {
@@ -402,7 +475,7 @@ static int service_spawn_main(Service *s) {
         }
         /* Type=dbus: with no bus to watch the name on, the start could only time out; say why now. */
         if (u->type == SERVICE_TYPE_DBUS) {
-                r = service_dbus_connect(c, &exec.error);
+                r = service_dbus_connect(c, service_on_bus_disconnected, &exec.error);
                 if (r < 0)
                         goto fail;
         }
@@ -457,7 +530,7 @@ static int service_spawn_main(Service *s) {
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
         if (u->type == SERVICE_TYPE_DBUS) {
-                r = service_dbus_watch(s);
+                r = service_dbus_watch(s, service_on_bus_owner_changed, service_on_bus_owner_reply);
                 if (r < 0) {
                         char *msg = NULL;
                         if (asprintf(&msg, "Failed to watch bus name '%s': %s", u->bus_name, strerror(-r)) < 0)
