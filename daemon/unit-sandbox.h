@@ -4,11 +4,11 @@
 /*
  * The sandboxing keys of a unit (systemd.exec(5), "Sandboxing" and "System
  * Call Filtering"), as parsed: what the service's mount namespace, other
- * namespaces and seccomp filter are to be. unit.c hands every such key's
+ * namespaces and seccomp filter are to be. unit-parse.c hands every such key's
  * value to unit_sandbox_parse(); the spawn code (spawn-sandbox.h) turns the
  * result into what the child applies.
  *
- * A sandboxing key svd does not enforce is never dropped silently: unit.c
+ * A sandboxing key svd does not enforce is never dropped silently: unit-parse.c
  * records it in not_applied, and the manager refuses the unit unless svd
  * runs with --allow-unsandboxed.
  */

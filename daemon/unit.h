@@ -3,7 +3,7 @@
 
 /*
  * Unit files: NAME.service in the unit directory, in systemd's ini syntax
- * with systemd's section and key names (unit.c's table of keys). unit_load_file() turns one file into a
+ * with systemd's section and key names (unit-keys.c's table of keys). unit_load_file() turns one file into a
  * Unit or into one error message "FILE:LINE: reason" (a bad value of a known
  * key, an unreadable file, a missing ExecStart=). Unknown sections and keys
  * are warnings "FILE:LINE: Unknown key 'Foo=' in [Service], ignoring." passed

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * unit_load_string() (daemon/unit.c) on arbitrary bytes: the whole ini
+ * unit_load_string() (daemon/unit-load.c) on arbitrary bytes: the whole ini
  * parser, every key's value parser, the warning and error message builders.
  *
  * Checks what unit.h promises besides "no crash, no leak": exactly one of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* DynamicUser=: the allocator (dynamic-user.c) in a lock directory of the test's own, and the unit
- * keys that change who a service runs as (unit.c). Unprivileged. */
+ * keys that change who a service runs as (unit-load.c). Unprivileged. */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The sandboxing keys: their values as unit.c and unit-sandbox.c parse them, the keys svd does not
+/* The sandboxing keys: their values as unit-parse.c and unit-sandbox.c parse them, the keys svd does not
  * enforce (recorded, never dropped), the order of the mount plan (spawn-sandbox.c), and the
  * seccomp filters compiling (spawn-seccomp.c). */
 #include <check.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit file keys of service types and the execution environment (unit.c): Type=forking and
+/* Unit file keys of service types and the execution environment (unit-parse.c): Type=forking and
  * Type=idle, PIDFile=, PrivatePIDs='s default that depends on the type, NotifyAccess=. */
 #include <check.h>
 #include <stdio.h>

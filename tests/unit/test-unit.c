@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit file loading (unit.c): every key, systemd's syntax where common ini parsers differ, exact
- * "FILE:LINE: reason" messages, limits, the table of keys, and the example units in units/. */
+/* Unit file loading (unit-load.c, unit-keys.c, unit-parse.c): every key, systemd's syntax where common
+ * ini parsers differ, exact "FILE:LINE: reason" messages, limits, the table of keys, and the example
+ * units in units/. */
 #include <check.h>
 #include <inttypes.h>
 #include <dirent.h>
