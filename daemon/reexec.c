@@ -268,8 +268,8 @@ fail:
 /* The state is read whole from its memfd: json_loadfd() would read(2) it
  * one byte at a time (it cannot know where the JSON ends), a syscall per
  * byte of every service's log ring. */
-int manager_state_read(int fd, json_t **ret) {
-        _cleanup_close_ int fd_close = fd;
+int manager_state_read(int state_fd, json_t **ret) {
+        _cleanup_close_ int fd = state_fd;
         json_error_t err;
         struct stat st;
         if (fstat(fd, &st) < 0)
