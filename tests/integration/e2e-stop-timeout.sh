@@ -66,17 +66,7 @@ timed() {
         ELAPSED=$(($(now_ms) - _t0))
 }
 
-# between DESCRIPTION MIN MAX VALUE
-between() {
-        if [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then
-                ok "$1 ($4 ms)"
-        else
-                not_ok "$1 ($4 ms, expected $2..$3)"
-        fi
-}
-
 start_svd
-SLACK=$((1500 * TIMEOUT_FACTOR))
 
 # ---- SIGTERM ignored: SIGKILL after TimeoutStopSec=1 ----
 
@@ -86,7 +76,8 @@ expect_rc "start stubborn" 0
 check "stubborn's main process ignores SIGTERM" sig_ignored "$PID" 15
 timed svctl stop stubborn
 expect_rc "stop stubborn exits 0" 0
-between "stop of a service ignoring SIGTERM takes TimeoutStopSec=1" 950 $((1000 + SLACK)) "$ELAPSED"
+# Not before TimeoutStopSec=1; how much later depends on the machine's load (a figure, not a check).
+check "stop of a service ignoring SIGTERM waits TimeoutStopSec=1 ($ELAPSED ms)" test "$ELAPSED" -ge 950
 check "... the process is gone when stop returns" pid_gone "$PID" "$PSTART"
 J=$(svc_json stubborn)
 L=$(json_field lastExit "$J")
@@ -104,10 +95,11 @@ start_tracked polite
 expect_rc "start polite" 0
 timed svctl stop polite
 expect_rc "stop polite exits 0" 0
-between "stop of a service that obeys SIGTERM is quick" 0 $((500 * TIMEOUT_FACTOR)) "$ELAPSED"
+diag "stop of a service that obeys SIGTERM took $ELAPSED ms"
 check "... the process is gone when stop returns" pid_gone "$PID" "$PSTART"
 J=$(svc_json polite)
 L=$(json_field lastExit "$J")
+expect_eq "... result success: SIGTERM ended it, not the timeout's SIGKILL" success "$(json_field result "$J")"
 expect_eq "... lastExit code killed" killed "$(json_field code "$L")"
 expect_eq "... lastExit signal 15" 15 "$(json_field status "$L")"
 expect_eq "... state inactive" inactive "$(json_field state "$J")"
@@ -121,7 +113,8 @@ read -r CHILD <"$T/sigint.mark.child"
 track_pid "$CHILD"
 timed svctl stop sigint
 expect_rc "stop sigint exits 0" 0
-between "stop with KillSignal=SIGINT is quick" 0 $((500 * TIMEOUT_FACTOR)) "$ELAPSED"
+diag "stop with KillSignal=SIGINT took $ELAPSED ms"
+expect_eq "... result success: SIGINT ended it, not the timeout's SIGKILL" success "$(svc_field sigint result)"
 expect_eq "the service got SIGINT, not SIGTERM" int "$(cat "$T/sigint.mark" 2>/dev/null)"
 check "... the process is gone when stop returns" pid_gone "$PID" "$PSTART"
 L=$(svc_field sigint lastExit)
@@ -136,7 +129,7 @@ T0=$(now_ms)
 stop_svd
 ELAPSED=$(($(now_ms) - T0))
 expect_eq "svd exits 1 on SIGTERM: a stop timed out" 1 "$SVD_RC"
-between "svd's shutdown waits for TimeoutStopSec=1 of the stubborn service" 950 $((1000 + SLACK)) "$ELAPSED"
+check "svd's shutdown waits for TimeoutStopSec=1 of the stubborn service ($ELAPSED ms)" test "$ELAPSED" -ge 950
 check "... which is gone when svd has exited" pid_gone "$PID" "$PSTART"
 
 done_testing
