@@ -12,7 +12,8 @@
 #                  relative SRC (tests/lib -> /svd/tests/lib), else
 #                  /svd/<basename>.
 # Every copied ELF file brings its shared libraries and the dynamic loader
-# (from ldd), at the paths ldd names. Every copied executable file also gets
+# (from ldd), at the paths ldd names, and with libc its libgcc_s (which
+# glibc opens at run time for pthread_exit() and pthread_cancel()). Every copied executable file also gets
 # a /svd/bin/<basename> symlink, so it is on the guest's PATH.
 # --env adds `export NAME='VALUE'` to /svd/env.sh, which /init sources.
 #
@@ -126,6 +127,17 @@ copy_libs() {
                 libs_done[$lib]=1
                 mkdir -p "$stage$(dirname "$lib")"
                 cp -L "$lib" "$stage$lib"
+                # glibc loads libgcc_s with dlopen() to unwind the stack in
+                # pthread_exit() and pthread_cancel() (and aborts without
+                # it), so ldd never lists it: bring it along with libc.
+                case $lib in
+                */libc.so.6)
+                        lib=$(dirname "$lib")/libgcc_s.so.1
+                        if [ -e "$lib" ] && [ -z "${libs_done[$lib]:-}" ]; then
+                                libs_done[$lib]=1
+                                cp -L "$lib" "$stage$lib"
+                        fi ;;
+                esac
         done < <(ldd "$f" 2>/dev/null || true)
 }
 

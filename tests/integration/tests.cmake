@@ -35,6 +35,7 @@ svd_integration_test(e2e-svctl-unit)
 svd_integration_test(e2e-unit-relations)
 svd_integration_test(e2e-exec-commands)
 svd_integration_test(e2e-exit-status)
+svd_integration_test(e2e-group-exit)
 # Service types and the execution environment.
 svd_integration_test(e2e-forking)
 svd_integration_test(e2e-idle)
