@@ -547,6 +547,26 @@ static int call_validate(json_t *msg, const char **ret_method, json_t **ret_para
         return 0;
 }
 
+/* A JSON string's bytes with each NUL written as the six characters \u0000 (malloc'd). */
+static char *method_without_nul(json_t *s) {
+        const char *v = json_string_value(s);
+        size_t n = json_string_length(s), nuls = 0;
+        for (size_t i = 0; i < n; i++)
+                nuls += v[i] == 0;
+        char *out = malloc(n + nuls * 5 + 1), *p = out;
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                if (v[i] == 0) {
+                        memcpy(p, "\\u0000", 6);
+                        p += 6;
+                } else
+                        *p++ = v[i];
+        }
+        *p = 0;
+        return out;
+}
+
 /* Whether v, or a string anywhere inside it, holds a NUL byte. */
 static bool json_has_nul(json_t *v) {
         const char *k;
@@ -690,8 +710,11 @@ static int connection_handle_message(VarlinkConnection *c, const char *text, siz
                 _cleanup_free_ char *quoted = json_dumps(method_json, JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
                 server_log(c->server, LOG_NOTICE, "varlink: call of %s from uid " UID_FMT " (pid %d): not a method name.",
                            strna(quoted), c->uid, (int) c->pid);
+                /* The name back without its NULs (the text "\u0000" in their place): clients whose JSON
+                 * parser refuses a NUL in a string (jansson, sd-json) can read the reply. */
+                _cleanup_free_ char *shown = method_without_nul(method_json);
                 (void) varlink_call_error(call, "org.varlink.service.MethodNotFound",
-                                          json_pack("{s:O}", "method", method_json));
+                                          shown ? json_pack("{s:s}", "method", shown) : NULL);
         } else if (nul_parameter)
                 /* No name, path or command svd takes may hold a NUL: C would cut it short there. */
                 (void) varlink_call_error_invalid_parameter(call, nul_parameter);
