@@ -26,17 +26,29 @@ static size_t c1_control_len(const unsigned char *s) {
         return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 0;
 }
 
+/* When p starts with a control character (C0, DEL, C1), writes it as \xNN
+ * (a C1 character's two bytes each) and returns how many bytes it took; 0
+ * for anything else. */
+static size_t fput_control(const unsigned char *p, FILE *f) {
+        if (c1_control_len(p) > 0) {
+                fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
+                return 2;
+        }
+        if (*p < 0x20 || *p == 0x7f) {
+                fprintf(f, "\\x%02x", *p);
+                return 1;
+        }
+        return 0;
+}
+
 /* Writes s with control characters (C0, DEL, C1) shown as \xNN: a unit's
  * Description= or a peer's error message must not be able to move the
  * cursor or retitle the terminal. */
 void fputs_escaped(const char *s, FILE *f) {
         for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-                size_t c1 = c1_control_len(p);
-                if (c1 > 0) {
-                        fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
-                        p++;
-                } else if (*p < 0x20 || *p == 0x7f)
-                        fprintf(f, "\\x%02x", *p);
+                size_t n = fput_control(p, f);
+                if (n > 0)
+                        p += n - 1;
                 else
                         fputc(*p, f);
         }
@@ -233,7 +245,7 @@ static void fputs_exec_word(const char *s, FILE *f) {
 
         fputc('\'', f);
         for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-                size_t c1 = c1_control_len(p);
+                size_t n;
                 if (*p == '\'' || *p == '\\')
                         fprintf(f, "\\%c", *p);
                 else if (*p == '$')
@@ -242,11 +254,8 @@ static void fputs_exec_word(const char *s, FILE *f) {
                         fputs("\\n", f);
                 else if (*p == '\t')
                         fputs("\\t", f);
-                else if (c1 > 0) {
-                        fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
-                        p++;
-                } else if (*p < 0x20 || *p == 0x7f)
-                        fprintf(f, "\\x%02x", *p);
+                else if ((n = fput_control(p, f)) > 0)
+                        p += n - 1;
                 else
                         fputc(*p, f);
         }
