@@ -31,22 +31,6 @@ static int set_add(ServiceSet *set, Service *s) {
         return 1;
 }
 
-static void set_done(ServiceSet *set) {
-        free(set->items);
-        *set = (ServiceSet){};
-}
-
-void service_deps_done(ServiceDeps *d) {
-        if (!d)
-                return;
-        set_done(&d->requires);
-        set_done(&d->wants);
-        set_done(&d->after);
-        set_done(&d->before);
-        set_done(&d->required_by);
-        deps_relations_done(d);
-}
-
 /* ---- load time ---- */
 
 /* In the dependency graph: loaded, without an error. */
@@ -288,13 +272,22 @@ int deps_resolve(ServiceContext *c) {
 
 /* ---- run time ---- */
 
+static void job_done(Service *s, bool success, const char *reason);
+
+/* A queued start of s cannot run: dep, which it requires, failed. */
+static void fail_dependency(Service *s, Service *dep, const char *reason) {
+        service_fail_dependency(s, dep, reason);
+        job_done(s, /* success= */ false, s->last_error ? s->last_error : "a dependency failed");
+}
+
 static bool start_in_progress(const Service *s) {
         return IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING) ||
                IN_SET(s->state, SERVICE_STARTING, SERVICE_START_PRE, SERVICE_START_POST) ||
                (s->state == SERVICE_RUNNING && !s->run.ready);
 }
 
-void deps_queue_start(Service *root) {
+/* Queues start jobs for root and what it requires and wants. */
+static void queue_start(Service *root) {
         ServiceContext *c = root->ctx;
         _cleanup_free_ Service **work = NULL;
         size_t n = 0, cap = 0;
@@ -333,8 +326,10 @@ void deps_queue_start(Service *root) {
         deps_schedule(c);
 }
 
-bool deps_queue_stop(Service *s) {
-        /* Those that require s go first (service_stop() recurses through here). */
+/* Queues stops of the units that require s. true when s must wait (its job is a stop job then),
+ * false when it may stop now. */
+static bool queue_stop(Service *s) {
+        /* Those that require s go first (deps_stop() recurses through here). */
         for (size_t i = 0; i < s->deps.required_by.n; i++) {
                 Service *x = s->deps.required_by.items[i];
                 if (x->job == SERVICE_JOB_STOP || (service_is_settled(x) && x->job == SERVICE_JOB_NONE))
@@ -342,7 +337,7 @@ bool deps_queue_stop(Service *s) {
                 if (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST))
                         continue;
                 log_info("%s: stopping, as it requires '%s'.", x->name, s->name);
-                (void) service_stop(x, NULL, NULL);
+                (void) deps_stop(x, NULL, NULL);
         }
         for (size_t i = 0; i < s->deps.before.n; i++) {
                 Service *x = s->deps.before.items[i];
@@ -355,7 +350,9 @@ bool deps_queue_stop(Service *s) {
         return false;
 }
 
-void deps_job_done(Service *s, bool success, const char *reason) {
+/* s's start job finished: ready (success) or failed with reason, which fails the queued starts of
+ * what requires s. */
+static void job_done(Service *s, bool success, const char *reason) {
         if (s->job == SERVICE_JOB_STOP)
                 return;
         s->job = SERVICE_JOB_NONE;
@@ -363,7 +360,7 @@ void deps_job_done(Service *s, bool success, const char *reason) {
                 for (size_t i = 0; i < s->deps.required_by.n; i++) {
                         Service *x = s->deps.required_by.items[i];
                         if (x->job == SERVICE_JOB_START)
-                                service_fail_dependency(x, s, reason); /* recurses through here */
+                                fail_dependency(x, s, reason); /* recurses through here */
                 }
         deps_schedule(s->ctx);
 }
@@ -436,16 +433,16 @@ void deps_dispatch(ServiceContext *c) {
                                                 broken = r;
                                 }
                                 if (broken) {
-                                        service_fail_dependency(s, broken,
-                                                                broken->load_error ? broken->load_error
-                                                                                   : "not loaded");
+                                        fail_dependency(s, broken,
+                                                        broken->load_error ? broken->load_error : "not loaded");
                                         changed = true;
                                         continue;
                                 }
                                 if (!start_may_run(s))
                                         continue;
                                 s->job = SERVICE_JOB_STARTING;
-                                service_start_now(s);
+                                if (!service_start_now(s))
+                                        job_done(s, /* success= */ false, "svd is shutting down");
                                 changed = true;
                         } else if (s->job == SERVICE_JOB_STOP) {
                                 if (!stop_may_run(s))
@@ -456,4 +453,141 @@ void deps_dispatch(ServiceContext *c) {
                         }
                 }
         }
+}
+
+/* ---- the relations that order nothing (deps-unit.c links them) ---- */
+
+/* Whether x is up or on its way up: what a stop passed on has to stop. */
+static bool wants_or_runs(const Service *x) {
+        return x->want_running || !service_is_settled(x);
+}
+
+static void relations_state_changed(Service *s, ServiceState old) {
+        if (s->ctx->shutting_down || old == s->state || s->deps.propagating)
+                return;
+        bool down = IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) &&
+                    !IN_SET(old, SERVICE_INACTIVE, SERVICE_FAILED);
+
+        s->deps.propagating = true;
+        for (size_t i = 0; down && i < s->deps.bound_by.n; i++) {
+                Service *x = s->deps.bound_by.items[i];
+                if (!x->want_running || x->deps.propagating)
+                        continue;
+                log_info("%s: stopping, as it is bound to '%s' (BindsTo=), which is %s now.", x->name, s->name,
+                         service_state_to_string(s->state));
+                (void) deps_stop(x, NULL, NULL);
+        }
+        for (size_t i = 0; s->state == SERVICE_FAILED && old != SERVICE_FAILED && i < s->deps.on_failure.n; i++) {
+                Service *x = s->deps.on_failure.items[i];
+                log_info("%s: failed, starting '%s' (OnFailure=).", s->name, x->name);
+                (void) deps_start(x, NULL, NULL);
+        }
+        s->deps.propagating = false;
+}
+
+static void relations_stop(Service *s) {
+        if (s->ctx->shutting_down || s->deps.propagating)
+                return;
+        s->deps.propagating = true;
+        for (size_t i = 0; i < s->deps.consists_of.n; i++) {
+                Service *x = s->deps.consists_of.items[i];
+                if (!wants_or_runs(x) || x->deps.propagating)
+                        continue;
+                log_info("%s: stopping, as it is part of '%s' (PartOf=).", x->name, s->name);
+                (void) deps_stop(x, NULL, NULL);
+        }
+        s->deps.propagating = false;
+}
+
+static void relations_restart(Service *s) {
+        if (s->ctx->shutting_down || s->deps.propagating)
+                return;
+        s->deps.propagating = true;
+        for (size_t i = 0; i < s->deps.consists_of.n; i++) {
+                Service *x = s->deps.consists_of.items[i];
+                /* systemd restarts only what runs: a restart job on an inactive unit is dropped. */
+                if (x->deps.propagating || !(service_is_active(x) || x->state == SERVICE_STARTING))
+                        continue;
+                log_info("%s: restarting, as it is part of '%s' (PartOf=).", x->name, s->name);
+                (void) deps_restart(x, NULL, NULL);
+        }
+        s->deps.propagating = false;
+}
+
+static bool requires(const Service *s, const Service *o) {
+        for (size_t i = 0; i < s->deps.requires.n; i++)
+                if (s->deps.requires.items[i] == o)
+                        return true;
+        return false;
+}
+
+static void conflicts_stop(Service *s) {
+        /* What conflicts with s stops (both are never up together). */
+        for (size_t i = 0; i < s->deps.conflicts.n; i++) {
+                Service *o = s->deps.conflicts.items[i];
+                if (!wants_or_runs(o) || requires(s, o) || o->deps.propagating)
+                        continue;
+                log_info("%s: stopping, as '%s' conflicts with it (Conflicts=).", o->name, s->name);
+                (void) deps_stop(o, NULL, NULL);
+        }
+}
+
+/* ---- the operations ---- */
+
+int deps_start(Service *s, ServiceDoneFn done, void *userdata) {
+        int r = service_want_start(s, done, userdata);
+        if (r > 0)
+                queue_start(s); /* deps_dispatch() calls service_start_now() when its turn comes */
+        return r < 0 ? r : 0;
+}
+
+int deps_stop(Service *s, ServiceDoneFn done, void *userdata) {
+        int r = service_want_stop(s, done, userdata);
+        if (r < 0)
+                return r;
+        relations_stop(s); /* PartOf= */
+        if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
+                job_done(s, /* success= */ false, "cancelled by a stop");
+        if (s->job == SERVICE_JOB_STOP || queue_stop(s))
+                return 0; /* deps_dispatch() calls service_stop_now() when the units before it are gone */
+        service_stop_now(s);
+        return 0;
+}
+
+int deps_restart(Service *s, ServiceDoneFn done, void *userdata) {
+        if (service_refuse(s, done, userdata))
+                return 0;
+        relations_restart(s); /* PartOf= */
+        int r = service_want_restart(s, done, userdata);
+        if (r > 0)
+                return deps_start(s, done, userdata);
+        return r;
+}
+
+/* ---- what the state machine tells and asks ---- */
+
+static void on_state_changed(Service *s, ServiceState old) {
+        relations_state_changed(s, old); /* BindsTo=, OnFailure= */
+        deps_schedule(s->ctx);
+}
+
+static void on_start_finished(Service *s, bool success, const char *reason) {
+        job_done(s, success, reason);
+}
+
+static bool on_start_allowed(Service *s, const char **ret_dep, char **ret_reason) {
+        if (deps_requisite_missing(s, ret_dep, ret_reason))
+                return false;
+        conflicts_stop(s);
+        return true;
+}
+
+static const ServiceDepsHooks deps_hooks = {
+        .state_changed = on_state_changed,
+        .start_finished = on_start_finished,
+        .start_allowed = on_start_allowed,
+};
+
+void deps_attach(ServiceContext *c) {
+        c->deps = &deps_hooks;
 }

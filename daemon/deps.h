@@ -27,63 +27,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct ServiceContext ServiceContext;
-typedef struct Service Service;
+#include "deps-unit.h"
+#include "service.h"
 
 #define DEPS_CHAIN_MAX 64U  /* units named in one cycle message before it is cut short */
 #define DEPS_DEPTH_MAX 256U /* units in one ordering chain: stops and failures walk chains recursively */
 
-typedef struct ServiceSet {
-        Service **items;
-        size_t n;
-} ServiceSet;
+/* ---- deps.c ---- */
 
-typedef struct ServiceDeps {
-        ServiceSet requires;    /* Requires= that name a unit */
-        ServiceSet wants;       /* Wants= that name a unit */
-        ServiceSet after;       /* start after these: Requires= ∪ Wants= ∪ After= ∪ others' Before= */
-        ServiceSet before;      /* the reverse of `after`: these start after us and stop before us */
-        ServiceSet required_by; /* the reverse of `requires` */
-        /* The relations that order nothing (deps-unit.c), resolved with the rest. */
-        ServiceSet requisite;   /* Requisite=: must be active when this one starts */
-        ServiceSet bound_by;    /* units with BindsTo= this one: stopped when it stops */
-        ServiceSet consists_of; /* units with PartOf= this one: stopped and restarted with it */
-        ServiceSet conflicts;   /* Conflicts= either way: starting one stops the other */
-        ServiceSet on_failure;  /* OnFailure=: started when this one fails */
-        bool propagating;       /* passing a stop or restart on right now (cycles end here) */
-        unsigned index;         /* position in the manager's table, while resolving */
-} ServiceDeps;
+/* Makes deps.c the dependency engine of c's services (ServiceDepsHooks). */
+void deps_attach(ServiceContext *c);
 
-void service_deps_done(ServiceDeps *d);
-
-/* ---- deps-unit.c: [Unit] relations and [Install] Alias= ---- */
-
-/* Fills the relation sets of every unit in the graph (after deps_resolve()'s own links). */
-int deps_link_relations(ServiceContext *c);
-void deps_relations_done(ServiceDeps *d);
-/* s changed state from old: a stop reaches the units bound to it (BindsTo=), a failure starts
- * its OnFailure= units. */
-void deps_relations_state_changed(Service *s, int old);
-/* s is being stopped / restarted by request: its PartOf= units go with it. */
-void deps_relations_stop(Service *s);
-void deps_relations_restart(Service *s);
-/* Before a spawn of s: whether a Requisite= unit is not active (true, with the unit's name in
- * *ret_dep, valid until the table changes, and the reason, malloc'd or NULL, in *ret_reason). */
-bool deps_requisite_missing(Service *s, const char **ret_dep, char **ret_reason);
-/* Before a spawn of s: stops what conflicts with it (Conflicts=). */
-void deps_conflicts_stop(Service *s);
+/* The operator's operations, with what the unit's dependencies and relations make of them: a start
+ * queues the start of what s requires and wants and runs in their order, a stop first stops what
+ * requires s (and PartOf= units), a restart takes its PartOf= units along. As service.h says of
+ * done: 0, or -ENOMEM when done cannot be queued. */
+int deps_start(Service *s, ServiceDoneFn done, void *userdata);
+int deps_stop(Service *s, ServiceDoneFn done, void *userdata);
+int deps_restart(Service *s, ServiceDoneFn done, void *userdata);
 
 /* Resolves all units' dependencies (again, after a reload); logs what it
  * finds and marks units with errors. */
 int deps_resolve(ServiceContext *c);
-
-/* Queues start jobs for s and what it requires and wants. */
-void deps_queue_start(Service *s);
-/* Queues stops of the units that require s. Returns true when s must wait
- * (its job is then a stop job), false when it may stop now. */
-bool deps_queue_stop(Service *s);
-/* s's start job finished: ready (success) or failed with reason. */
-void deps_job_done(Service *s, bool success, const char *reason);
 
 void deps_schedule(ServiceContext *c);
 void deps_dispatch(ServiceContext *c);

@@ -4,6 +4,7 @@
 
 #include "basic/string-table.h"
 #include "basic/unit-name.h"
+#include "deps.h"
 
 static const char *const manager_job_table[_MANAGER_JOB_MAX] = {
         [MANAGER_JOB_START] = "start",
@@ -50,9 +51,9 @@ int manager_job_prepare(Manager *m, ManagerJob job, const char *name, bool recor
 
 ServiceOpFn manager_job_op(ManagerJob job) {
         static const ServiceOpFn ops[_MANAGER_JOB_MAX] = {
-                [MANAGER_JOB_START] = service_start,
-                [MANAGER_JOB_STOP] = service_stop,
-                [MANAGER_JOB_RESTART] = service_restart,
+                [MANAGER_JOB_START] = deps_start,
+                [MANAGER_JOB_STOP] = deps_stop,
+                [MANAGER_JOB_RESTART] = deps_restart,
         };
         assert(job >= 0 && job < _MANAGER_JOB_MAX);
         return ops[job];

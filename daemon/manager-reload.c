@@ -20,6 +20,7 @@
 #include "svd-log.h"
 #include "service.h"
 #include "unit.h"
+#include "wanted.h"
 
 typedef struct ReloadEntry {
         char *name;

@@ -23,6 +23,7 @@
 #include "service.h"
 #include "unit.h"
 #include "version.h"
+#include "wanted.h"
 
 /* What RLIMIT_NOFILE's soft limit is raised to for svd itself (connections
  * and pidfds); services get the limit svd started with. */
@@ -99,9 +100,9 @@ void manager_shutdown(Manager *m) {
                 return;
         m->ctx.shutting_down = true;
         (void) sd_notify(/* unset_environment= */ false, "STOPPING=1");
-        /* Waiters of settled services are answered by service_stop. */
+        /* Waiters of settled services are answered by the stop. */
         for (size_t i = 0; i < m->ctx.n_services; i++)
-                (void) service_stop(m->ctx.services[i], NULL, NULL);
+                (void) deps_stop(m->ctx.services[i], NULL, NULL);
         manager_check_shutdown(m);
 }
 
@@ -364,6 +365,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         m->ctx.notify_path = m->notify_path;
         m->ctx.uid = m->uid;
         m->ctx.callbacks = &manager_service_callbacks;
+        deps_attach(&m->ctx);
         m->ctx.userdata = m;
 
         *ret = TAKE_PTR(m);

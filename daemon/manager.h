@@ -142,7 +142,7 @@ void manager_schedule_gc(Manager *m);
  * the definition a reload left pending for it. With record, the operator's
  * wish goes into the wanted state (wanted.h): start-up starts what is
  * wanted already and records nothing. manager_job_op() is then the job's
- * service operation (service_start(), ...). */
+ * operation (deps_start(), deps_stop(), deps_restart()). */
 typedef enum ManagerJob {
         MANAGER_JOB_START,
         MANAGER_JOB_STOP,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "basic/time-util.h"
-#include "service-private.h"
+#include "service-condition.h"
 
 static void replace_string(char **field, char *s) {
         free(*field);

@@ -2,9 +2,9 @@
 /* The commands around a service's main process: ExecStartPre=, ExecStartPost=, ExecReload=, ExecStop=
  * and ExecStopPost= (systemd.service(5)). They run one at a time, each a process spawned exactly as
  * the main one (spawn_process() with the unit's credentials, sandbox, cgroup and output, and
- * CLONE_PIDFD_AUTOKILL where the kernel has it), so they die with svd as the main process does. When
- * the last command of a list has exited, or one failed, service.c is told (service_on_control_done)
- * and decides what comes next. */
+ * CLONE_PIDFD_AUTOKILL where the kernel has it), so they die with svd as the main process does. Their
+ * events come to the state machine's handlers (ServiceHandlers), which hand them here: the answer is
+ * whether the list ended, and how; the machine decides what comes next. */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,7 +15,8 @@
 #include "basic/strv.h"
 #include "basic/time-util.h"
 #include "process-pidns.h"
-#include "service-private.h"
+#include "service-control.h"
+#include "service-exec.h"
 #include "svd-log.h"
 
 #define CONTROL_EXIT_INFO_RETRIES 1000U
@@ -35,6 +36,7 @@ static void control_release(ServiceControl *c) {
         c->report_source = sd_event_source_disable_unref(c->report_source);
         c->report_fd = safe_close(c->report_fd);
         c->timer_source = sd_event_source_disable_unref(c->timer_source);
+        c->timer_what = SERVICE_CONTROL_TIMER_NONE;
         process_done(&c->proc);
         c->exit_wait_hangup = false;
         c->exit_info_retries = 0;
@@ -124,11 +126,25 @@ static int control_environment(Service *s, char ***ret) {
         return 0;
 }
 
-static int on_control_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
-static int on_control_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata);
-static int on_control_timeout(sd_event_source *source, uint64_t usec, void *userdata);
-static int on_control_spawn_failed(sd_event_source *source, uint64_t usec, void *userdata);
-static int on_control_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata);
+/* Arms the command's one timer for what (the machine's handler hands it back here). */
+static int control_arm_timer(Service *s, ServiceControlTimer what, clockid_t clock, uint64_t usec, bool relative) {
+        ServiceControl *c = &s->control;
+        int r = relative ? sd_event_add_time_relative(s->ctx->event, &c->timer_source, clock, usec,
+                                                      /* accuracy= */ 0, s->handlers->control_timer, s)
+                         : sd_event_add_time(s->ctx->event, &c->timer_source, clock, usec, /* accuracy= */ 0,
+                                             s->handlers->control_timer, s);
+        if (r >= 0)
+                c->timer_what = what;
+        return r;
+}
+
+/* The list ends: *ret says how, for the machine. */
+static bool control_finish(Service *s, ServiceResult result, ServiceControlEnd *ret) {
+        *ret = (ServiceControlEnd){ .kind = s->control.kind, .result = result };
+        control_release(&s->control);
+        s->control.kind = _UNIT_EXEC_INVALID;
+        return true;
+}
 
 static void control_drain_report(Service *s) {
         ServiceControl *c = &s->control;
@@ -155,8 +171,9 @@ static void control_drain_report(Service *s) {
         }
 }
 
-/* Spawns command c->index of c->kind. On failure the list ends as failed, from the loop. */
-static void control_spawn(Service *s) {
+/* Spawns command c->index of c->kind. On failure the list ends as failed, from the loop: false. true
+ * when it ended here (not even that could be arranged), with *ret. */
+static bool control_spawn(Service *s, ServiceControlEnd *ret) {
         ServiceControl *c = &s->control;
         const ExecCommand *cmd = control_command(s);
         _cleanup_(service_exec_done) ServiceExec exec = {};
@@ -189,12 +206,13 @@ static void control_spawn(Service *s) {
         c->pid1 = params.private_pids;
         c->report_fd = TAKE_FD(report_fd);
         control_drain_report(s);
-        r = sd_event_add_io(s->ctx->event, &c->exit_source, c->proc.pidfd, EPOLLIN, on_control_exit_event, s);
+        r = sd_event_add_io(s->ctx->event, &c->exit_source, c->proc.pidfd, EPOLLIN, s->handlers->control_io, s);
         if (r >= 0 && c->report_fd >= 0)
-                r = sd_event_add_io(s->ctx->event, &c->report_source, c->report_fd, EPOLLIN, on_control_report_event, s);
+                r = sd_event_add_io(s->ctx->event, &c->report_source, c->report_fd, EPOLLIN, s->handlers->control_io,
+                                    s);
         if (r >= 0 && control_timeout_usec(s) != USEC_INFINITY)
-                r = sd_event_add_time_relative(s->ctx->event, &c->timer_source, CLOCK_MONOTONIC,
-                                               control_timeout_usec(s), /* accuracy= */ 0, on_control_timeout, s);
+                r = control_arm_timer(s, SERVICE_CONTROL_TIMER_TIMEOUT, CLOCK_MONOTONIC, control_timeout_usec(s),
+                                      /* relative= */ true);
         if (r < 0) {
                 /* Cannot watch it, so it must not run unwatched. */
                 process_kill_and_reap(&c->proc);
@@ -202,7 +220,7 @@ static void control_spawn(Service *s) {
                 goto fail;
         }
         log_info("%s: %s= pid %d: %s", s->name, unit_exec_to_string(c->kind), (int) c->proc.pid, cmd->argv[0]);
-        return;
+        return false;
 
 fail:
         {
@@ -217,18 +235,16 @@ fail:
                 service_set_last_error(s, msg);
                 /* Told from the loop, as every end of a command is. */
                 c->result = SERVICE_FAILURE_RESOURCES;
-                r = sd_event_add_time_relative(s->ctx->event, &c->timer_source, CLOCK_MONOTONIC, 0,
-                                               /* accuracy= */ 0, on_control_spawn_failed, s);
+                r = control_arm_timer(s, SERVICE_CONTROL_TIMER_SPAWN_FAILED, CLOCK_MONOTONIC, 0, /* relative= */ true);
                 if (r < 0) {
                         log_error_errno(r, "%s: Failed to arm a timer: %m", s->name);
-                        UnitExec kind = c->kind;
-                        c->kind = _UNIT_EXEC_INVALID;
-                        service_on_control_done(s, kind, SERVICE_FAILURE_RESOURCES);
+                        return control_finish(s, SERVICE_FAILURE_RESOURCES, ret);
                 }
+                return false;
         }
 }
 
-int service_control_start(Service *s, UnitExec kind) {
+int service_control_start(Service *s, UnitExec kind, ServiceControlEnd *ret) {
         assert(s->unit);
         assert(!service_control_running(s));
 
@@ -237,26 +253,10 @@ int service_control_start(Service *s, UnitExec kind) {
         s->control.kind = kind;
         s->control.index = 0;
         s->control.result = SERVICE_SUCCESS;
-        control_spawn(s);
-        return 1;
+        return control_spawn(s, ret) ? -ECANCELED : 1;
 }
 
-/* The list ends: service.c decides what follows. */
-static void control_finish(Service *s, ServiceResult result) {
-        UnitExec kind = s->control.kind;
-
-        control_release(&s->control);
-        s->control.kind = _UNIT_EXEC_INVALID;
-        service_on_control_done(s, kind, result);
-}
-
-static int on_control_spawn_failed(sd_event_source *source, uint64_t usec, void *userdata) {
-        Service *s = userdata;
-        control_finish(s, SERVICE_FAILURE_RESOURCES);
-        return 0;
-}
-
-static void control_handle_exit(Service *s, const ExitStatus *exit_status) {
+static bool control_handle_exit(Service *s, const ExitStatus *exit_status, ServiceControlEnd *ret) {
         ServiceControl *c = &s->control;
         const ExecCommand *cmd = control_command(s);
         const ExitStatus *st = exit_status;
@@ -312,19 +312,16 @@ static void control_handle_exit(Service *s, const ExitStatus *exit_status) {
         if (result != SERVICE_SUCCESS) {
                 log_warning("%s: %s.", s->name, msg ?: "a command failed");
                 service_set_last_error(s, msg);
-                control_finish(s, result);
-                return;
+                return control_finish(s, result, ret);
         }
         free(msg);
         c->index++;
-        if (control_command(s)) {
-                control_spawn(s);
-                return;
-        }
-        control_finish(s, SERVICE_SUCCESS);
+        if (control_command(s))
+                return control_spawn(s, ret);
+        return control_finish(s, SERVICE_SUCCESS, ret);
 }
 
-static void control_collect_exit(Service *s, bool hangup) {
+static bool control_collect_exit(Service *s, bool hangup, ServiceControlEnd *ret) {
         ServiceControl *c = &s->control;
         ExitStatus st;
         int r = process_exit_status(&c->proc, &st);
@@ -335,7 +332,7 @@ static void control_collect_exit(Service *s, bool hangup) {
                 r = sd_event_source_set_io_events(c->exit_source, 0);
                 if (r >= 0) {
                         c->exit_wait_hangup = true;
-                        return;
+                        return false;
                 }
                 r = -EAGAIN;
         }
@@ -343,49 +340,56 @@ static void control_collect_exit(Service *s, bool hangup) {
                 (void) sd_event_source_set_enabled(c->exit_source, SD_EVENT_OFF);
                 c->timer_source = sd_event_source_disable_unref(c->timer_source);
                 if (c->exit_info_retries++ < CONTROL_EXIT_INFO_RETRIES &&
-                    sd_event_add_time_relative(s->ctx->event, &c->timer_source, CLOCK_MONOTONIC,
-                                               CONTROL_EXIT_INFO_RETRY_USEC, /* accuracy= */ 0,
-                                               on_control_exit_info_retry, s) >= 0)
-                        return;
+                    control_arm_timer(s, SERVICE_CONTROL_TIMER_RETRY, CLOCK_MONOTONIC, CONTROL_EXIT_INFO_RETRY_USEC,
+                                      /* relative= */ true) >= 0)
+                        return false;
         }
         if (r < 0) {
                 log_warning_errno(r, "%s: Failed to read the exit status of %s=, assuming killed: %m", s->name,
                                   unit_exec_to_string(c->kind));
                 st = (ExitStatus){ .code = CLD_KILLED, .status = SIGKILL };
         }
-        control_handle_exit(s, &st);
+        return control_handle_exit(s, &st, ret);
 }
 
-static int on_control_exit_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        control_collect_exit(userdata, revents & EPOLLHUP);
-        return 0;
-}
-
-static int on_control_report_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        control_drain_report(userdata);
-        return 0;
-}
-
-static int on_control_exit_info_retry(sd_event_source *source, uint64_t usec, void *userdata) {
-        Service *s = userdata;
-
-        s->control.timer_source = sd_event_source_disable_unref(s->control.timer_source);
-        control_collect_exit(s, /* hangup= */ true);
-        return 0;
-}
-
-static int on_control_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
-        Service *s = userdata;
+bool service_control_on_io(Service *s, sd_event_source *source, uint32_t revents, ServiceControlEnd *ret) {
         ServiceControl *c = &s->control;
 
-        c->timer_source = sd_event_source_disable_unref(c->timer_source);
+        if (source == c->exit_source)
+                return control_collect_exit(s, revents & EPOLLHUP, ret);
+        if (source == c->report_source)
+                control_drain_report(s);
+        return false;
+}
+
+static void control_timed_out(Service *s) {
+        ServiceControl *c = &s->control;
+
         log_warning("%s: %s= '%s' timed out, killing it.", s->name, unit_exec_to_string(c->kind),
                     strna(service_control_command(s)));
         c->timed_out = true;
         int r = process_kill(&c->proc, SIGKILL);
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to kill %s=: %m", s->name, unit_exec_to_string(c->kind));
-        return 0;
+}
+
+bool service_control_on_timer(Service *s, ServiceControlEnd *ret) {
+        ServiceControl *c = &s->control;
+        ServiceControlTimer what = c->timer_what;
+
+        c->timer_source = sd_event_source_disable_unref(c->timer_source);
+        c->timer_what = SERVICE_CONTROL_TIMER_NONE;
+        switch (what) {
+        case SERVICE_CONTROL_TIMER_TIMEOUT:
+                control_timed_out(s);
+                return false;
+        case SERVICE_CONTROL_TIMER_RETRY:
+                return control_collect_exit(s, /* hangup= */ true, ret);
+        case SERVICE_CONTROL_TIMER_SPAWN_FAILED:
+                return control_finish(s, SERVICE_FAILURE_RESOURCES, ret);
+        default:
+                return false;
+        }
 }
 
 void service_control_abandon(Service *s) {
@@ -409,20 +413,18 @@ int service_control_resume(Service *s, uint64_t deadline) {
 
         if (!process_is_set(&c->proc))
                 /* Its spawn had failed and the old svd had not said so yet. */
-                return sd_event_add_time_relative(e, &c->timer_source, CLOCK_MONOTONIC, 0, /* accuracy= */ 0,
-                                                  on_control_spawn_failed, s);
+                return control_arm_timer(s, SERVICE_CONTROL_TIMER_SPAWN_FAILED, CLOCK_MONOTONIC, 0, /* relative= */ true);
         /* An exit meanwhile leaves the pidfd readable: seen at once. */
-        r = sd_event_add_io(e, &c->exit_source, c->proc.pidfd, EPOLLIN, on_control_exit_event, s);
+        r = sd_event_add_io(e, &c->exit_source, c->proc.pidfd, EPOLLIN, s->handlers->control_io, s);
         if (r < 0)
                 return r;
         if (c->report_fd >= 0) {
-                r = sd_event_add_io(e, &c->report_source, c->report_fd, EPOLLIN, on_control_report_event, s);
+                r = sd_event_add_io(e, &c->report_source, c->report_fd, EPOLLIN, s->handlers->control_io, s);
                 if (r < 0)
                         return r;
         }
         if (deadline != USEC_INFINITY && !c->timed_out) {
-                r = sd_event_add_time(e, &c->timer_source, CLOCK_MONOTONIC, deadline, /* accuracy= */ 0,
-                                      on_control_timeout, s);
+                r = control_arm_timer(s, SERVICE_CONTROL_TIMER_TIMEOUT, CLOCK_MONOTONIC, deadline, /* relative= */ false);
                 if (r < 0)
                         return r;
         }

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "service-private.h"
+#include "service-dbus.h"
 #include "svd-log.h"
 
 #define DBUS_SERVICE "org.freedesktop.DBus"

@@ -37,7 +37,7 @@
 #include "basic/env-util.h"
 #include "basic/strv.h"
 #include "dynamic-user.h"
-#include "service-private.h"
+#include "service-dirs.h"
 #include "svd-log.h"
 
 static const char *const exec_directory_env[_EXEC_DIRECTORY_TYPE_MAX] = {

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "dynamic-user.h"
-#include "service-private.h"
+#include "service-dirs.h"
+#include "service-dynuser.h"
 #include "svd-log.h"
 
 int service_dynamic_user_acquire(Service *s, char **ret_error) {

@@ -8,7 +8,10 @@
 #include "basic/env-util.h"
 #include "basic/strv.h"
 #include "svd-log.h"
-#include "service-private.h"
+#include "service-dirs.h"
+#include "service-dynuser.h"
+#include "service-exec.h"
+#include "service-sandbox.h"
 
 /* The environment a service starts with: a fixed PATH, the user's identity
  * when User= is set (as systemd does), then Environment= on top. */

@@ -26,31 +26,8 @@
 #include <unistd.h>
 
 #include "process-pidns.h"
-#include "service-private.h"
+#include "service-forking.h"
 #include "svd-log.h"
-
-const Process *service_main_process(const Service *s) {
-        return process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main;
-}
-
-bool service_notify_allowed(Service *s, pid_t pid) {
-        switch (unit_notify_access(s->unit)) {
-        case NOTIFY_ACCESS_ALL:
-                return true; /* notify.c believes only the service's own processes */
-        case NOTIFY_ACCESS_MAIN:
-        case NOTIFY_ACCESS_EXEC:
-                if (process_is_set(&s->run.daemon))
-                        return pid == s->run.daemon.pid;
-                if (s->run.main_pid1) {
-                        /* The command: the first process svd's init forked, pid 2 of the namespace. A forking
-                         * service's daemon, once known, is the main process (above). */
-                        return !s->run.control_exited && pidns_pid_is(s->run.main.pid, pid, 2);
-                }
-                return pid == s->run.main.pid;
-        default:
-                return false;
-        }
-}
 
 static bool exit_ok(const Service *s, const ExitStatus *st) {
         return (st->code == CLD_EXITED && st->status == 0) || (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE);
@@ -64,20 +41,19 @@ static char *exit_text(const ExitStatus *st) {
         return msg;
 }
 
-/* The start failed: svd kills the namespace (or what is left) and the exit settles it. */
-static void forking_fail(Service *s, ServiceResult result, char *msg) {
+/* The start failed: the machine kills the namespace (or what is left) and the exit settles it. */
+static ServiceForkingStep forking_fail(Service *s, ServiceResult result, char *msg, ServiceResult *ret_result) {
         log_error("%s: %s", s->name, msg ? msg : "the start failed");
         service_set_last_error(s, msg);
         s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
-        service_enter_failure_stop(s, result, SIGKILL);
+        *ret_result = result;
+        return SERVICE_FORKING_FAILED;
 }
 
 /* The daemon is known (or cannot be): the start is complete. */
-static void forking_running(Service *s) {
+static ServiceForkingStep forking_running(Service *s) {
         s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
-        service_unset_timer(s); /* TimeoutStartSec= */
-        s->run.execed = true;
-        service_enter_start_post(s); /* ExecStartPost=, then running: ExecStop= runs at the stop */
+        return SERVICE_FORKING_RUNNING;
 }
 
 /* /proc/INIT/root/PATH: the PID file as the service sees it (its mount namespace). */
@@ -88,15 +64,6 @@ static char *pid_file_path(Service *s) {
         return p;
 }
 
-static int forking_find_main(Service *s);
-
-static int on_pid_file_event(sd_event_source *source, const struct inotify_event *ev, void *userdata) {
-        Service *s = userdata;
-        log_debug("%s: PID file directory changed (%s).", s->name, ev->len > 0 ? ev->name : "");
-        if (s->state == SERVICE_STARTING && s->run.control_exited && !process_is_set(&s->run.daemon))
-                (void) forking_find_main(s);
-        return 0;
-}
 
 /* Waits for the PID file to name a process: it may be written after the command exited (nginx
  * does so), as systemd allows; TimeoutStartSec= bounds the wait. */
@@ -111,7 +78,7 @@ static int forking_watch_pid_file(Service *s, const char *path) {
                 *slash = 0;
         int r = sd_event_add_inotify(s->ctx->event, &s->run.pid_file_source, dir,
                                      IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB,
-                                     on_pid_file_event, s);
+                                     s->handlers->pid_file, s);
         if (r < 0)
                 return r;
         log_info("%s: PID file '%s' does not name a process of the service yet, waiting.", s->name,
@@ -120,14 +87,16 @@ static int forking_watch_pid_file(Service *s, const char *path) {
 }
 
 /* In the namespace: the daemon from PIDFile= or the only child init has. */
-static int forking_find_main(Service *s) {
+static ServiceForkingStep forking_find_main(Service *s, ServiceResult *ret_result) {
         pid_t init = s->run.main.pid, pid = 0, nspid = 0;
         int r;
 
         if (s->unit->pid_file) {
                 _cleanup_free_ char *path = pid_file_path(s);
-                if (!path)
-                        return log_oom();
+                if (!path) {
+                        log_oom();
+                        return SERVICE_FORKING_WAIT;
+                }
                 r = pidfile_read(path, &nspid);
                 if (r >= 0)
                         r = pidns_find(init, nspid, &pid);
@@ -139,19 +108,18 @@ static int forking_find_main(Service *s) {
                                 if (asprintf(&msg, "Failed to watch for PID file '%s': %s", s->unit->pid_file,
                                              strerror(-r)) < 0)
                                         msg = NULL;
-                                forking_fail(s, SERVICE_FAILURE_RESOURCES, msg);
+                                return forking_fail(s, SERVICE_FAILURE_RESOURCES, msg, ret_result);
                         }
                         /* A change may have come before the watch: look once more. */
-                        else if (pidfile_read(path, &nspid) >= 0 && pidns_find(init, nspid, &pid) >= 0)
+                        if (pidfile_read(path, &nspid) >= 0 && pidns_find(init, nspid, &pid) >= 0)
                                 r = 0;
                         if (r < 0 || pid == 0)
-                                return 0;
+                                return SERVICE_FORKING_WAIT;
                 } else if (r < 0) {
                         char *msg = NULL;
                         if (asprintf(&msg, "Failed to read PID file '%s': %s", s->unit->pid_file, strerror(-r)) < 0)
                                 msg = NULL;
-                        forking_fail(s, SERVICE_FAILURE_RESOURCES, msg);
-                        return 0;
+                        return forking_fail(s, SERVICE_FAILURE_RESOURCES, msg, ret_result);
                 }
         } else {
                 r = pidns_only_child(init, &pid, &nspid);
@@ -161,8 +129,7 @@ static int forking_find_main(Service *s) {
                         if (r > 1)
                                 log_notice("%s: several processes are left and there is no PIDFile=: running "
                                            "without a main process until the last one has exited.", s->name);
-                        forking_running(s);
-                        return 0;
+                        return forking_running(s);
                 }
         }
         r = pidns_open(pid, init, nspid, SPAWN_MODE_AUTOKILL, &s->run.daemon);
@@ -170,30 +137,38 @@ static int forking_find_main(Service *s) {
                 /* It exited in between: its exit is on the way from init. */
                 log_debug_errno(r, "%s: the main process %d exited before svd could open it: %m", s->name, (int) pid);
                 s->run.daemon_nspid = nspid;
-                forking_running(s);
-                return 0;
+                return forking_running(s);
         }
         s->run.daemon_nspid = nspid;
         log_info("%s: main process %d (%d in its PID namespace).", s->name, (int) pid, (int) nspid);
-        forking_running(s);
-        return 0;
+        return forking_running(s);
 }
 
-void service_forking_command_exited(Service *s, const ExitStatus *st) {
+ServiceForkingStep service_forking_command_exited(Service *s, const ExitStatus *st, ServiceResult *ret_result) {
         if (s->state != SERVICE_STARTING) {
                 /* A stop came first: init forwards it to every process and exits once they are gone. */
                 s->run.control_exited = true;
-                return;
+                return SERVICE_FORKING_WAIT;
         }
         if (!exit_ok(s, st)) {
                 s->run.have_reported_exit = true;
                 s->run.reported_exit = *st;
-                forking_fail(s, st->code == CLD_EXITED ? SERVICE_FAILURE_EXIT_CODE : SERVICE_FAILURE_SIGNAL,
-                             exit_text(st));
-                return;
+                return forking_fail(s, st->code == CLD_EXITED ? SERVICE_FAILURE_EXIT_CODE : SERVICE_FAILURE_SIGNAL,
+                                    exit_text(st), ret_result);
         }
         s->run.control_exited = true;
-        (void) forking_find_main(s);
+        return forking_find_main(s, ret_result);
+}
+
+/* Whether a start waits for the daemon to be named. */
+static bool forking_waiting(const Service *s) {
+        return s->unit && s->unit->type == SERVICE_TYPE_FORKING && s->run.main_pid1 && s->state == SERVICE_STARTING &&
+               s->run.control_exited && !process_is_set(&s->run.daemon);
+}
+
+ServiceForkingStep service_forking_pid_file_changed(Service *s, ServiceResult *ret_result) {
+        log_debug("%s: PID file directory changed.", s->name);
+        return forking_waiting(s) ? forking_find_main(s, ret_result) : SERVICE_FORKING_WAIT;
 }
 
 void service_forking_reaped(Service *s, pid_t nspid, int wstatus) {
@@ -286,14 +261,14 @@ bool service_forking_take_over(Service *s, const ExitStatus *st) {
         s->run.exit_wait_hangup = false;
         s->run.exit_info_retries = 0;
         s->run.control_exited = true;
-        r = sd_event_add_io(s->ctx->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, service_on_exit_event, s);
+        r = sd_event_add_io(s->ctx->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, s->handlers->main_exit, s);
         if (r < 0) {
                 log_error_errno(r, "%s: Failed to watch the main process %d, killing it: %m", s->name, (int) pid);
                 (void) process_kill(&s->run.main, SIGKILL);
                 return false;
         }
         log_info("%s: main process %d.", s->name, (int) pid);
-        forking_running(s);
+        (void) forking_running(s);
         return true;
 }
 
@@ -306,9 +281,6 @@ void service_forking_exited(Service *s) {
                 log_debug_errno(errno, "%s: Failed to remove PID file '%s', ignoring: %m", s->name, s->unit->pid_file);
 }
 
-int service_forking_resume(Service *s) {
-        if (s->unit && s->unit->type == SERVICE_TYPE_FORKING && s->run.main_pid1 && s->state == SERVICE_STARTING &&
-            s->run.control_exited && !process_is_set(&s->run.daemon))
-                return forking_find_main(s);
-        return 0;
+ServiceForkingStep service_forking_resume(Service *s, ServiceResult *ret_result) {
+        return forking_waiting(s) ? forking_find_main(s, ret_result) : SERVICE_FORKING_WAIT;
 }

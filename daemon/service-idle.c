@@ -7,7 +7,7 @@
  * with a post source of the loop (it runs after each round of events, only while some idle
  * service waits) and a timer for the bound.
  */
-#include "service-private.h"
+#include "service-idle.h"
 
 bool service_idle_jobs_pending(const Service *s) {
         const ServiceContext *c = s->ctx;

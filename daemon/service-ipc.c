@@ -19,7 +19,7 @@
 
 #include "basic/macros.h"
 #include "dynamic-user.h"
-#include "service-private.h"
+#include "service-ipc.h"
 #include "svd-log.h"
 
 #define IPC_LINE_MAX 512

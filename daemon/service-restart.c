@@ -7,7 +7,8 @@
 #include <sys/wait.h>
 
 #include "basic/parse-util.h"
-#include "service-private.h"
+#include "basic/time-util.h"
+#include "service-restart.h"
 
 static bool service_exit_in_set(const ExitStatus *st, const ExitStatusSet *set) {
         if (st->code == CLD_EXITED)

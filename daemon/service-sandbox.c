@@ -8,7 +8,8 @@
 
 #include "basic/macros.h"
 #include "basic/strv.h"
-#include "service-private.h"
+#include "service-dirs.h"
+#include "service-sandbox.h"
 #include "spawn-seccomp.h"
 
 #define CAP_BIT(n) (UINT64_C(1) << (n))

@@ -8,7 +8,10 @@
 
 #include "basic/serialize.h"
 #include "svd-log.h"
+#include "service-control.h"
+#include "service.h"
 #include "service-private.h"
+#include "wanted.h"
 
 static const struct {
         const char *name;
@@ -460,9 +463,7 @@ int service_resume(Service *s, json_t *o) {
                 if (r < 0)
                         return r;
         }
-        r = service_forking_resume(s);
-        if (r < 0)
-                return r;
+        service_forking_resume_step(s);
         r = service_dbus_resume(s);
         if (r < 0)
                 return r;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The service state machine: states and their one setter, exits, readiness, stops, the operations
  * and their waiters, definitions and the table (service.h). */
+#include "service.h"
 #include "service-private.h"
 
 #include <inttypes.h>
@@ -17,6 +18,17 @@
 #include "basic/time-util.h"
 #include "basic/unit-name.h"
 #include "basic/strv.h"
+#include "service-condition.h"
+#include "service-control.h"
+#include "service-dbus.h"
+#include "service-dirs.h"
+#include "service-dynuser.h"
+#include "service-exec.h"
+#include "service-forking.h"
+#include "service-idle.h"
+#include "service-ipc.h"
+#include "service-restart.h"
+#include "process-pidns.h"
 #include "svd-log.h"
 
 /* How often, 1 ms apart, the exit status is asked for again when pidfs has
@@ -32,44 +44,17 @@ struct ServiceWaiter {
         LIST_FIELDS(ServiceWaiter, waiters);
 };
 
-static const char *const service_state_table[_SERVICE_STATE_MAX] = {
-        [SERVICE_INACTIVE] = "inactive",   [SERVICE_STARTING] = "starting",
-        [SERVICE_RUNNING] = "running",     [SERVICE_STOPPING] = "stopping",
-        [SERVICE_KILLING] = "killing",     [SERVICE_AUTO_RESTART] = "auto-restart",
-        [SERVICE_FAILED] = "failed",
-        [SERVICE_RELOADING] = "reloading", [SERVICE_EXITED] = "exited",
-        [SERVICE_START_PRE] = "start-pre", [SERVICE_START_POST] = "start-post",
-        [SERVICE_STOP_EXEC] = "stop",      [SERVICE_STOP_POST] = "stop-post",
-};
-
-static const char *const service_job_table[_SERVICE_JOB_MAX] = {
-        [SERVICE_JOB_NONE] = "none",
-        [SERVICE_JOB_START] = "start-queued",
-        [SERVICE_JOB_STARTING] = "start-running",
-        [SERVICE_JOB_STOP] = "stop-queued",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(service_job, ServiceJob);
-
-static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
-        [SERVICE_SUCCESS] = "success",
-        [SERVICE_FAILURE_EXIT_CODE] = "exit-code",
-        [SERVICE_FAILURE_SIGNAL] = "signal",
-        [SERVICE_FAILURE_CORE_DUMP] = "core-dump",
-        [SERVICE_FAILURE_TIMEOUT] = "timeout",
-        [SERVICE_FAILURE_EXEC] = "exec",
-        [SERVICE_FAILURE_RESOURCES] = "resources",
-        [SERVICE_FAILURE_WATCHDOG] = "watchdog",
-        [SERVICE_FAILURE_START_LIMIT_HIT] = "start-limit-hit",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(service_state, ServiceState);
-DEFINE_STRING_TABLE_LOOKUP(service_result, ServiceResult);
-
-void service_set_last_error(Service *s, char *msg) {
-        free(s->last_error);
-        s->last_error = msg;
-}
+static void service_on_control_done(Service *s, UnitExec kind, ServiceResult result);
+static void service_enter_start_post(Service *s);
+static void service_enter_failure_stop(Service *s, ServiceResult result, int sig);
+static void service_set_state(Service *s, ServiceState state);
+static int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb);
+static void service_unset_timer(Service *s);
+static int service_spawn(Service *s);
+static void service_take_next_unit(Service *s);
+static bool service_run_control(Service *s, UnitExec kind, ServiceState state);
+static void service_forking_step(Service *s, ServiceForkingStep step, ServiceResult result);
+static const ServiceHandlers service_handlers;
 
 /* ---- the per-run state ---- */
 
@@ -155,12 +140,19 @@ static void service_answer(Service *s, unsigned ops, ServiceJobOutcome outcome, 
 #define OPS_STOP (1U << SERVICE_OP_STOP)
 #define OPS_RELOAD (1U << SERVICE_OP_RELOAD)
 
-void service_answer_start_waiters(Service *s, const ServiceJobResult *r) {
+static void service_answer_start_waiters(Service *s, const ServiceJobResult *r) {
         service_answer_waiters(s, OPS_START, r);
 }
 
 static void service_cancel_waiters(Service *s, unsigned ops) {
         service_answer(s, ops, SERVICE_OUTCOME_CANCELLED, NULL);
+}
+
+/* ---- the dependency engine (ServiceDepsHooks) ---- */
+
+static void service_tell_start_finished(Service *s, bool success, const char *reason) {
+        if (s->ctx->deps)
+                s->ctx->deps->start_finished(s, success, reason);
 }
 
 /* ---- readiness ---- */
@@ -180,7 +172,7 @@ static void service_arm_watchdog(Service *s) {
 static void service_ready(Service *s) {
         s->run.ready = true;
         service_answer(s, OPS_START, SERVICE_OUTCOME_DONE, NULL);
-        deps_job_done(s, /* success= */ true, NULL);
+        service_tell_start_finished(s, /* success= */ true, NULL);
         service_arm_watchdog(s);
 }
 
@@ -195,7 +187,8 @@ static void service_start_failed(Service *s) {
                 service_answer(s, OPS_START, SERVICE_OUTCOME_SPAWN_FAILED,
                                s->last_error ? s->last_error : "Failed to spawn");
                 if (job)
-                        deps_job_done(s, /* success= */ false, s->last_error ? s->last_error : "spawn failed");
+                        service_tell_start_finished(s, /* success= */ false,
+                                                    s->last_error ? s->last_error : "spawn failed");
                 return;
         }
         if (s->run.have_spawn_failure) {
@@ -206,7 +199,8 @@ static void service_start_failed(Service *s) {
                                                .failure = &s->run.spawn_failure,
                                        });
                 if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
-                        deps_job_done(s, /* success= */ false, s->last_error ? s->last_error : "spawn failed");
+                        service_tell_start_finished(s, /* success= */ false,
+                                                    s->last_error ? s->last_error : "spawn failed");
                 return;
         }
         if (s->last_error)
@@ -220,12 +214,12 @@ static void service_start_failed(Service *s) {
                                        .result = s->result,
                                });
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
-                deps_job_done(s, /* success= */ false, msg ? msg : result);
+                service_tell_start_finished(s, /* success= */ false, msg ? msg : result);
 }
 
 /* ---- the state setter ---- */
 
-void service_set_state(Service *s, ServiceState state) {
+static void service_set_state(Service *s, ServiceState state) {
         ServiceState old = s->state;
 
         s->state = state;
@@ -235,13 +229,13 @@ void service_set_state(Service *s, ServiceState state) {
                 log_info("%s: %s → %s", s->name, service_state_to_string(old), service_state_to_string(state));
         if (s->ctx->callbacks && s->ctx->callbacks->state_changed)
                 s->ctx->callbacks->state_changed(s, old, s->ctx->userdata);
-        deps_relations_state_changed(s, old); /* BindsTo=, OnFailure= */
+        if (s->ctx->deps)
+                s->ctx->deps->state_changed(s, old); /* BindsTo=, OnFailure=, the next jobs */
 
         if (!IN_SET(state, SERVICE_RUNNING, SERVICE_RELOADING))
                 s->run.watchdog_source = sd_event_source_disable_unref(s->run.watchdog_source);
         if (state == SERVICE_RUNNING && s->run.execed && !s->run.ready)
                 service_ready(s);
-        deps_schedule(s->ctx);
         /* The processes are gone: RuntimeDirectory= goes, unless RuntimeDirectoryPreserve= keeps it. */
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !IN_SET(old, SERVICE_INACTIVE, SERVICE_FAILED))
                 service_dirs_remove_runtime(s, /* for_good= */ true);
@@ -264,12 +258,12 @@ static void service_unwatch(Service *s) {
         s->run.report_fd = safe_close(s->run.report_fd);
 }
 
-void service_unset_timer(Service *s) {
+static void service_unset_timer(Service *s) {
         s->timer_source = sd_event_source_disable_unref(s->timer_source);
         s->timer_cb = NULL;
 }
 
-int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb) {
+static int service_arm_timer(Service *s, uint64_t usec, sd_event_time_handler_t cb) {
         service_unset_timer(s);
         if (usec == USEC_INFINITY)
                 return 0;
@@ -379,7 +373,7 @@ static void service_start_ends(Service *s, const ServiceJobResult *result, bool 
                 service_set_state(s, SERVICE_INACTIVE);
         service_answer_start_waiters(s, result);
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
-                deps_job_done(s, success, result->message);
+                service_tell_start_finished(s, success, result->message);
 }
 
 /* The start of s cannot go on because of the unit named dep: it is answered with
@@ -401,11 +395,10 @@ static bool service_start_allowed(Service *s) {
         _cleanup_free_ char *reason = NULL;
         int r;
 
-        if (deps_requisite_missing(s, &dep, &reason)) {
+        if (s->ctx->deps && !s->ctx->deps->start_allowed(s, &dep, &reason)) {
                 service_refuse_start_dependency(s, dep, reason ?: "Requisite= unit not active");
                 return false;
         }
-        deps_conflicts_stop(s);
 
         switch (service_conditions_test(s, &r)) {
         case SERVICE_CONDITIONS_SKIP:
@@ -431,7 +424,7 @@ static bool service_start_allowed(Service *s) {
 }
 
 /* A start begins: ExecStartPre=, then the main command. */
-int service_spawn(Service *s) {
+static int service_spawn(Service *s) {
         /* A restart is the next start: a reloaded unit file applies now. */
         service_take_next_unit(s);
         if (!service_start_allowed(s))
@@ -445,10 +438,8 @@ int service_spawn(Service *s) {
         s->control.started = s->control.stop_done = s->control.stop_post_done = s->control.stopping = false;
         s->control.exec_start_index = 0;
         s->control.log_fresh = true; /* file: outputs are truncated by this start's first process */
-        if (service_control_start(s, UNIT_EXEC_START_PRE) > 0) {
-                service_set_state(s, SERVICE_START_PRE);
+        if (service_run_control(s, UNIT_EXEC_START_PRE, SERVICE_START_PRE))
                 return 0;
-        }
         return service_spawn_main(s);
 }
 
@@ -524,8 +515,10 @@ static int service_spawn_main(Service *s) {
         else
                 service_set_state(s, SERVICE_STARTING);
         if (s->run.have_command_exit) {
+                ServiceResult result = SERVICE_SUCCESS;
                 s->run.have_command_exit = false;
-                service_forking_command_exited(s, &s->run.command_exit);
+                ServiceForkingStep step = service_forking_command_exited(s, &s->run.command_exit, &result);
+                service_forking_step(s, step, result);
         }
         if (s->run.report_fd < 0 && s->run.execed && !s->run.have_spawn_failure)
                 service_note_execed(s);
@@ -774,8 +767,11 @@ static void service_drain_report(Service *s) {
                         if (s->run.spawning) {
                                 s->run.command_exit = st;
                                 s->run.have_command_exit = true;
-                        } else
-                                service_forking_command_exited(s, &st);
+                        } else {
+                                ServiceResult result = SERVICE_SUCCESS;
+                                ServiceForkingStep step = service_forking_command_exited(s, &st, &result);
+                                service_forking_step(s, step, result);
+                        }
                 } else if (f.stage == SPAWN_REPORT_EXIT_STATUS) {
                         s->run.reported_exit = exit_status_from_wait_status(f.error);
                         s->run.have_reported_exit = true;
@@ -836,8 +832,10 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         else if (was == SERVICE_START_POST)
                 was = SERVICE_RUNNING;
         /* Type=forking without a PID namespace: the command's exit hands over to its daemon. */
-        if (service_forking_take_over(s, exit_status))
+        if (service_forking_take_over(s, exit_status)) {
+                service_forking_step(s, SERVICE_FORKING_RUNNING, SERVICE_SUCCESS);
                 return;
+        }
         if (!s->run.have_spawn_failure &&
             ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->run.ready))) {
                 s->run.execed = true; /* it did exec: Start succeeded */
@@ -865,7 +863,7 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 log_info("%s: main process %s, signal=%s", s->name, strna(exit_code_to_string(st->code)),
                          strna(signal_to_string(st->status)));
 
-        ServiceResult result;
+        ServiceResult result = SERVICE_SUCCESS;
         if (s->run.have_spawn_failure)
                 result = SERVICE_FAILURE_EXEC;
         else if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
@@ -947,10 +945,8 @@ static void service_after_main(Service *s) {
          * ended by itself. */
         if (s->control.started && !s->control.stop_done && !service_remains(s)) {
                 s->control.stop_done = true;
-                if (service_control_start(s, UNIT_EXEC_STOP) > 0) {
-                        service_set_state(s, SERVICE_STOP_EXEC);
+                if (service_run_control(s, UNIT_EXEC_STOP, SERVICE_STOP_EXEC))
                         return;
-                }
         }
         if (service_kill_leftovers(s) > 0)
                 return; /* service_on_cgroup_event finishes once the cgroup is empty */
@@ -964,10 +960,8 @@ void service_finish_exit(Service *s) {
 
         if (!s->control.stop_post_done && !service_remains(s)) {
                 s->control.stop_post_done = true;
-                if (service_control_start(s, UNIT_EXEC_STOP_POST) > 0) {
-                        service_set_state(s, SERVICE_STOP_POST);
+                if (service_run_control(s, UNIT_EXEC_STOP_POST, SERVICE_STOP_POST))
                         return;
-                }
         }
 
         if (s->cgroup_fd >= 0) {
@@ -1173,17 +1167,15 @@ static void service_enter_stopping(Service *s) {
                 if (IN_SET(s->state, SERVICE_STOP_EXEC, SERVICE_STOP_POST))
                         return; /* stopping already */
                 s->control.stopping = true;
-                service_control_abandon(s); /* service_on_control_done() goes on */
+                service_control_abandon(s); /* service_on_control_done() goes on from its exit */
                 return;
         }
         if (!process_is_set(&s->run.main))
                 return; /* ending already (leftovers, ExecStopPost=) */
         if (s->control.started && !s->control.stop_done) {
                 s->control.stop_done = true;
-                if (service_control_start(s, UNIT_EXEC_STOP) > 0) {
-                        service_set_state(s, SERVICE_STOP_EXEC);
+                if (service_run_control(s, UNIT_EXEC_STOP, SERVICE_STOP_EXEC))
                         return;
-                }
         }
         service_enter_stopping_signal(s, s->unit->kill_signal);
 }
@@ -1191,11 +1183,9 @@ static void service_enter_stopping(Service *s) {
 /* The start is complete as Type= defines it: ExecStartPost=, then running. */
 static void service_enter_running(Service *s);
 
-void service_enter_start_post(Service *s) {
-        if (service_control_start(s, UNIT_EXEC_START_POST) > 0) {
-                service_set_state(s, SERVICE_START_POST);
+static void service_enter_start_post(Service *s) {
+        if (service_run_control(s, UNIT_EXEC_START_POST, SERVICE_START_POST))
                 return;
-        }
         service_enter_running(s);
 }
 
@@ -1211,8 +1201,10 @@ static void service_enter_running(Service *s) {
         service_after_main(s);
 }
 
-/* The end of a list of commands (service-control.c). */
-void service_on_control_done(Service *s, UnitExec kind, ServiceResult result) {
+/* The end of a list of commands (service-control.c): kind ended, all successfully (SERVICE_SUCCESS,
+ * failures of '-' commands included) or with the first failure's result (s->last_error names the
+ * command). */
+static void service_on_control_done(Service *s, UnitExec kind, ServiceResult result) {
         bool stopping = s->control.stopping;
 
         s->control.stopping = false;
@@ -1290,9 +1282,80 @@ void service_on_control_done(Service *s, UnitExec kind, ServiceResult result) {
         }
 }
 
+/* ---- the events of the parts' processes (ServiceHandlers) ---- */
+
+/* Runs the commands of kind (service-control.c), in state: false when the unit has none. */
+static bool service_run_control(Service *s, UnitExec kind, ServiceState state) {
+        ServiceControlEnd end;
+        int r = service_control_start(s, kind, &end);
+        if (r == 0)
+                return false;
+        service_set_state(s, state);
+        if (r < 0)
+                service_on_control_done(s, end.kind, end.result);
+        return true;
+}
+
+static int service_on_control_io(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        Service *s = userdata;
+        ServiceControlEnd end;
+
+        if (service_control_on_io(s, source, revents, &end))
+                service_on_control_done(s, end.kind, end.result);
+        return 0;
+}
+
+static int service_on_control_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        Service *s = userdata;
+        ServiceControlEnd end;
+
+        if (service_control_on_timer(s, &end))
+                service_on_control_done(s, end.kind, end.result);
+        return 0;
+}
+
+/* What service-forking.c made of an event of a Type=forking start. */
+static void service_forking_step(Service *s, ServiceForkingStep step, ServiceResult result) {
+        switch (step) {
+        case SERVICE_FORKING_RUNNING:
+                service_unset_timer(s); /* TimeoutStartSec= */
+                s->run.execed = true;
+                service_enter_start_post(s); /* ExecStartPost=, then running: ExecStop= runs at the stop */
+                break;
+        case SERVICE_FORKING_FAILED:
+                service_enter_failure_stop(s, result, SIGKILL); /* the exit settles it */
+                break;
+        default:
+                break;
+        }
+}
+
+static int service_on_pid_file_event(sd_event_source *source, const struct inotify_event *ev, void *userdata) {
+        Service *s = userdata;
+        ServiceResult result = SERVICE_SUCCESS;
+
+        ServiceForkingStep step = service_forking_pid_file_changed(s, &result);
+        service_forking_step(s, step, result);
+        return 0;
+}
+
+void service_forking_resume_step(Service *s) {
+        ServiceResult result = SERVICE_SUCCESS;
+
+        ServiceForkingStep step = service_forking_resume(s, &result);
+        service_forking_step(s, step, result);
+}
+
+static const ServiceHandlers service_handlers = {
+        .main_exit = service_on_exit_event,
+        .control_io = service_on_control_io,
+        .control_timer = service_on_control_timer,
+        .pid_file = service_on_pid_file_event,
+};
+
 /* svd ends the service because of a failure (start timeout, watchdog): the exit that follows is
  * judged by `result`, and Restart= applies. */
-void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
+static void service_enter_failure_stop(Service *s, ServiceResult result, int sig) {
         if (s->result == SERVICE_SUCCESS)
                 s->result = result;
         s->run.failing = true;
@@ -1336,6 +1399,26 @@ int service_on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *us
                 msg = NULL;
         service_watchdog_failed(s, msg);
         return 0;
+}
+
+/* Whether NotifyAccess= lets pid (one of s's processes) send notifications. */
+static bool service_notify_allowed(Service *s, pid_t pid) {
+        switch (unit_notify_access(s->unit)) {
+        case NOTIFY_ACCESS_ALL:
+                return true; /* notify.c believes only the service's own processes */
+        case NOTIFY_ACCESS_MAIN:
+        case NOTIFY_ACCESS_EXEC:
+                if (process_is_set(&s->run.daemon))
+                        return pid == s->run.daemon.pid;
+                if (s->run.main_pid1) {
+                        /* The command: the first process svd's init forked, pid 2 of the namespace. A forking
+                         * service's daemon, once known, is the main process (above). */
+                        return !s->run.control_exited && pidns_pid_is(s->run.main.pid, pid, 2);
+                }
+                return pid == s->run.main.pid;
+        default:
+                return false;
+        }
 }
 
 void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
@@ -1392,8 +1475,7 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
 
 /* ---- operations ---- */
 
-/* Whether s cannot be started at all; tells done why. */
-static bool service_refuse(Service *s, ServiceDoneFn done, void *userdata) {
+bool service_refuse(Service *s, ServiceDoneFn done, void *userdata) {
         ServiceJobResult r = {};
 
         if (!s->unit)
@@ -1407,7 +1489,7 @@ static bool service_refuse(Service *s, ServiceDoneFn done, void *userdata) {
         return true;
 }
 
-int service_start(Service *s, ServiceDoneFn done, void *userdata) {
+int service_want_start(Service *s, ServiceDoneFn done, void *userdata) {
         assert(s);
 
         if (service_refuse(s, done, userdata))
@@ -1437,21 +1519,18 @@ int service_start(Service *s, ServiceDoneFn done, void *userdata) {
         case SERVICE_AUTO_RESTART:
         case SERVICE_INACTIVE:
         case SERVICE_FAILED:
-                deps_queue_start(s); /* deps_dispatch() calls service_start_now() when its turn comes */
-                break;
+                return 1; /* the caller's: service_start_now() */
         default:
                 assert(!"bad state");
         }
         return 0;
 }
 
-void service_start_now(Service *s) {
+bool service_start_now(Service *s) {
         assert(s);
 
-        if (!s->unit || s->ctx->shutting_down) {
-                deps_job_done(s, /* success= */ false, "svd is shutting down");
-                return;
-        }
+        if (!s->unit || s->ctx->shutting_down)
+                return false;
         switch (s->state) {
         case SERVICE_AUTO_RESTART:
                 service_unset_timer(s);
@@ -1467,6 +1546,7 @@ void service_start_now(Service *s) {
         default:
                 break;
         }
+        return true;
 }
 
 void service_fail_dependency(Service *s, Service *dep, const char *reason) {
@@ -1486,10 +1566,9 @@ void service_fail_dependency(Service *s, Service *dep, const char *reason) {
                                        .message = msg ? msg : "a dependency failed",
                                        .dependency = dep->name,
                                });
-        deps_job_done(s, /* success= */ false, msg ? msg : "a dependency failed");
 }
 
-int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
+int service_want_stop(Service *s, ServiceDoneFn done, void *userdata) {
         assert(s);
 
         if (service_add_waiter(s, done, userdata, SERVICE_OP_STOP) < 0)
@@ -1497,13 +1576,7 @@ int service_stop(Service *s, ServiceDoneFn done, void *userdata) {
         service_cancel_waiters(s, OPS_START);
         s->want_running = false;
         s->run.stop_by_notify = false;
-        deps_relations_stop(s); /* PartOf= */
         service_idle_cancel(s);
-        if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
-                deps_job_done(s, /* success= */ false, "cancelled by a stop");
-        if (s->job == SERVICE_JOB_STOP || deps_queue_stop(s))
-                return 0; /* deps_dispatch() calls service_stop_now() when the units before it are gone */
-        service_stop_now(s);
         return 0;
 }
 
@@ -1557,21 +1630,17 @@ void service_stop_now(Service *s) {
         }
 }
 
-int service_restart(Service *s, ServiceDoneFn done, void *userdata) {
+int service_want_restart(Service *s, ServiceDoneFn done, void *userdata) {
         assert(s);
 
-        if (service_refuse(s, done, userdata))
-                return 0;
-        deps_relations_restart(s); /* PartOf= */
         s->run.failing = false;
         s->run.stop_by_notify = false;
         if (s->state == SERVICE_EXITED && !service_has_stop_commands(s))
                 service_set_state(s, SERVICE_INACTIVE); /* nothing to stop: start again */
         if (!IN_SET(s->state, SERVICE_START_PRE, SERVICE_STARTING, SERVICE_START_POST, SERVICE_RUNNING,
                     SERVICE_RELOADING, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST,
-                    SERVICE_EXITED)) {
-                return service_start(s, done, userdata);
-        }
+                    SERVICE_EXITED))
+                return 1; /* nothing runs: the restart is a start */
         if (service_add_waiter(s, done, userdata, SERVICE_OP_RESTART) < 0)
                 return -ENOMEM;
         service_cancel_waiters(s, OPS_STOP | (1U << SERVICE_OP_START));
@@ -1605,8 +1674,7 @@ int service_reload(Service *s, ServiceDoneFn done, void *userdata) {
                 return -ENOMEM;
         if (service_control_running(s))
                 return 0; /* a reload runs: its end answers this one too */
-        if (service_control_start(s, UNIT_EXEC_RELOAD) > 0)
-                service_set_state(s, SERVICE_RELOADING);
+        (void) service_run_control(s, UNIT_EXEC_RELOAD, SERVICE_RELOADING);
         return 0;
 }
 
@@ -1616,16 +1684,6 @@ int service_kill(Service *s, int sig) {
                 return -ESRCH;
         log_info("%s: sending %s on request.", s->name, strna(signal_to_string(sig)));
         return process_kill(process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main, sig);
-}
-
-bool service_is_settled(const Service *s) {
-        if (s->job != SERVICE_JOB_NONE)
-                return false;
-        return IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) || (s->state == SERVICE_AUTO_RESTART && s->ctx->shutting_down);
-}
-
-bool service_is_active(const Service *s) {
-        return IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED) && s->run.ready;
 }
 
 bool service_reset_failed(Service *s) {
@@ -1659,6 +1717,7 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
                 return -ENOMEM;
         *s = (Service){
                 .ctx = c,
+                .handlers = &service_handlers,
                 .cgroup_fd = -EBADF,
                 .dynamic_user_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
@@ -1740,10 +1799,6 @@ Service *service_free(Service *s) {
 
 /* ---- definitions ---- */
 
-bool service_may_change(const Service *s) {
-        return service_is_settled(s) && !s->ctx->shutting_down;
-}
-
 int service_set_unit(Service *s, const char *path, Unit *u, const char *load_error, uint64_t hash) {
         _cleanup_(service_freep) Service *tmp = NULL;
 
@@ -1803,7 +1858,7 @@ bool service_apply_next_unit(Service *s) {
         return true;
 }
 
-void service_take_next_unit(Service *s) {
+static void service_take_next_unit(Service *s) {
         if (!s->have_next_unit || !s->next_unit || process_is_set(&s->run.main))
                 return;
         service_apply_pending(s);
@@ -1850,75 +1905,6 @@ bool service_wanted_at_startup(Service *s, bool restored) {
 }
 
 /* ---- the table ---- */
-
-static int service_compare(const void *a, const void *b) {
-        return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
-}
-
-Service *service_find(ServiceContext *c, const char *name) {
-        assert(c);
-        if (!name)
-                return NULL;
-        /* Accept "web.service" as well as "web". */
-        size_t l = strlen(name);
-        _cleanup_free_ char *stripped = NULL;
-        if (l > 8 && streq(name + l - 8, ".service")) {
-                stripped = strndup(name, l - 8);
-                if (!stripped)
-                        return NULL;
-                name = stripped;
-        }
-        Service key = { .name = (char *) name }, *k = &key;
-        Service **s = bsearch(&k, c->services, c->n_services, sizeof(Service *), service_compare);
-        return s ? *s : NULL;
-}
-
-/* The aliases are few and a lookup by one is rare (a client's or a
- * dependency's name that is no unit's own): a walk of the table. */
-static Service *service_find_alias(ServiceContext *c, const char *name) {
-        _cleanup_free_ char *stripped = strdup(name);
-
-        if (!stripped)
-                return NULL;
-        unit_name_strip_suffix(stripped);
-        for (size_t i = 0; i < c->n_services; i++) {
-                Service *s = c->services[i];
-                if (s->unit && strv_contains(s->unit->aliases, stripped))
-                        return s;
-        }
-        return NULL;
-}
-
-Service *service_lookup(ServiceContext *c, const char *name) {
-        assert(c);
-        if (!name)
-                return NULL;
-        return service_find(c, name) ?: service_find_alias(c, name);
-}
-
-Service *service_find_or_instantiate(ServiceContext *c, const char *name) {
-        Service *s = service_find(c, name);
-
-        if (s || !name || !c->callbacks || !c->callbacks->instantiate)
-                return s;
-        return c->callbacks->instantiate(name, c->userdata);
-}
-
-int service_context_add(ServiceContext *c, Service *s) {
-        if (c->n_services >= SERVICE_CONTEXT_MAX)
-                return -E2BIG;
-        Service **a = reallocarray(c->services, c->n_services + 1, sizeof(Service *));
-        if (!a)
-                return -ENOMEM;
-        c->services = a;
-        c->services[c->n_services++] = s;
-        return 0;
-}
-
-void service_context_sort(ServiceContext *c) {
-        if (c->n_services > 0)
-                qsort(c->services, c->n_services, sizeof(Service *), service_compare);
-}
 
 void service_context_remove(ServiceContext *c, size_t i) {
         assert(i < c->n_services);

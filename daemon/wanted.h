@@ -34,6 +34,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "service-def.h"
+
 #define WANTED_FILE_NAME "wanted"
 #define WANTED_CORRUPT_SUFFIX ".corrupt"
 /* Bytes of the wanted file that are read. */
@@ -41,18 +43,9 @@
 /* A line svd writes is a verb, a space and a unit name (at most 255 bytes). */
 #define WANTED_LINE_MAX 512U
 
-typedef enum WantedOverride {
-        WANTED_DEFAULT, /* as WantedBy= says */
-        WANTED_START,
-        WANTED_STOP,
-        _WANTED_OVERRIDE_MAX,
-        _WANTED_OVERRIDE_INVALID = -EINVAL,
-} WantedOverride;
-
 const char *wanted_override_to_string(WantedOverride w);
 WantedOverride wanted_override_from_string(const char *s);
 
-typedef struct ServiceContext ServiceContext;
 
 /* Path of the wanted file for a control socket path (malloc'd). */
 int wanted_file_path(const char *socket_path, char **ret);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "basic/macros.h"
-#include "service.h"
+#include "deps.h"
 #include "check-run.h"
 
 typedef struct World {
@@ -37,6 +37,7 @@ static void on_done(Service *s, const ServiceJobResult *r, void *userdata) {
 static void world_init(World *w) {
         *w = (World){ .cgroup = { .services_fd = -EBADF } };
         ck_assert_int_ge(sd_event_new(&w->ctx.event), 0);
+        deps_attach(&w->ctx);
         w->ctx.probe = &w->probe;
         w->ctx.cgroup = &w->cgroup;
         w->ctx.notify_ready = false;
@@ -109,7 +110,7 @@ START_TEST(test_missing_requirement) {
         /* b keeps its unit; starting it fails, naming a. */
         ck_assert_ptr_nonnull(b->unit);
         Outcome o = {};
-        ck_assert_int_eq(service_start(b, on_done, &o), 0);
+        ck_assert_int_eq(deps_start(b, on_done, &o), 0);
         deps_dispatch(&w.ctx);
         ck_assert_uint_eq(o.n, 1);
         ck_assert_int_eq(o.outcome, SERVICE_OUTCOME_DEPENDENCY_FAILED);
@@ -175,8 +176,8 @@ START_TEST(test_required_start_fails) {
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
         Outcome o = {}, other_o = {};
-        ck_assert_int_eq(service_start(top, on_done, &o), 0);
-        ck_assert_int_eq(service_start(other, on_done, &other_o), 0);
+        ck_assert_int_eq(deps_start(top, on_done, &o), 0);
+        ck_assert_int_eq(deps_start(other, on_done, &other_o), 0);
         /* What top requires is queued with it, transitively. */
         ck_assert_int_eq(top->job, SERVICE_JOB_START);
         ck_assert_int_eq(mid->job, SERVICE_JOB_START);
@@ -209,9 +210,9 @@ START_TEST(test_stop_queued_start) {
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
         Outcome start = {}, stop = {};
-        ck_assert_int_eq(service_start(top, on_done, &start), 0);
+        ck_assert_int_eq(deps_start(top, on_done, &start), 0);
         /* A stop of base cancels base's queued start, which fails top's. */
-        ck_assert_int_eq(service_stop(base, on_done, &stop), 0);
+        ck_assert_int_eq(deps_stop(base, on_done, &stop), 0);
         ck_assert_uint_eq(stop.n, 1);
         ck_assert_int_eq(stop.outcome, SERVICE_OUTCOME_DONE);
         ck_assert_uint_eq(start.n, 1);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "basic/macros.h"
+#include "deps.h"
+#include "service.h"
 #include "service-private.h"
 #include "check-run.h"
 
@@ -60,6 +62,7 @@ static void on_done(Service *s, const ServiceJobResult *r, void *userdata) {
 static void world_init(World *w) {
         *w = (World){ .cgroup = { .services_fd = -EBADF } };
         ck_assert_int_ge(sd_event_new(&w->ctx.event), 0);
+        deps_attach(&w->ctx);
         w->ctx.probe = &w->probe;
         w->ctx.cgroup = &w->cgroup;
         w->ctx.notify_path = "/nonexistent/svd.notify";
@@ -97,7 +100,7 @@ START_TEST(test_not_loaded) {
         world_init(&w);
         Service *s = add(&w, "broken", NULL);
 
-        ck_assert_int_eq(service_start(s, on_done, &o), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &o), 0);
         ck_assert_uint_eq(o.n, 1);
         ck_assert_int_eq(o.outcome, SERVICE_OUTCOME_NOT_LOADED);
         ck_assert_str_eq(o.message, "/test: broken");
@@ -114,7 +117,7 @@ START_TEST(test_shutting_down) {
         Service *s = add(&w, "web", NOTIFY_UNIT(""));
         w.ctx.shutting_down = true;
 
-        ck_assert_int_eq(service_restart(s, on_done, &o), 0);
+        ck_assert_int_eq(deps_restart(s, on_done, &o), 0);
         ck_assert_uint_eq(o.n, 1);
         ck_assert_int_eq(o.outcome, SERVICE_OUTCOME_SHUTTING_DOWN);
         ck_assert_int_eq(s->state, SERVICE_INACTIVE);
@@ -129,7 +132,7 @@ START_TEST(test_spawn_failure) {
         Service *s = add(&w, "web", NOTIFY_UNIT(""));
 
         /* Queued as a job: nothing happens until the jobs run. */
-        ck_assert_int_eq(service_start(s, on_done, &o), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &o), 0);
         ck_assert_uint_eq(o.n, 0);
         ck_assert_int_eq(s->job, SERVICE_JOB_START);
         ck_assert(s->want_running);
@@ -163,7 +166,7 @@ START_TEST(test_restart_and_start_limit) {
         world_init(&w);
         Service *s = add(&w, "flap", NOTIFY_UNIT("Restart=always\nRestartSec=1h\n[Unit]\nStartLimitBurst=2\n"));
 
-        ck_assert_int_eq(service_start(s, on_done, &o), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &o), 0);
         deps_dispatch(&w.ctx);
         /* The failed start is answered; Restart=always schedules the next one. */
         ck_assert_uint_eq(o.n, 1);
@@ -200,11 +203,11 @@ START_TEST(test_stop_during_auto_restart) {
         world_init(&w);
         Service *s = add(&w, "flap", NOTIFY_UNIT("Restart=on-failure\nRestartSec=1h\n"));
 
-        ck_assert_int_eq(service_start(s, on_done, &start), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &start), 0);
         deps_dispatch(&w.ctx);
         ck_assert_int_eq(s->state, SERVICE_AUTO_RESTART);
 
-        ck_assert_int_eq(service_stop(s, on_done, &stop), 0);
+        ck_assert_int_eq(deps_stop(s, on_done, &stop), 0);
         ck_assert_uint_eq(stop.n, 1);
         ck_assert_int_eq(stop.outcome, SERVICE_OUTCOME_DONE);
         ck_assert_int_eq(s->state, SERVICE_INACTIVE);
@@ -213,7 +216,7 @@ START_TEST(test_stop_during_auto_restart) {
 
         /* Stopping what is stopped is done at once. */
         memset(&stop, 0, sizeof(stop));
-        ck_assert_int_eq(service_stop(s, on_done, &stop), 0);
+        ck_assert_int_eq(deps_stop(s, on_done, &stop), 0);
         ck_assert_uint_eq(stop.n, 1);
         ck_assert_int_eq(stop.outcome, SERVICE_OUTCOME_DONE);
         world_done(&w);
@@ -227,8 +230,8 @@ START_TEST(test_cancel_and_forget) {
         Service *s = add(&w, "web", NOTIFY_UNIT(""));
 
         /* A stop replaces a queued start: the start's waiter is told so. */
-        ck_assert_int_eq(service_start(s, on_done, &start), 0);
-        ck_assert_int_eq(service_stop(s, on_done, &stop), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &start), 0);
+        ck_assert_int_eq(deps_stop(s, on_done, &stop), 0);
         ck_assert_uint_eq(start.n, 1);
         ck_assert_int_eq(start.outcome, SERVICE_OUTCOME_CANCELLED);
         ck_assert_uint_eq(stop.n, 1);
@@ -236,7 +239,7 @@ START_TEST(test_cancel_and_forget) {
         ck_assert_int_eq(s->job, SERVICE_JOB_NONE);
 
         /* A client that went away is never called. */
-        ck_assert_int_eq(service_start(s, on_done, &forgotten), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &forgotten), 0);
         ck_assert_ptr_nonnull(s->waiters);
         service_forget_waiters(s, &forgotten);
         ck_assert_ptr_null(s->waiters);
@@ -247,7 +250,7 @@ START_TEST(test_cancel_and_forget) {
         /* Waiters still queued when the service goes away are cancelled. */
         memset(&start, 0, sizeof(start));
         ck_assert(service_reset_failed(s));
-        ck_assert_int_eq(service_start(s, on_done, &start), 0);
+        ck_assert_int_eq(deps_start(s, on_done, &start), 0);
         service_context_remove(&w.ctx, 0);
         ck_assert_uint_eq(start.n, 1);
         ck_assert_int_eq(start.outcome, SERVICE_OUTCOME_CANCELLED);

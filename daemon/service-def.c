@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What a service is, as data (service-def.h): the names of its states, results and jobs, what may be
+ * read off it, and the table's lookups. */
+#include "service-def.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/string-table.h"
+#include "basic/strv.h"
+#include "basic/unit-name.h"
+
+static const char *const service_state_table[_SERVICE_STATE_MAX] = {
+        [SERVICE_INACTIVE] = "inactive",   [SERVICE_STARTING] = "starting",
+        [SERVICE_RUNNING] = "running",     [SERVICE_STOPPING] = "stopping",
+        [SERVICE_KILLING] = "killing",     [SERVICE_AUTO_RESTART] = "auto-restart",
+        [SERVICE_FAILED] = "failed",
+        [SERVICE_RELOADING] = "reloading", [SERVICE_EXITED] = "exited",
+        [SERVICE_START_PRE] = "start-pre", [SERVICE_START_POST] = "start-post",
+        [SERVICE_STOP_EXEC] = "stop",      [SERVICE_STOP_POST] = "stop-post",
+};
+
+static const char *const service_job_table[_SERVICE_JOB_MAX] = {
+        [SERVICE_JOB_NONE] = "none",
+        [SERVICE_JOB_START] = "start-queued",
+        [SERVICE_JOB_STARTING] = "start-running",
+        [SERVICE_JOB_STOP] = "stop-queued",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(service_job, ServiceJob);
+
+static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
+        [SERVICE_SUCCESS] = "success",
+        [SERVICE_FAILURE_EXIT_CODE] = "exit-code",
+        [SERVICE_FAILURE_SIGNAL] = "signal",
+        [SERVICE_FAILURE_CORE_DUMP] = "core-dump",
+        [SERVICE_FAILURE_TIMEOUT] = "timeout",
+        [SERVICE_FAILURE_EXEC] = "exec",
+        [SERVICE_FAILURE_RESOURCES] = "resources",
+        [SERVICE_FAILURE_WATCHDOG] = "watchdog",
+        [SERVICE_FAILURE_START_LIMIT_HIT] = "start-limit-hit",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(service_state, ServiceState);
+DEFINE_STRING_TABLE_LOOKUP(service_result, ServiceResult);
+
+void service_set_last_error(Service *s, char *msg) {
+        free(s->last_error);
+        s->last_error = msg;
+}
+
+static void set_done(ServiceSet *set) {
+        free(set->items);
+        *set = (ServiceSet){};
+}
+
+void service_deps_done(ServiceDeps *d) {
+        if (!d)
+                return;
+        ServiceSet *sets[] = { &d->requires,    &d->wants,       &d->after,       &d->before,
+                               &d->required_by, &d->requisite,   &d->bound_by,    &d->consists_of,
+                               &d->conflicts,   &d->on_failure };
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+                set_done(sets[i]);
+}
+
+/* ---- what may be read off a service ---- */
+
+bool service_is_settled(const Service *s) {
+        if (s->job != SERVICE_JOB_NONE)
+                return false;
+        return IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) || (s->state == SERVICE_AUTO_RESTART && s->ctx->shutting_down);
+}
+
+bool service_is_active(const Service *s) {
+        return IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING, SERVICE_EXITED) && s->run.ready;
+}
+
+bool service_may_change(const Service *s) {
+        return service_is_settled(s) && !s->ctx->shutting_down;
+}
+
+const Process *service_main_process(const Service *s) {
+        return process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main;
+}
+
+/* ---- the table ---- */
+
+static int service_compare(const void *a, const void *b) {
+        return strcmp((*(Service *const *) a)->name, (*(Service *const *) b)->name);
+}
+
+Service *service_find(ServiceContext *c, const char *name) {
+        assert(c);
+        if (!name)
+                return NULL;
+        /* Accept "web.service" as well as "web". */
+        size_t l = strlen(name);
+        _cleanup_free_ char *stripped = NULL;
+        if (l > 8 && streq(name + l - 8, ".service")) {
+                stripped = strndup(name, l - 8);
+                if (!stripped)
+                        return NULL;
+                name = stripped;
+        }
+        Service key = { .name = (char *) name }, *k = &key;
+        Service **s = bsearch(&k, c->services, c->n_services, sizeof(Service *), service_compare);
+        return s ? *s : NULL;
+}
+
+/* The aliases are few and a lookup by one is rare (a client's or a
+ * dependency's name that is no unit's own): a walk of the table. */
+static Service *service_find_alias(ServiceContext *c, const char *name) {
+        _cleanup_free_ char *stripped = strdup(name);
+
+        if (!stripped)
+                return NULL;
+        unit_name_strip_suffix(stripped);
+        for (size_t i = 0; i < c->n_services; i++) {
+                Service *s = c->services[i];
+                if (s->unit && strv_contains(s->unit->aliases, stripped))
+                        return s;
+        }
+        return NULL;
+}
+
+Service *service_lookup(ServiceContext *c, const char *name) {
+        assert(c);
+        if (!name)
+                return NULL;
+        return service_find(c, name) ?: service_find_alias(c, name);
+}
+
+Service *service_find_or_instantiate(ServiceContext *c, const char *name) {
+        Service *s = service_find(c, name);
+
+        if (s || !name || !c->callbacks || !c->callbacks->instantiate)
+                return s;
+        return c->callbacks->instantiate(name, c->userdata);
+}
+
+int service_context_add(ServiceContext *c, Service *s) {
+        if (c->n_services >= SERVICE_CONTEXT_MAX)
+                return -E2BIG;
+        Service **a = reallocarray(c->services, c->n_services + 1, sizeof(Service *));
+        if (!a)
+                return -ENOMEM;
+        c->services = a;
+        c->services[c->n_services++] = s;
+        return 0;
+}
+
+void service_context_sort(ServiceContext *c) {
+        if (c->n_services > 0)
+                qsort(c->services, c->n_services, sizeof(Service *), service_compare);
+}

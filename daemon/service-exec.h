@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What a service's process is started with: the one preparation of every process of a service
+ * (service-exec.c), for the state machine and for service-control.c.
+ */
+
+#include "service-def.h"
+
+typedef struct ServiceExec {
+        SpawnParams params; /* stdout_fd/stderr_fd are the log's (service_log_prepare) */
+        char **env;
+        char *path;
+        char **argv;  /* the command line with the variables of env substituted */
+        char *error;  /* why preparing failed, when it was not memory (for the log and status) */
+        const SandboxPlan *sandbox; /* params.sandbox, the unit's (compiled once per unit); NULL without */
+} ServiceExec;
+
+/* Fills e for the next spawn of s running cmd (the main command or one around it, with extra_env,
+ * "NAME=VALUE" strings or NULL, over the unit's environment): environment, executable, credentials,
+ * limits, sandbox and s's cgroup (opened if needed): every process of a service is made alike.
+ * -ENOTCONN when the unit needs the notify socket and svd has none. */
+int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e);
+void service_exec_done(ServiceExec *e);
+bool service_exec_joins_pidns(const Service *s, const ExecCommand *cmd);
