@@ -26,10 +26,10 @@ static int rel_add(ServiceSet *set, Service *s) {
 int deps_link_relations(ServiceContext *c) {
         for (size_t i = 0; i < c->n_services; i++) {
                 Service *s = c->services[i];
-                if (!s->unit || s->load_error)
+                if (!s->def->unit || s->def->load_error)
                         continue;
                 for (UnitRelation rel = 0; rel < _UNIT_RELATION_MAX; rel++)
-                        for (char **n = s->unit->relations[rel]; n && *n; n++) {
+                        for (char **n = s->def->unit->relations[rel]; n && *n; n++) {
                                 Service *o = service_lookup(c, *n);
                                 int r = 0;
                                 if (!o || o == s)
@@ -64,7 +64,7 @@ int deps_link_relations(ServiceContext *c) {
 
 bool deps_requisite_missing(Service *s, const char **ret_dep, char **ret_reason) {
         /* Looked up by name now, so that one svd does not know fails the start as well. */
-        for (char **n = s->unit->relations[UNIT_REQUISITE]; n && *n; n++) {
+        for (char **n = s->def->unit->relations[UNIT_REQUISITE]; n && *n; n++) {
                 Service *o = service_lookup(s->ctx, *n);
                 if (o && service_is_active(o))
                         continue;

@@ -35,7 +35,7 @@ static int set_add(ServiceSet *set, Service *s) {
 
 /* In the dependency graph: loaded, without an error. */
 static bool service_in_graph(const Service *s) {
-        return s->unit && !s->load_error;
+        return s->def->unit && !s->def->load_error;
 }
 
 /* Missing units: a Requires= is an error, a Wants= a warning. */
@@ -44,20 +44,20 @@ static int deps_check_missing(ServiceContext *c) {
                 Service *s = c->services[i];
                 if (!service_in_graph(s))
                         continue;
-                for (char **n = s->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
+                for (char **n = s->def->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
                         if (service_lookup(c, *n))
                                 continue;
                         char *msg;
-                        if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->unit_path, *n,
+                        if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->def->path, *n,
                                      *n) < 0)
                                 return log_oom();
                         service_set_load_error(s, msg);
                         break;
                 }
-                for (char **n = service_in_graph(s) ? s->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
+                for (char **n = service_in_graph(s) ? s->def->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
                         if (!service_lookup(c, *n))
                                 log_warning("%s: Wants=%s: no such unit '%s.service', ignoring.",
-                                            s->unit_path, *n, *n);
+                                            s->def->path, *n, *n);
         }
         return 0;
 }
@@ -72,7 +72,7 @@ static int deps_link(ServiceContext *c) {
                 if (!service_in_graph(s))
                         continue;
                 for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++)
-                        for (char **n = s->unit->dependencies[d]; n && *n; n++) {
+                        for (char **n = s->def->unit->dependencies[d]; n && *n; n++) {
                                 Service *o = service_lookup(c, *n);
                                 int r = 0;
                                 if (!o)
@@ -181,7 +181,7 @@ static int deps_find_cycles(ServiceContext *c) {
                         continue;
                 Service *s = c->services[i];
                 char *msg;
-                if (asprintf(&msg, "%s: Dependency cycle: %s", s->unit_path,
+                if (asprintf(&msg, "%s: Dependency cycle: %s", s->def->path,
                              chains[i] ? chains[i] : s->name) < 0) {
                         for (size_t j = i; j < n; j++)
                                 free(chains[j]);
@@ -235,7 +235,7 @@ static int deps_check_depth(ServiceContext *c) {
                         continue;
                 Service *s = c->services[i];
                 char *msg;
-                if (asprintf(&msg, "%s: Dependency chain of %u units, more than %u", s->unit_path, depth[i],
+                if (asprintf(&msg, "%s: Dependency chain of %u units, more than %u", s->def->path, depth[i],
                              DEPS_DEPTH_MAX) < 0)
                         return log_oom();
                 service_set_load_error(s, msg);
@@ -292,7 +292,7 @@ static void queue_start(Service *root) {
         _cleanup_free_ Service **work = NULL;
         size_t n = 0, cap = 0;
 
-        if (!root->unit)
+        if (!root->def->unit)
                 return;
         if (root->job != SERVICE_JOB_STARTING)
                 root->job = SERVICE_JOB_START;
@@ -429,12 +429,12 @@ void deps_dispatch(ServiceContext *c) {
                                 Service *broken = NULL;
                                 for (size_t k = 0; k < s->deps.requires.n && !broken; k++) {
                                         Service *r = s->deps.requires.items[k];
-                                        if (!r->unit || (r->load_error && !service_is_active(r)))
+                                        if (!r->def->unit || (r->def->load_error && !service_is_active(r)))
                                                 broken = r;
                                 }
                                 if (broken) {
                                         fail_dependency(s, broken,
-                                                        broken->load_error ? broken->load_error : "not loaded");
+                                                        broken->def->load_error ? broken->def->load_error : "not loaded");
                                         changed = true;
                                         continue;
                                 }

@@ -22,36 +22,18 @@
 #include "unit.h"
 #include "wanted.h"
 
+/* A unit file of the directory, as the reload read it. */
 typedef struct ReloadEntry {
         char *name;
-        char *path;
-        Unit *unit;
-        char *error;
-        uint64_t hash;
+        UnitDefinition *def;
 } ReloadEntry;
 
 static void reload_entries_free(ReloadEntry *e, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 free(e[i].name);
-                free(e[i].path);
-                unit_free(e[i].unit);
-                free(e[i].error);
+                unit_definition_free(e[i].def);
         }
         free(e);
-}
-
-/* FNV-1a over the bytes the unit was parsed from (for a unit that did not
- * load: over its error), never 0. Reload tells a changed file by it. */
-static uint64_t unit_hash(const Unit *u, const char *error) {
-        const char *p = u ? u->source : error;
-        size_t n = u ? u->source_len : (error ? strlen(error) : 0);
-        uint64_t h = UINT64_C(14695981039346656037);
-
-        for (size_t i = 0; p && i < n; i++) {
-                h ^= (unsigned char) p[i];
-                h *= UINT64_C(1099511628211);
-        }
-        return h ?: 1;
 }
 
 static int string_compare(const void *a, const void *b) {
@@ -97,22 +79,19 @@ static void warn_limits_not_applied(const CgroupRoot *cg, const char *path, cons
 
 /* The unit `name` ("web@8080") from template t's definition: the same bytes, parsed for the
  * instance's name (specifiers). A definition that fails for this instance is its load error. */
-static int instance_load(Service *t, const char *name, Unit **ret, char **ret_error, uint64_t *ret_hash) {
+static int instance_load(Service *t, const char *name, UnitDefinition **ret) {
+        const Unit *tu = t->def->unit;
+        _cleanup_free_ char *error = NULL;
         Unit *u = NULL;
-        char *error = NULL;
         int r;
 
-        r = unit_load_string(t->unit->source, t->unit->source_len, t->unit->path, name, on_unit_warning, NULL,
-                             &u, &error);
+        r = unit_load_string(tu->source, tu->source_len, tu->path, name, on_unit_warning, NULL, &u, &error);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0 && !error && asprintf(&error, "%s: %s", t->unit->path, strerror(-r)) < 0)
+        if (r < 0 && !error && asprintf(&error, "%s: %s", tu->path, strerror(-r)) < 0)
                 return -ENOMEM;
-        warn_limits_not_applied(t->ctx->cgroup, t->unit->path, u);
-        *ret = u;
-        *ret_error = error;
-        *ret_hash = unit_hash(u, error);
-        return 0;
+        warn_limits_not_applied(t->ctx->cgroup, tu->path, u);
+        return unit_definition_new(t->def->path, u, error, t->ctx->uid, ret);
 }
 
 /* The template of instance `name` in the table, loaded and not removed, or NULL. While a reload
@@ -131,14 +110,13 @@ static Service *template_of(Manager *m, const char *name, const bool *seen, size
                 for (size_t i = 0; i < m->ctx.n_services && !t; i++)
                         if (streq(m->ctx.services[i]->name, tn) && (i >= n_old || seen[i]))
                                 t = m->ctx.services[i];
-        return t && t->unit && !t->removed ? t : NULL;
+        return t && t->def->unit && !t->removed ? t : NULL;
 }
 
 Service *manager_instantiate(Manager *m, const char *name) {
-        _cleanup_free_ char *n = NULL, *error = NULL;
-        Unit *u = NULL;
+        _cleanup_free_ char *n = NULL;
+        UnitDefinition *def = NULL;
         Service *s = NULL, *t;
-        uint64_t hash;
         int r;
 
         assert(m);
@@ -152,21 +130,20 @@ Service *manager_instantiate(Manager *m, const char *name) {
         t = template_of(m, n, /* seen= */ NULL, 0);
         if (!t)
                 return NULL;
-        r = instance_load(t, n, &u, &error, &hash);
+        r = instance_load(t, n, &def);
         if (r < 0)
                 return NULL;
-        r = service_new(&m->ctx, n, t->unit_path, u, error, &s);
+        r = service_new(&m->ctx, n, def, &s);
         if (r < 0)
                 return NULL;
-        s->unit_hash = hash;
         r = service_context_add(&m->ctx, s);
         if (r < 0) {
                 service_free(s);
                 return NULL;
         }
         service_context_sort(&m->ctx);
-        if (!s->unit)
-                log_error("Failed to load unit '%s': %s", s->name, strna(s->load_error));
+        if (!s->def->unit)
+                log_error("Failed to load unit '%s': %s", s->name, strna(s->def->load_error));
         else
                 log_info("%s: instance of '%s' created.", s->name, t->name);
         r = deps_resolve(&m->ctx);
@@ -177,8 +154,8 @@ Service *manager_instantiate(Manager *m, const char *name) {
 
 /* A unit that sets sandboxing keys svd does not enforce fails to load, naming them, unless the
  * operator said --allow-unsandboxed: then it loads, with a warning, and `svctl status` lists them. */
-static int reload_check_sandbox(Manager *m, ReloadEntry *x) {
-        char **keys = x->unit->sandbox.not_applied;
+static int reload_check_sandbox(Manager *m, const char *path, Unit **u, char **error) {
+        char **keys = (*u)->sandbox.not_applied;
         if (!keys)
                 return 0;
         _cleanup_free_ char *list = NULL;
@@ -193,17 +170,17 @@ static int reload_check_sandbox(Manager *m, ReloadEntry *x) {
         if (m->allow_unsandboxed) {
                 log_warning("%s:%u: Sandboxing not enforced by svd: %s (running it without, as "
                             "--allow-unsandboxed says).",
-                            x->path, x->unit->sandbox.not_applied_line, list);
+                            path, (*u)->sandbox.not_applied_line, list);
                 return 0;
         }
-        if (asprintf(&x->error,
+        if (asprintf(error,
                      "%s:%u: Sandboxing keys svd does not enforce: %s; refusing to run the unit without "
                      "them (svd --allow-unsandboxed runs it anyway)",
-                     x->path, x->unit->sandbox.not_applied_line, list) < 0) {
-                x->error = NULL;
+                     path, (*u)->sandbox.not_applied_line, list) < 0) {
+                *error = NULL;
                 return -ENOMEM;
         }
-        x->unit = unit_free(x->unit);
+        *u = unit_free(*u);
         return 0;
 }
 
@@ -252,20 +229,26 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                 e = a;
                 ReloadEntry *x = &e[n++];
                 *x = (ReloadEntry){ .name = TAKE_PTR(name) };
-                if (asprintf(&x->path, "%s/%s", m->unit_dir, de->d_name) < 0) {
-                        x->path = NULL;
+                _cleanup_free_ char *path = NULL, *error = NULL;
+                Unit *u = NULL;
+                if (asprintf(&path, "%s/%s", m->unit_dir, de->d_name) < 0) {
+                        path = NULL;
                         reload_entries_free(e, n);
                         return -ENOMEM;
                 }
-                int r = unit_load_file(x->path, x->name, on_unit_warning, m, &x->unit, &x->error);
-                if (r < 0 && !x->error && asprintf(&x->error, "%s: %s", x->path, strerror(-r)) < 0)
-                        x->error = NULL;
-                if (r >= 0 && reload_check_sandbox(m, x) < 0) {
+                int r = unit_load_file(path, x->name, on_unit_warning, m, &u, &error);
+                if (r < 0 && !error && asprintf(&error, "%s: %s", path, strerror(-r)) < 0)
+                        error = NULL;
+                if (r >= 0 && reload_check_sandbox(m, path, &u, &error) < 0) {
+                        unit_free(u);
                         reload_entries_free(e, n);
                         return -ENOMEM;
                 }
-                warn_limits_not_applied(&m->cgroup, x->path, x->unit);
-                x->hash = unit_hash(x->unit, x->error);
+                warn_limits_not_applied(&m->cgroup, path, u);
+                if (unit_definition_new(path, u, error, m->ctx.uid, &x->def) < 0) {
+                        reload_entries_free(e, n);
+                        return -ENOMEM;
+                }
         }
         if (errno > 0) {
                 int r = -errno;
@@ -357,17 +340,16 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                 if (!s) {
                         if (m->ctx.n_services >= MANAGER_UNITS_MAX)
                                 continue;
-                        r = service_new(&m->ctx, x->name, x->path, TAKE_PTR(x->unit), x->error, &s);
+                        r = service_new(&m->ctx, x->name, TAKE_PTR(x->def), &s);
                         if (r < 0)
                                 break;
-                        s->unit_hash = x->hash;
                         r = service_context_add(&m->ctx, s);
                         if (r < 0) {
                                 service_free(s);
                                 break;
                         }
-                        if (!s->unit) {
-                                log_error("Failed to load unit '%s': %s", s->name, strna(s->load_error));
+                        if (!s->def->unit) {
+                                log_error("Failed to load unit '%s': %s", s->name, strna(s->def->load_error));
                                 failed++;
                         }
                         if (!startup)
@@ -379,19 +361,17 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
 
                 bool was_removed = s->removed;
                 service_set_removed(s, false);
-                if (x->hash == s->unit_hash && !was_removed)
+                if (x->def->hash == service_unit_hash(s) && !was_removed)
                         continue; /* the same file */
                 if (strv_extend(was_removed ? &added : &changed, x->name) < 0)
                         r = -ENOMEM;
                 if (service_may_change(s)) {
-                        r = service_set_unit(s, x->path, TAKE_PTR(x->unit), x->error, x->hash);
-                        if (r < 0)
-                                break;
-                        if (!s->unit)
-                                log_error("Failed to load unit '%s': %s", s->name, strna(s->load_error));
+                        service_set_definition(s, TAKE_PTR(x->def));
+                        if (!s->def->unit)
+                                log_error("Failed to load unit '%s': %s", s->name, strna(s->def->load_error));
                         log_info("%s: unit file changed, reloaded.", s->name);
                 } else {
-                        (void) service_set_next_unit(s, TAKE_PTR(x->unit), x->error, x->hash);
+                        service_set_next_definition(s, TAKE_PTR(x->def));
                         log_info("%s: unit file changed; the running process keeps running, the new definition "
                                  "applies once it has stopped.", s->name);
                 }
@@ -406,25 +386,20 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                 /* An instance lives as long as its template: it takes the template's new definition. */
                 Service *t = template_of(m, s->name, seen, n_old);
                 if (t) {
-                        Unit *u = NULL;
-                        _cleanup_free_ char *error = NULL;
-                        uint64_t hash;
-                        if (instance_load(t, s->name, &u, &error, &hash) < 0) {
+                        _cleanup_(unit_definition_freep) UnitDefinition *def = NULL;
+                        if (instance_load(t, s->name, &def) < 0) {
                                 r = -ENOMEM;
                                 continue;
                         }
-                        if (hash == s->unit_hash) {
-                                unit_free(u);
+                        if (def->hash == service_unit_hash(s))
                                 continue;
-                        }
                         if (strv_extend(&changed, s->name) < 0)
                                 r = -ENOMEM;
                         if (service_may_change(s)) {
-                                if (service_set_unit(s, t->unit_path, u, error, hash) < 0)
-                                        r = -ENOMEM;
+                                service_set_definition(s, TAKE_PTR(def));
                                 log_info("%s: template changed, reloaded.", s->name);
                         } else {
-                                (void) service_set_next_unit(s, u, error, hash);
+                                service_set_next_definition(s, TAKE_PTR(def));
                                 log_info("%s: template changed; the running process keeps running, the new "
                                          "definition applies once it has stopped.", s->name);
                         }

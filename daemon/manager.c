@@ -205,7 +205,7 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
                 if (r < 0)
                         log_error_errno(r, "Failed to watch the main service: %m");
         }
-        if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->have_next_unit))
+        if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->next))
                 manager_schedule_gc(m); /* a reload is waiting for it to settle */
 }
 
@@ -488,9 +488,9 @@ int manager_startup(Manager *m) {
                         return log_error_errno(ENOENT, "Main service '%s': no such unit.", m->main_service);
                 if (r < 0)
                         return log_error_errno(r, "Main service '%s': %s.", m->main_service, refusal ?: strerror(-r));
-                if (!main_service->unit)
+                if (!main_service->def->unit)
                         return log_error_errno(ENOENT, "Main service '%s': %s.", m->main_service,
-                                               main_service->load_error ?: "not loaded");
+                                               main_service->def->load_error ?: "not loaded");
         }
 
         r = manager_listen(m, -EBADF);
@@ -508,7 +508,7 @@ int manager_startup(Manager *m) {
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {
                 Service *s = m->ctx.services[i];
-                if (!s->unit || !(service_wanted_at_startup(s, m->crash_restored) || s == main_service))
+                if (!s->def->unit || !(service_wanted_at_startup(s, m->crash_restored) || s == main_service))
                         continue;
                 const char *refusal = NULL;
                 Service *t = NULL;

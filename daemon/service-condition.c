@@ -14,11 +14,11 @@ static void replace_string(char **field, char *s) {
 }
 
 ServiceConditions service_conditions_test(Service *s, int *ret_error) {
-        const UnitConditions *l = &s->unit->conditions;
+        const UnitConditions *l = &s->def->unit->conditions;
         char *failed = NULL;
         int r;
 
-        assert(s->unit);
+        assert(s->def->unit);
 
         *ret_error = 0;
         /* Conditions first, then assertions, as systemd; a skipped start checks no assertion. */

@@ -65,7 +65,7 @@ Process *service_control_process(Service *s) {
 }
 
 static const ExecCommand *control_command(const Service *s) {
-        const ExecCommandList *l = &s->unit->exec[s->control.kind];
+        const ExecCommandList *l = &s->def->unit->exec[s->control.kind];
         return s->control.index < l->n ? &l->commands[s->control.index] : NULL;
 }
 
@@ -77,8 +77,8 @@ const char *service_control_command(const Service *s) {
 static uint64_t control_timeout_usec(const Service *s) {
         /* systemd.service(5): the start-up commands and ExecReload= are bound by TimeoutStartSec=, the
          * stop commands by TimeoutStopSec=. */
-        return IN_SET(s->control.kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST) ? s->unit->timeout_stop_usec
-                                                                           : s->unit->timeout_start_usec;
+        return IN_SET(s->control.kind, UNIT_EXEC_STOP, UNIT_EXEC_STOP_POST) ? s->def->unit->timeout_stop_usec
+                                                                           : s->def->unit->timeout_start_usec;
 }
 
 /* $MAINPID for every command while there is a main process; $SERVICE_RESULT, and $EXIT_CODE and
@@ -192,8 +192,8 @@ static bool control_spawn(Service *s, ServiceControlEnd *ret) {
         if (r < 0)
                 goto fail;
         SpawnParams params = exec.params;
-        r = c->log_fresh ? service_log_prepare(s->log, s->unit, &params.stdout_fd, &params.stderr_fd, &log_error)
-                         : service_log_attach(s->log, s->unit, &params.stdout_fd, &params.stderr_fd, &log_error);
+        r = c->log_fresh ? service_log_prepare(s->log, s->def->unit, &params.stdout_fd, &params.stderr_fd, &log_error)
+                         : service_log_attach(s->log, s->def->unit, &params.stdout_fd, &params.stderr_fd, &log_error);
         if (r < 0)
                 goto fail;
         c->log_fresh = false;
@@ -245,10 +245,10 @@ fail:
 }
 
 int service_control_start(Service *s, UnitExec kind, ServiceControlEnd *ret) {
-        assert(s->unit);
+        assert(s->def->unit);
         assert(!service_control_running(s));
 
-        if (s->unit->exec[kind].n == 0)
+        if (s->def->unit->exec[kind].n == 0)
                 return 0;
         s->control.kind = kind;
         s->control.index = 0;

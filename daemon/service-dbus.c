@@ -24,7 +24,7 @@
 int service_dbus_read_owner_changed(Service *s, sd_bus_message *m, const char **ret_owner) {
         const char *name, *old_owner, *new_owner;
 
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, s->unit->bus_name))
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, s->def->unit->bus_name))
                 return 0;
         *ret_owner = new_owner;
         return 1;
@@ -35,7 +35,7 @@ int service_dbus_read_owner_reply(Service *s, sd_bus_message *m, const char **re
         if (sd_bus_message_is_method_error(m, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(m);
                 if (e && !sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.NameHasNoOwner"))
-                        log_debug("%s: GetNameOwner('%s'): %s", s->name, s->unit->bus_name, e->message);
+                        log_debug("%s: GetNameOwner('%s'): %s", s->name, s->def->unit->bus_name, e->message);
                 return 0; /* not yet: NameOwnerChanged tells */
         }
         return sd_bus_message_read(m, "s", ret_owner) >= 0;
@@ -92,13 +92,13 @@ int service_dbus_watch(Service *s, sd_bus_message_handler_t on_owner_changed, sd
         if (asprintf(&match,
                      "type='signal',sender='" DBUS_SERVICE "',path='" DBUS_PATH "',interface='" DBUS_INTERFACE
                      "',member='NameOwnerChanged',arg0='%s'",
-                     s->unit->bus_name) < 0)
+                     s->def->unit->bus_name) < 0)
                 return -ENOMEM;
         r = sd_bus_add_match_async(c->bus, &s->run.bus_match, match, on_owner_changed, NULL, s);
         if (r < 0)
                 return r;
         r = sd_bus_call_method_async(c->bus, &s->run.bus_call, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE, "GetNameOwner",
-                                     on_owner_reply, s, "s", s->unit->bus_name);
+                                     on_owner_reply, s, "s", s->def->unit->bus_name);
         if (r < 0) {
                 s->run.bus_match = sd_bus_slot_unref(s->run.bus_match);
                 return r;

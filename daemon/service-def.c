@@ -84,6 +84,10 @@ const Process *service_main_process(const Service *s) {
         return process_is_set(&s->run.daemon) ? &s->run.daemon : &s->run.main;
 }
 
+uint64_t service_unit_hash(const Service *s) {
+        return (s->next ?: s->def)->hash;
+}
+
 /* ---- the table ---- */
 
 static int service_compare(const void *a, const void *b) {
@@ -118,7 +122,7 @@ static Service *service_find_alias(ServiceContext *c, const char *name) {
         unit_name_strip_suffix(stripped);
         for (size_t i = 0; i < c->n_services; i++) {
                 Service *s = c->services[i];
-                if (s->unit && strv_contains(s->unit->aliases, stripped))
+                if (s->def->unit && strv_contains(s->def->unit->aliases, stripped))
                         return s;
         }
         return NULL;

@@ -23,7 +23,9 @@
 #include "logstream.h"
 #include "process.h"
 #include "spawn.h"
+#include "unit-definition.h"
 #include "unit.h"
+#include "unit-definition.h"
 
 typedef enum ServiceState {
         SERVICE_INACTIVE,
@@ -307,10 +309,7 @@ struct Service {
         ServiceContext *ctx;
         const ServiceHandlers *handlers; /* the state machine's (service_new()) */
         char *name;
-        char *unit_path;
-        Unit *unit;       /* NULL when the unit file failed to load */
-        char *load_error; /* why, with file and line */
-        Credentials creds;      /* User=/Group= resolved at load time */
+        UnitDefinition *def; /* the unit in force (never NULL; its unit is NULL when it did not load) */
 
         ServiceState state;
         bool want_running;
@@ -341,10 +340,8 @@ struct Service {
         WantedOverride wanted;  /* the operator's last start or stop, on top of WantedBy= */
         uint64_t restored_usec; /* CLOCK_REALTIME: started to restore the state before svd crashed; 0 */
         bool removed;           /* the unit file went away at a reload: dropped once settled */
-        uint64_t unit_hash;     /* of the unit file's bytes as last loaded: reload tells changes by it */
-        bool have_next_unit;    /* a reload changed the unit while it ran: */
-        Unit *next_unit;        /*   the new definition, applied once settled */
-        char *next_load_error;  /*   or why it does not load */
+        UnitDefinition *next;   /* a reload changed the unit while it ran: the new definition, in force once
+                                 * settled (its unit NULL: it does not load) */
 
         /* Restart policy and dependencies. */
         uint64_t start_limit_begin; /* CLOCK_MONOTONIC start of the StartLimitIntervalSec= window */
@@ -372,6 +369,10 @@ void service_context_sort(ServiceContext *c);
 bool service_is_settled(const Service *s); /* inactive or failed, nothing pending */
 bool service_is_active(const Service *s);  /* running, reloading or exited (a start is complete) */
 bool service_may_change(const Service *s); /* settled and svd not shutting down: its unit may be replaced */
+
+/* The hash of the unit file as last loaded (the pending definition's, when there is one): a reload
+ * tells a changed file by it. */
+uint64_t service_unit_hash(const Service *s);
 
 /* Replaces the message of the last failure (takes msg, which may be NULL). */
 void service_set_last_error(Service *s, char *msg);

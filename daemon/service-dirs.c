@@ -150,7 +150,7 @@ static int exec_directory_make(const char *path, mode_t mode, bool chown_it, uid
 
 /* Whether the directories of type t go below BASE/private (DynamicUser=). */
 static bool exec_directory_private(const Service *s, ExecDirectoryType t) {
-        return s->unit->dynamic_user && IN_SET(t, EXEC_DIRECTORY_STATE, EXEC_DIRECTORY_CACHE, EXEC_DIRECTORY_LOGS);
+        return s->def->unit->dynamic_user && IN_SET(t, EXEC_DIRECTORY_STATE, EXEC_DIRECTORY_CACHE, EXEC_DIRECTORY_LOGS);
 }
 
 #define CHOWN_DEPTH_MAX 64 /* directory levels below a private directory that are walked */
@@ -272,7 +272,7 @@ static int private_link_make(const char *base, const char *name) {
 }
 
 uid_t service_dirs_dynamic_hint(Service *s) {
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
         for (ExecDirectoryType t = 0; t < _EXEC_DIRECTORY_TYPE_MAX; t++) {
                 _cleanup_free_ char *base = NULL;
                 if (!exec_directory_private(s, t) || !u->exec_directories[t] || service_dirs_base(t, &base) < 0)
@@ -290,7 +290,7 @@ uid_t service_dirs_dynamic_hint(Service *s) {
 }
 
 int service_dirs_prepare(Service *s, char ***env, char **ret_error) {
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
 
         for (ExecDirectoryType t = 0; t < _EXEC_DIRECTORY_TYPE_MAX; t++) {
                 if (!u->exec_directories[t])
@@ -322,12 +322,12 @@ int service_dirs_prepare(Service *s, char ***env, char **ret_error) {
                                 return -ENOMEM;
                         r = private ? private_link_make(base, *d) : 0;
                         if (r >= 0 && private)
-                                r = chown_tree(real, s->creds.uid, s->creds.gid);
+                                r = chown_tree(real, s->def->creds.uid, s->def->creds.gid);
                         /* ConfigurationDirectory= stays the administrator's (systemd.exec(5)). */
                         if (r >= 0)
                                 r = exec_directory_make(real, (mode_t) u->exec_directory_mode[t],
-                                                        s->creds.set && t != EXEC_DIRECTORY_CONFIGURATION,
-                                                        s->creds.uid, s->creds.gid);
+                                                        s->def->creds.set && t != EXEC_DIRECTORY_CONFIGURATION,
+                                                        s->def->creds.uid, s->def->creds.gid);
                         if (r < 0) {
                                 if (asprintf(ret_error, "%s: Failed to set up '%s': %s", exec_directory_key[t], path,
                                              strerror(-r)) < 0)
@@ -359,7 +359,7 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 }
 
 void service_dirs_remove_runtime(Service *s, bool for_good) {
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
 
         if (!u || !u->exec_directories[EXEC_DIRECTORY_RUNTIME] || u->runtime_directory_preserve == EXEC_PRESERVE_YES ||
             (u->runtime_directory_preserve == EXEC_PRESERVE_RESTART && !for_good))

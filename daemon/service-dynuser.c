@@ -15,20 +15,20 @@ int service_dynamic_user_acquire(Service *s, char **ret_error) {
         int fd = -EBADF;
 
         assert(s);
-        if (!s->creds.dynamic || s->dynamic_user_fd >= 0)
+        if (!s->def->creds.dynamic || s->dynamic_user_fd >= 0)
                 return 0;
-        int r = dynamic_user_acquire(DYNAMIC_USER_LOCK_DIR, s->creds.user, service_dirs_dynamic_hint(s), &uid, &fd);
+        int r = dynamic_user_acquire(DYNAMIC_USER_LOCK_DIR, s->def->creds.user, service_dirs_dynamic_hint(s), &uid, &fd);
         if (r < 0) {
-                if (asprintf(ret_error, "DynamicUser=: Failed to allocate a user for '%s': %s", s->creds.user,
+                if (asprintf(ret_error, "DynamicUser=: Failed to allocate a user for '%s': %s", s->def->creds.user,
                              r == -EBUSY ? "every uid of 61184-65519 is taken" : strerror(-r)) < 0)
                         *ret_error = NULL;
                 return r;
         }
         s->dynamic_user_fd = fd;
-        s->creds.uid = uid;
-        if (s->creds.dynamic_gid)
-                s->creds.gid = (gid_t) uid;
-        log_debug("%s: DynamicUser=: '%s' is uid %u.", s->name, s->creds.user, (unsigned) uid);
+        s->def->creds.uid = uid;
+        if (s->def->creds.dynamic_gid)
+                s->def->creds.gid = (gid_t) uid;
+        log_debug("%s: DynamicUser=: '%s' is uid %u.", s->name, s->def->creds.user, (unsigned) uid);
         return 0;
 }
 
@@ -36,11 +36,11 @@ void service_dynamic_user_release(Service *s) {
         assert(s);
         if (s->dynamic_user_fd < 0)
                 return;
-        log_debug("%s: DynamicUser=: uid %u given back.", s->name, (unsigned) s->creds.uid);
-        s->dynamic_user_fd = dynamic_user_release(DYNAMIC_USER_LOCK_DIR, s->creds.uid, s->dynamic_user_fd);
+        log_debug("%s: DynamicUser=: uid %u given back.", s->name, (unsigned) s->def->creds.uid);
+        s->dynamic_user_fd = dynamic_user_release(DYNAMIC_USER_LOCK_DIR, s->def->creds.uid, s->dynamic_user_fd);
         /* Until the next allocation the service has no uid: 0 would be root's, never used (the next
          * spawn allocates first), but the RemoveIPC= and ownership code must not see a stale one. */
-        s->creds.uid = 0;
-        if (s->creds.dynamic_gid)
-                s->creds.gid = 0;
+        s->def->creds.uid = 0;
+        if (s->def->creds.dynamic_gid)
+                s->def->creds.gid = 0;
 }

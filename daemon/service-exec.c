@@ -21,36 +21,36 @@ static int service_build_environment(Service *s, char **extra, char ***ret, char
 
         if (asprintf(&a, "PATH=%s", SPAWN_DEFAULT_PATH) < 0 || strv_consume(&env, a) < 0)
                 return -ENOMEM;
-        if (s->creds.set && s->creds.user) {
-                const char *home = s->creds.home ? s->creds.home : "/";
-                const char *shell = s->creds.shell ? s->creds.shell : "/bin/sh";
+        if (s->def->creds.set && s->def->creds.user) {
+                const char *home = s->def->creds.home ? s->def->creds.home : "/";
+                const char *shell = s->def->creds.shell ? s->def->creds.shell : "/bin/sh";
                 if (asprintf(&a, "HOME=%s", home) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
-                if (asprintf(&a, "USER=%s", s->creds.user) < 0 || strv_consume(&env, a) < 0)
+                if (asprintf(&a, "USER=%s", s->def->creds.user) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
-                if (asprintf(&a, "LOGNAME=%s", s->creds.user) < 0 || strv_consume(&env, a) < 0)
+                if (asprintf(&a, "LOGNAME=%s", s->def->creds.user) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
                 if (asprintf(&a, "SHELL=%s", shell) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }
         /* sd_notify(3): where to send READY=1 and the watchdog keep-alives, as systemd does. */
-        if ((s->unit->type == SERVICE_TYPE_NOTIFY || unit_notify_access(s->unit) != NOTIFY_ACCESS_NONE) &&
+        if ((s->def->unit->type == SERVICE_TYPE_NOTIFY || unit_notify_access(s->def->unit) != NOTIFY_ACCESS_NONE) &&
             s->ctx->notify_path) {
                 if (asprintf(&a, "NOTIFY_SOCKET=%s", s->ctx->notify_path) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }
-        if (s->unit->watchdog_usec > 0) {
-                if (asprintf(&a, "WATCHDOG_USEC=%" PRIu64, s->unit->watchdog_usec) < 0 || strv_consume(&env, a) < 0)
+        if (s->def->unit->watchdog_usec > 0) {
+                if (asprintf(&a, "WATCHDOG_USEC=%" PRIu64, s->def->unit->watchdog_usec) < 0 || strv_consume(&env, a) < 0)
                         return -ENOMEM;
         }
-        for (char **e = s->unit->environment; e && *e; e++) {
+        for (char **e = s->def->unit->environment; e && *e; e++) {
                 char *c = strdup(*e);
                 if (!c || strv_env_replace_consume(&env, c) < 0)
                         return -ENOMEM;
         }
         /* EnvironmentFile=: read at every start, in order, over Environment= (systemd.exec(5)). A
          * missing file fails the start unless its name has '-' in front; other errors always do. */
-        for (char **f = s->unit->environment_files; f && *f; f++) {
+        for (char **f = s->def->unit->environment_files; f && *f; f++) {
                 bool missing_ok = (*f)[0] == '-';
                 const char *path = *f + missing_ok;
                 int r = env_file_load(path, &env);
@@ -104,14 +104,14 @@ static bool exec_is_main(const Unit *u, const ExecCommand *cmd) {
  * command a namespace of its own instead, as systemd does. Entering another namespace takes
  * CAP_SYS_ADMIN there, which only a privileged svd has. */
 bool service_exec_joins_pidns(const Service *s, const ExecCommand *cmd) {
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
         return cmd && !exec_is_main(u, cmd) && u->private_pids < 0 && unit_private_pids(u) && s->run.main_pid1 &&
                process_is_set(&s->run.main) && s->ctx->uid == 0;
 }
 
 int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e) {
         ServiceContext *c = s->ctx;
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
         int r;
 
         assert(u);
@@ -182,7 +182,7 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
 
         const char *wd = u->working_directory;
         if (u->working_directory_home)
-                wd = s->creds.home ? s->creds.home : "/";
+                wd = s->def->creds.home ? s->def->creds.home : "/";
         else if (!wd)
                 wd = "/";
 
@@ -198,11 +198,11 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .envp = e->env,
                 .working_directory = wd,
                 .working_directory_missing_ok = u->working_directory_missing_ok,
-                .change_credentials = s->creds.set && !keep_ids,
-                .uid = s->creds.uid,
-                .gid = s->creds.gid,
-                .groups = s->creds.groups,
-                .n_groups = s->creds.n_groups,
+                .change_credentials = s->def->creds.set && !keep_ids,
+                .uid = s->def->creds.uid,
+                .gid = s->def->creds.gid,
+                .groups = s->def->creds.groups,
+                .n_groups = s->def->creds.n_groups,
                 .no_new_privileges = u->no_new_privileges && !privileged,
                 .umask = u->umask >= 0 ? u->umask : 0022,
                 .bounding_drop = privileged ? 0

@@ -30,7 +30,7 @@
 #include "svd-log.h"
 
 static bool exit_ok(const Service *s, const ExitStatus *st) {
-        return (st->code == CLD_EXITED && st->status == 0) || (s->unit->exec_start_flags & EXEC_IGNORE_FAILURE);
+        return (st->code == CLD_EXITED && st->status == 0) || (s->def->unit->exec_start_flags & EXEC_IGNORE_FAILURE);
 }
 
 static char *exit_text(const ExitStatus *st) {
@@ -59,7 +59,7 @@ static ServiceForkingStep forking_running(Service *s) {
 /* /proc/INIT/root/PATH: the PID file as the service sees it (its mount namespace). */
 static char *pid_file_path(Service *s) {
         char *p = NULL;
-        if (asprintf(&p, "/proc/%d/root%s", (int) s->run.main.pid, s->unit->pid_file) < 0)
+        if (asprintf(&p, "/proc/%d/root%s", (int) s->run.main.pid, s->def->unit->pid_file) < 0)
                 return NULL;
         return p;
 }
@@ -82,7 +82,7 @@ static int forking_watch_pid_file(Service *s, const char *path) {
         if (r < 0)
                 return r;
         log_info("%s: PID file '%s' does not name a process of the service yet, waiting.", s->name,
-                 s->unit->pid_file);
+                 s->def->unit->pid_file);
         return 0;
 }
 
@@ -91,7 +91,7 @@ static ServiceForkingStep forking_find_main(Service *s, ServiceResult *ret_resul
         pid_t init = s->run.main.pid, pid = 0, nspid = 0;
         int r;
 
-        if (s->unit->pid_file) {
+        if (s->def->unit->pid_file) {
                 _cleanup_free_ char *path = pid_file_path(s);
                 if (!path) {
                         log_oom();
@@ -105,7 +105,7 @@ static ServiceForkingStep forking_find_main(Service *s, ServiceResult *ret_resul
                         r = forking_watch_pid_file(s, path);
                         if (r < 0) {
                                 char *msg = NULL;
-                                if (asprintf(&msg, "Failed to watch for PID file '%s': %s", s->unit->pid_file,
+                                if (asprintf(&msg, "Failed to watch for PID file '%s': %s", s->def->unit->pid_file,
                                              strerror(-r)) < 0)
                                         msg = NULL;
                                 return forking_fail(s, SERVICE_FAILURE_RESOURCES, msg, ret_result);
@@ -117,7 +117,7 @@ static ServiceForkingStep forking_find_main(Service *s, ServiceResult *ret_resul
                                 return SERVICE_FORKING_WAIT;
                 } else if (r < 0) {
                         char *msg = NULL;
-                        if (asprintf(&msg, "Failed to read PID file '%s': %s", s->unit->pid_file, strerror(-r)) < 0)
+                        if (asprintf(&msg, "Failed to read PID file '%s': %s", s->def->unit->pid_file, strerror(-r)) < 0)
                                 msg = NULL;
                         return forking_fail(s, SERVICE_FAILURE_RESOURCES, msg, ret_result);
                 }
@@ -162,7 +162,7 @@ ServiceForkingStep service_forking_command_exited(Service *s, const ExitStatus *
 
 /* Whether a start waits for the daemon to be named. */
 static bool forking_waiting(const Service *s) {
-        return s->unit && s->unit->type == SERVICE_TYPE_FORKING && s->run.main_pid1 && s->state == SERVICE_STARTING &&
+        return s->def->unit && s->def->unit->type == SERVICE_TYPE_FORKING && s->run.main_pid1 && s->state == SERVICE_STARTING &&
                s->run.control_exited && !process_is_set(&s->run.daemon);
 }
 
@@ -208,15 +208,15 @@ bool service_forking_take_over(Service *s, const ExitStatus *st) {
         pid_t pid = 0;
         int r;
 
-        if (s->unit->type != SERVICE_TYPE_FORKING || s->run.main_pid1 || s->state != SERVICE_STARTING ||
+        if (s->def->unit->type != SERVICE_TYPE_FORKING || s->run.main_pid1 || s->state != SERVICE_STARTING ||
             s->run.have_spawn_failure || !exit_ok(s, st))
                 return false;
 
         char *msg = NULL;
-        if (s->unit->pid_file) {
-                r = pidfile_read(s->unit->pid_file, &pid);
+        if (s->def->unit->pid_file) {
+                r = pidfile_read(s->def->unit->pid_file, &pid);
                 if (r < 0 && asprintf(&msg, "Failed to read PID file '%s' after the command exited: %s",
-                                      s->unit->pid_file, strerror(-r)) < 0)
+                                      s->def->unit->pid_file, strerror(-r)) < 0)
                         msg = NULL;
         } else if (s->cgroup_fd >= 0) {
                 r = cgroup_only_process(s->cgroup_fd, &pid);
@@ -244,7 +244,7 @@ bool service_forking_take_over(Service *s, const ExitStatus *st) {
                 }
                 r = pidns_open(pid, 0, 0, ppid == getpid() ? SPAWN_MODE_FALLBACK : SPAWN_MODE_AUTOKILL, &daemon);
                 if (r < 0 && asprintf(&msg, "the main process %d named by '%s' does not exist", (int) pid,
-                                      s->unit->pid_file ? s->unit->pid_file : "the cgroup") < 0)
+                                      s->def->unit->pid_file ? s->def->unit->pid_file : "the cgroup") < 0)
                         msg = NULL;
         }
         if (r < 0) {
@@ -276,9 +276,9 @@ void service_forking_exited(Service *s) {
         s->run.pid_file_source = sd_event_source_disable_unref(s->run.pid_file_source);
         process_done(&s->run.daemon);
         /* As systemd: the PID file goes once the service has stopped. */
-        if (s->unit && s->unit->type == SERVICE_TYPE_FORKING && s->unit->pid_file && unlink(s->unit->pid_file) < 0 &&
+        if (s->def->unit && s->def->unit->type == SERVICE_TYPE_FORKING && s->def->unit->pid_file && unlink(s->def->unit->pid_file) < 0 &&
             errno != ENOENT)
-                log_debug_errno(errno, "%s: Failed to remove PID file '%s', ignoring: %m", s->name, s->unit->pid_file);
+                log_debug_errno(errno, "%s: Failed to remove PID file '%s', ignoring: %m", s->name, s->def->unit->pid_file);
 }
 
 ServiceForkingStep service_forking_resume(Service *s, ServiceResult *ret_result) {

@@ -103,10 +103,10 @@ static unsigned remove_files(int dfd, uid_t uid, gid_t gid, unsigned depth) {
 
 void service_remove_ipc(Service *s) {
         assert(s);
-        if (!s->unit->sandbox.remove_ipc || !s->creds.set)
+        if (!s->def->unit->sandbox.remove_ipc || !s->def->creds.set)
                 return;
-        uid_t uid = s->creds.uid;
-        gid_t gid = s->creds.gid;
+        uid_t uid = s->def->creds.uid;
+        gid_t gid = s->def->creds.gid;
         if (uid == 0 && gid == 0)
                 return;
         if (dynamic_user_ids_in_use(uid, gid)) {

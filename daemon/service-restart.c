@@ -21,12 +21,12 @@ bool service_should_restart(Service *s, ServiceResult result) {
                 return false;
         /* systemd.service(5): the main process's exit status or signal in RestartPreventExitStatus=
          * prevents a restart whatever Restart= says, one in RestartForceExitStatus= forces it. */
-        if (s->run.main_exited && service_exit_in_set(&s->last_exit, &s->unit->restart_prevent_exit_status))
+        if (s->run.main_exited && service_exit_in_set(&s->last_exit, &s->def->unit->restart_prevent_exit_status))
                 return false;
-        if (s->run.main_exited && service_exit_in_set(&s->last_exit, &s->unit->restart_force_exit_status))
+        if (s->run.main_exited && service_exit_in_set(&s->last_exit, &s->def->unit->restart_force_exit_status))
                 return true;
         /* systemd.service(5), "Table 2. Exit causes and the effect of the Restart= settings". */
-        switch (s->unit->restart) {
+        switch (s->def->unit->restart) {
         case RESTART_ALWAYS:
                 return true;
         case RESTART_ON_FAILURE:
@@ -48,7 +48,7 @@ bool service_should_restart(Service *s, ServiceResult result) {
 /* StartLimitIntervalSec=/StartLimitBurst=: whether one more start fits into the window (systemd's
  * ratelimit_below()). A start by hand opens a new window (service_start_limit_reset). */
 bool service_start_limit_test(Service *s) {
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
         if (u->start_limit_interval_usec == 0 || u->start_limit_burst == 0)
@@ -70,8 +70,8 @@ char *service_start_limit_message(const Service *s) {
         if (asprintf(&msg,
                      "start limit hit: %u starts within StartLimitIntervalSec=%s (StartLimitBurst=%u); "
                      "'svctl reset-failed %s' clears it",
-                     s->start_limit_count, format_timespan(t, sizeof(t), s->unit->start_limit_interval_usec),
-                     s->unit->start_limit_burst, s->name) < 0)
+                     s->start_limit_count, format_timespan(t, sizeof(t), s->def->unit->start_limit_interval_usec),
+                     s->def->unit->start_limit_burst, s->name) < 0)
                 return NULL;
         return msg;
 }
@@ -82,5 +82,5 @@ void service_start_limit_reset(Service *s, bool counting) {
 }
 
 uint64_t service_restart_delay(const Service *s) {
-        return unit_restart_delay_usec(s->unit, s->restarts + 1);
+        return unit_restart_delay_usec(s->def->unit, s->restarts + 1);
 }

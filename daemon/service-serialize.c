@@ -57,14 +57,15 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
                     json_object_set_new(enter, service_state_to_string(i), json_integer((json_int_t) s->state_enter_usec[i])) < 0)
                         goto oom;
         SET("name", json_string(s->name));
-        SET("unitPath", json_string(s->unit_path));
-        SET("unit", unit_to_json(s->unit));
-        SET("loadError", s->load_error ? json_string(s->load_error) : json_null());
-        SET("unitHash", json_integer((json_int_t) s->unit_hash));
+        SET("unitPath", json_string(s->def->path));
+        SET("unit", unit_to_json(s->def->unit));
+        SET("loadError", s->def->load_error ? json_string(s->def->load_error) : json_null());
+        SET("unitHash", json_integer((json_int_t) s->def->hash));
         SET("removed", json_boolean(s->removed));
-        if (s->have_next_unit)
-                SET("nextUnit", json_pack("{s:o,s:o}", "unit", unit_to_json(s->next_unit), "loadError",
-                                          s->next_load_error ? json_string(s->next_load_error) : json_null()));
+        if (s->next)
+                SET("nextUnit", json_pack("{s:o,s:o,s:o,s:I}", "unit", unit_to_json(s->next->unit), "loadError",
+                                          s->next->load_error ? json_string(s->next->load_error) : json_null(),
+                                          "path", json_string(s->next->path), "hash", (json_int_t) s->next->hash));
 
         SET("state", json_string(service_state_to_string(s->state)));
         SET("wantRunning", json_boolean(s->want_running));
@@ -102,8 +103,8 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
         /* DynamicUser=: the uid of this run and the lock that holds it (dynamic-user.h). */
         if (s->dynamic_user_fd >= 0) {
                 SET("dynamicUserFd", reexec_fd_to_json(fds, s->dynamic_user_fd));
-                SET("dynamicUid", json_integer((json_int_t) s->creds.uid));
-                SET("dynamicGid", json_integer((json_int_t) s->creds.gid));
+                SET("dynamicUid", json_integer((json_int_t) s->def->creds.uid));
+                SET("dynamicGid", json_integer((json_int_t) s->def->creds.gid));
         }
         /* Waiting for the cgroup to empty after the main process exited. */
         if (s->run.cgroup_source)
@@ -207,6 +208,7 @@ static int unit_from_json(json_t *j, const char *path, const char *name, Unit **
 int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         _cleanup_(service_freep) Service *s = NULL;
         _cleanup_free_ char *error = NULL;
+        UnitDefinition *def = NULL;
         Unit *u = NULL;
         int r;
 
@@ -218,22 +220,28 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                 return r;
         bool had_unit = json_is_string(json_object_get(o, "unit")) || json_is_object(json_object_get(o, "unit"));
         const char *old_error = reexec_str(o, "loadError");
-        r = service_new(c, name, path, u, u ? NULL : (error ? error : old_error), &s);
+        r = unit_definition_new(path, u, u ? NULL : (error ? error : old_error), c->uid, &def);
+        if (r < 0)
+                return r;
+        def->hash = reexec_u64(o, "unitHash", def->hash);
+        r = service_new(c, name, def, &s);
         if (r < 0)
                 return r;
 
-        s->unit_hash = reexec_u64(o, "unitHash", 0);
         s->removed = reexec_bool(o, "removed", false);
         json_t *next = json_object_get(o, "nextUnit");
         if (json_is_object(next)) {
                 _cleanup_free_ char *next_error = NULL;
-                r = unit_from_json(json_object_get(next, "unit"), path, name, &s->next_unit, &next_error);
+                Unit *nu = NULL;
+                const char *next_path = reexec_str(next, "path") ?: path;
+                r = unit_from_json(json_object_get(next, "unit"), next_path, name, &nu, &next_error);
                 if (r < 0)
                         return r;
                 const char *e = next_error ?: reexec_str(next, "loadError");
-                if (!s->next_unit && !(s->next_load_error = strdup(e ?: "failed to load")))
-                        return -ENOMEM;
-                s->have_next_unit = true;
+                r = unit_definition_new(next_path, nu, nu ? NULL : (e ?: "failed to load"), c->uid, &s->next);
+                if (r < 0)
+                        return r;
+                s->next->hash = reexec_u64(next, "hash", s->next->hash);
         }
 
         ServiceState state = service_state_from_string(reexec_str(o, "state"));
@@ -300,10 +308,10 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         if (r >= 0)
                 s->cgroup_fd = r;
         r = reexec_fd_take(o, "dynamicUserFd");
-        if (r >= 0 && s->creds.dynamic) {
+        if (r >= 0 && s->def->creds.dynamic) {
                 s->dynamic_user_fd = r;
-                s->creds.uid = (uid_t) reexec_i64(o, "dynamicUid", 0);
-                s->creds.gid = (gid_t) reexec_i64(o, "dynamicGid", 0);
+                s->def->creds.uid = (uid_t) reexec_i64(o, "dynamicUid", 0);
+                s->def->creds.gid = (gid_t) reexec_i64(o, "dynamicGid", 0);
         } else if (r >= 0)
                 (void) close(r); /* the unit lost DynamicUser= meanwhile: nothing runs with it */
         r = reexec_fd_take(o, "cgroupEventsFd");
@@ -325,14 +333,14 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         s->control.exec_start_index = (size_t) reexec_u64(o, "execStartIndex", 0);
         s->control.log_fresh = reexec_bool(o, "logFresh", false);
         json_t *control = json_object_get(o, "control");
-        if (json_is_object(control) && s->unit) {
+        if (json_is_object(control) && s->def->unit) {
                 UnitExec kind = _UNIT_EXEC_INVALID;
                 const char *kind_name = reexec_str(control, "kind");
                 for (UnitExec k = 0; kind_name && k < _UNIT_EXEC_MAX; k++)
                         if (streq(kind_name, unit_exec_to_string(k)))
                                 kind = k;
                 size_t index = (size_t) reexec_u64(control, "index", 0);
-                if (kind < 0 || index >= s->unit->exec[kind].n)
+                if (kind < 0 || index >= s->def->unit->exec[kind].n)
                         return log_error_errno(-EINVAL, "%s: The running command's key is not in the unit: %m", name);
                 s->control.kind = kind;
                 s->control.index = index;
@@ -391,15 +399,15 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         r = service_job_from_string(reexec_str(o, "job"));
         s->job = r >= 0 ? (ServiceJob) r : SERVICE_JOB_NONE;
 
-        r = service_log_deserialize(s->log, json_object_get(o, "log"), s->unit);
+        r = service_log_deserialize(s->log, json_object_get(o, "log"), s->def->unit);
         if (r < 0)
                 return log_error_errno(r, "%s: Failed to restore the log: %m", name);
 
-        if (!s->unit && had_unit) {
+        if (!s->def->unit && had_unit) {
                 /* The new svd does not accept the unit the old one ran: it
                  * cannot supervise the process, which must not run on
                  * unwatched. */
-                log_error("%s: %s; stopping its process.", name, strna(s->load_error));
+                log_error("%s: %s; stopping its process.", name, strna(s->def->load_error));
                 process_kill_and_reap(&s->run.main);
                 s->state = SERVICE_FAILED;
                 s->want_running = false;
@@ -427,7 +435,7 @@ int service_resume(Service *s, json_t *o) {
         json_t *timer = json_object_get(o, "timer");
         int r;
 
-        if (!s->unit)
+        if (!s->def->unit)
                 return 0; /* nothing runs (service_deserialize) */
         if (process_is_set(&s->run.main)) {
                 /* An exit meanwhile leaves the pidfd readable: seen at once. */

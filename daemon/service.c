@@ -285,7 +285,7 @@ static void service_after_main(Service *s);
 static const ExecCommand *service_main_command(const Service *s) {
         static char *const none_argv[] = { (char *) "(none)", NULL };
         static const ExecCommand none = { .argv = (char **) none_argv };
-        const ExecCommandList *l = &s->unit->exec[UNIT_EXEC_START];
+        const ExecCommandList *l = &s->def->unit->exec[UNIT_EXEC_START];
         if (l->n == 0)
                 return &none; /* Type=oneshot with ExecStop= only */
         return &l->commands[s->control.exec_start_index < l->n ? s->control.exec_start_index : l->n - 1];
@@ -297,14 +297,14 @@ static void service_bus_owner(Service *s, const char *owner) {
         bool has = owner && owner[0];
 
         if (has && s->state == SERVICE_STARTING) {
-                log_debug("%s: bus name '%s' acquired by %s", s->name, s->unit->bus_name, owner);
+                log_debug("%s: bus name '%s' acquired by %s", s->name, s->def->unit->bus_name, owner);
                 service_unset_timer(s); /* TimeoutStartSec= */
                 s->run.execed = true;
                 service_set_state(s, SERVICE_RUNNING);
         } else if (!has && IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING) && s->run.ready) {
                 /* As systemd: a D-Bus service without its name is done. */
-                log_info("%s: released bus name '%s', stopping.", s->name, s->unit->bus_name);
-                service_enter_failure_stop(s, SERVICE_SUCCESS, s->unit->kill_signal);
+                log_info("%s: released bus name '%s', stopping.", s->name, s->def->unit->bus_name);
+                service_enter_failure_stop(s, SERVICE_SUCCESS, s->def->unit->kill_signal);
         }
 }
 
@@ -335,11 +335,11 @@ static int service_on_bus_disconnected(sd_bus_message *m, void *userdata, sd_bus
                         continue;
                 char *msg = NULL;
                 if (asprintf(&msg, "the system bus connection was lost before '%s' was acquired",
-                             s->unit->bus_name) < 0)
+                             s->def->unit->bus_name) < 0)
                         msg = NULL;
                 log_error("%s: %s", s->name, msg ? msg : "the system bus connection was lost");
                 service_set_last_error(s, msg);
-                service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, s->unit->kill_signal);
+                service_enter_failure_stop(s, SERVICE_FAILURE_RESOURCES, s->def->unit->kill_signal);
         }
         service_dbus_disconnect(c);
         return 0;
@@ -353,14 +353,14 @@ static int service_watch_bus(Service *s, char **ret_error) {
 }
 
 int service_dbus_resume(Service *s) {
-        if (!s->unit || s->unit->type != SERVICE_TYPE_DBUS || !process_is_set(&s->run.main) ||
+        if (!s->def->unit || s->def->unit->type != SERVICE_TYPE_DBUS || !process_is_set(&s->run.main) ||
             !IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING))
                 return 0;
         _cleanup_free_ char *error = NULL;
         int r = service_watch_bus(s, &error);
         if (r < 0)
                 log_warning_errno(r, "%s: Failed to watch bus name '%s' again after the re-exec: %s", s->name,
-                                  s->unit->bus_name, error ? error : strerror(-r));
+                                  s->def->unit->bus_name, error ? error : strerror(-r));
         return 0;
 }
 
@@ -430,7 +430,7 @@ static int service_spawn(Service *s) {
         if (!service_start_allowed(s))
                 return 0;
 
-        assert(s->unit);
+        assert(s->def->unit);
         assert(!process_is_set(&s->run.main));
         assert(!service_control_running(s));
 
@@ -448,7 +448,7 @@ static int service_spawn_main(Service *s) {
         _cleanup_free_ char *log_error = NULL;
         _cleanup_close_ int report_fd = -EBADF;
         ServiceContext *c = s->ctx;
-        Unit *u = s->unit;
+        Unit *u = s->def->unit;
         Process proc = PROCESS_NULL;
         int r;
 
@@ -595,7 +595,7 @@ static int service_schedule_restart(Service *s) {
         int r = service_arm_timer(s, delay, service_on_restart_timer);
         if (r < 0)
                 return r;
-        if (delay != s->unit->restart_usec)
+        if (delay != s->def->unit->restart_usec)
                 log_info("%s: restarting in %s (back-off step %u).", s->name,
                          format_timespan((char[FORMAT_TIMESPAN_MAX]){}, FORMAT_TIMESPAN_MAX, delay), s->restarts + 1);
         return 0;
@@ -634,7 +634,7 @@ int service_on_idle_timeout(sd_event_source *source, uint64_t usec, void *userda
 /* Type=idle: true when s waits for other jobs before its spawn (spawned from the post source or
  * the timer then). */
 static bool service_idle_wait(Service *s) {
-        if (s->unit->type != SERVICE_TYPE_IDLE || s->idle_source || !service_idle_jobs_pending(s))
+        if (s->def->unit->type != SERVICE_TYPE_IDLE || s->idle_source || !service_idle_jobs_pending(s))
                 return false;
         int r = sd_event_add_post(s->ctx->event, &s->idle_source, service_on_idle_post, s);
         if (r >= 0)
@@ -681,7 +681,7 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
  * the failure sees the state it left behind. */
 static void service_enter_dead(Service *s, ServiceResult result, bool allow_restart) {
         service_settle_dead(s, result, allow_restart);
-        if (!s->run.ready && !(s->run.execed && s->unit->type == SERVICE_TYPE_ONESHOT && s->result == SERVICE_SUCCESS))
+        if (!s->run.ready && !(s->run.execed && s->def->unit->type == SERVICE_TYPE_ONESHOT && s->result == SERVICE_SUCCESS))
                 service_start_failed(s);
 }
 
@@ -690,9 +690,9 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
                 s->result = result;
 
         /* Type=oneshot: a successful exit is what its start waited for. */
-        bool oneshot_done = !s->run.ready && s->run.execed && s->unit->type == SERVICE_TYPE_ONESHOT &&
+        bool oneshot_done = !s->run.ready && s->run.execed && s->def->unit->type == SERVICE_TYPE_ONESHOT &&
                             s->result == SERVICE_SUCCESS;
-        if (oneshot_done && s->unit->remain_after_exit) {
+        if (oneshot_done && s->def->unit->remain_after_exit) {
                 service_unset_timer(s);
                 service_set_state(s, SERVICE_EXITED);
                 service_ready(s);
@@ -700,7 +700,7 @@ static void service_settle_dead(Service *s, ServiceResult result, bool allow_res
         }
         /* RemainAfterExit= of the other types: a started service whose processes ended successfully
          * on their own (not stopped) stays "exited" (active), as systemd keeps it. */
-        if (s->unit->remain_after_exit && s->run.ready && allow_restart && s->result == SERVICE_SUCCESS) {
+        if (s->def->unit->remain_after_exit && s->run.ready && allow_restart && s->result == SERVICE_SUCCESS) {
                 service_unset_timer(s);
                 service_set_state(s, SERVICE_EXITED);
                 return;
@@ -760,7 +760,7 @@ static void service_drain_report(Service *s) {
                 }
                 if (f.stage == SPAWN_REPORT_EXECED)
                         s->run.execed = true;
-                else if (f.stage == SPAWN_REPORT_EXIT_STATUS && s->unit->type == SERVICE_TYPE_FORKING) {
+                else if (f.stage == SPAWN_REPORT_EXIT_STATUS && s->def->unit->type == SERVICE_TYPE_FORKING) {
                         ExitStatus st = exit_status_from_wait_status(f.error);
                         /* Read right after the spawn (the command was quick): the start has not begun
                          * yet, and the state would tell a stop. service_spawn_main() hands it on. */
@@ -792,7 +792,7 @@ static void service_drain_report(Service *s) {
 /* The command has exec'd: the start is complete for Type=exec (running now) and Type=simple (running
  * already); notify and oneshot wait on. */
 static void service_note_execed(Service *s) {
-        if (s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) {
+        if (s->state == SERVICE_STARTING && s->def->unit->type == SERVICE_TYPE_EXEC) {
                 log_debug("%s: exec'd, pid %d", s->name, (int) s->run.main.pid);
                 service_enter_start_post(s);
         } else if (s->state == SERVICE_RUNNING && !s->run.ready) {
@@ -837,7 +837,7 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                 return;
         }
         if (!s->run.have_spawn_failure &&
-            ((was == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->run.ready))) {
+            ((was == SERVICE_STARTING && s->def->unit->type == SERVICE_TYPE_EXEC) || (was == SERVICE_RUNNING && !s->run.ready))) {
                 s->run.execed = true; /* it did exec: Start succeeded */
                 service_note_execed(s);
                 was = SERVICE_RUNNING;
@@ -869,14 +869,14 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
         else if (IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING))
                 result = SERVICE_SUCCESS; /* we asked it to go; a timeout was recorded already */
         else
-                result = result_from_exit(s->unit, st);
+                result = result_from_exit(s->def->unit, st);
         /* ExecStart=-...: a failed exit is recorded but counts as success. */
         if (!s->run.have_spawn_failure && (service_main_command(s)->flags & EXEC_IGNORE_FAILURE) &&
             result != SERVICE_SUCCESS && !IN_SET(was, SERVICE_STOPPING, SERVICE_KILLING)) {
                 log_info("%s: %s %d, ignored ('-' prefix).", s->name, strna(exit_code_to_string(st->code)), st->status);
                 result = SERVICE_SUCCESS;
         }
-        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type == SERVICE_TYPE_FORKING) {
+        if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->def->unit->type == SERVICE_TYPE_FORKING) {
                 /* The command's exit ends the start (service-forking.c); here it failed, or left no
                  * daemon to be found (service_forking_take_over() said why), or the service's
                  * processes ended before the PID file named one. */
@@ -892,11 +892,11 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
                                 msg = NULL;
                         service_set_last_error(s, msg);
                 }
-        } else if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->unit->type != SERVICE_TYPE_ONESHOT) {
+        } else if (was == SERVICE_STARTING && !s->run.have_spawn_failure && s->def->unit->type != SERVICE_TYPE_ONESHOT) {
                 char *msg = NULL;
                 if (asprintf(&msg, "%s %s%d before it %s", strna(exit_code_to_string(st->code)),
                              st->code == CLD_EXITED ? "with status " : "by signal ", st->status,
-                             s->unit->type == SERVICE_TYPE_DBUS ? "acquired its bus name" : "reported READY=1") < 0)
+                             s->def->unit->type == SERVICE_TYPE_DBUS ? "acquired its bus name" : "reported READY=1") < 0)
                         msg = NULL;
                 service_set_last_error(s, msg);
                 if (result == SERVICE_SUCCESS)
@@ -920,7 +920,7 @@ static void service_handle_exit(Service *s, const ExitStatus *exit_status) {
 /* Type=oneshot with RemainAfterExit=yes whose commands all succeeded: it stays "exited", without the
  * stop commands. */
 static bool service_remains(const Service *s) {
-        return s->unit->type == SERVICE_TYPE_ONESHOT && s->unit->remain_after_exit &&
+        return s->def->unit->type == SERVICE_TYPE_ONESHOT && s->def->unit->remain_after_exit &&
                s->run.exit_was == SERVICE_STARTING && s->run.exit_result == SERVICE_SUCCESS && !s->run.failing &&
                !s->run.have_spawn_failure && s->result == SERVICE_SUCCESS;
 }
@@ -928,7 +928,7 @@ static bool service_remains(const Service *s) {
 /* The main process is gone and no command runs: the next ExecStart= of a oneshot, ExecStop= if the
  * start had completed, then the rest of the tree goes (service_finish_exit). */
 static void service_after_main(Service *s) {
-        const Unit *u = s->unit;
+        const Unit *u = s->def->unit;
 
         if (u->type == SERVICE_TYPE_ONESHOT && !s->control.started && s->run.exit_was == SERVICE_STARTING &&
             s->run.exit_result == SERVICE_SUCCESS && !s->run.failing && !s->run.have_spawn_failure &&
@@ -1023,7 +1023,7 @@ static int service_kill_leftovers(Service *s) {
         if (s->cgroup_fd < 0)
                 return 0;
         /* systemd.kill(5): KillMode=process and none leave the other processes alone. */
-        if (IN_SET(s->unit->kill_mode, KILL_MODE_PROCESS, KILL_MODE_NONE))
+        if (IN_SET(s->def->unit->kill_mode, KILL_MODE_PROCESS, KILL_MODE_NONE))
                 return 0;
         /* Watch first, then kill, then look: no change can slip in between. */
         r = cgroup_open_events(s->cgroup_fd, &s->run.cgroup_events_fd);
@@ -1111,12 +1111,12 @@ int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userda
 
         service_unset_timer(s);
         log_warning("%s: stop timed out after %s, killing", s->name,
-                    format_timespan((char[64]){}, 64, s->unit->timeout_stop_usec));
+                    format_timespan((char[64]){}, 64, s->def->unit->timeout_stop_usec));
         s->result = SERVICE_FAILURE_TIMEOUT;
         int r = process_kill(&s->run.main, SIGKILL);
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to send SIGKILL: %m", s->name);
-        if (s->cgroup_fd >= 0 && IN_SET(s->unit->kill_mode, KILL_MODE_CONTROL_GROUP, KILL_MODE_MIXED)) {
+        if (s->cgroup_fd >= 0 && IN_SET(s->def->unit->kill_mode, KILL_MODE_CONTROL_GROUP, KILL_MODE_MIXED)) {
                 r = cgroup_kill(s->cgroup_fd);
                 if (r < 0)
                         log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
@@ -1131,9 +1131,9 @@ int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userda
 static int service_signal(Service *s, int sig) {
         int r = 0;
 
-        if (s->unit->kill_mode == KILL_MODE_NONE)
+        if (s->def->unit->kill_mode == KILL_MODE_NONE)
                 return 0;
-        if (s->unit->kill_mode == KILL_MODE_CONTROL_GROUP && s->cgroup_fd >= 0 && !s->run.main_pid1) {
+        if (s->def->unit->kill_mode == KILL_MODE_CONTROL_GROUP && s->cgroup_fd >= 0 && !s->run.main_pid1) {
                 r = cgroup_signal(s->cgroup_fd, sig);
                 if (r >= 0)
                         return 0;
@@ -1150,7 +1150,7 @@ static void service_enter_stopping_signal(Service *s, int sig) {
         int r = service_signal(s, sig);
         if (r < 0)
                 log_error_errno(r, "%s: Failed to send %s: %m", s->name, strna(signal_to_string(sig)));
-        r = service_arm_timer(s, s->unit->timeout_stop_usec, service_on_stop_timeout);
+        r = service_arm_timer(s, s->def->unit->timeout_stop_usec, service_on_stop_timeout);
         if (r < 0) {
                 log_error_errno(r, "%s: Failed to arm stop timeout, killing now: %m", s->name);
                 (void) process_kill(&s->run.main, SIGKILL);
@@ -1177,7 +1177,7 @@ static void service_enter_stopping(Service *s) {
                 if (service_run_control(s, UNIT_EXEC_STOP, SERVICE_STOP_EXEC))
                         return;
         }
-        service_enter_stopping_signal(s, s->unit->kill_signal);
+        service_enter_stopping_signal(s, s->def->unit->kill_signal);
 }
 
 /* The start is complete as Type= defines it: ExecStartPost=, then running. */
@@ -1196,7 +1196,7 @@ static void service_enter_running(Service *s) {
                 return;
         }
         /* Type=oneshot: every command succeeded. Another type: the main process ended meanwhile. */
-        if (s->unit->type == SERVICE_TYPE_ONESHOT)
+        if (s->def->unit->type == SERVICE_TYPE_ONESHOT)
                 s->control.started = true;
         service_after_main(s);
 }
@@ -1237,7 +1237,7 @@ static void service_on_control_done(Service *s, UnitExec kind, ServiceResult res
                 if (stopping || result != SERVICE_SUCCESS) {
                         s->control.stop_done = true;
                         if (process_is_set(&s->run.main))
-                                service_enter_stopping_signal(s, s->unit->kill_signal);
+                                service_enter_stopping_signal(s, s->def->unit->kill_signal);
                         else
                                 service_after_main(s);
                         return;
@@ -1264,7 +1264,7 @@ static void service_on_control_done(Service *s, UnitExec kind, ServiceResult res
                 if (result != SERVICE_SUCCESS && s->result == SERVICE_SUCCESS)
                         s->result = result;
                 if (process_is_set(&s->run.main))
-                        service_enter_stopping_signal(s, s->unit->kill_signal);
+                        service_enter_stopping_signal(s, s->def->unit->kill_signal);
                 else
                         service_after_main(s);
                 return;
@@ -1370,15 +1370,15 @@ int service_on_start_timeout(sd_event_source *source, uint64_t usec, void *userd
 
         service_unset_timer(s);
         if (asprintf(&msg, "%s within TimeoutStartSec=%s",
-                     s->unit->type == SERVICE_TYPE_ONESHOT   ? "did not finish"
-                     : s->unit->type == SERVICE_TYPE_FORKING ? "did not finish starting"
-                     : s->unit->type == SERVICE_TYPE_DBUS    ? "did not acquire its bus name"
+                     s->def->unit->type == SERVICE_TYPE_ONESHOT   ? "did not finish"
+                     : s->def->unit->type == SERVICE_TYPE_FORKING ? "did not finish starting"
+                     : s->def->unit->type == SERVICE_TYPE_DBUS    ? "did not acquire its bus name"
                                                              : "did not report READY=1",
-                     format_timespan(t, sizeof(t), s->unit->timeout_start_usec)) < 0)
+                     format_timespan(t, sizeof(t), s->def->unit->timeout_start_usec)) < 0)
                 msg = NULL;
         log_warning("%s: start timed out: %s, stopping.", s->name, msg ? msg : "timeout");
         service_set_last_error(s, msg);
-        service_enter_failure_stop(s, SERVICE_FAILURE_TIMEOUT, s->unit->kill_signal);
+        service_enter_failure_stop(s, SERVICE_FAILURE_TIMEOUT, s->def->unit->kill_signal);
         return 0;
 }
 
@@ -1403,7 +1403,7 @@ int service_on_watchdog_timeout(sd_event_source *source, uint64_t usec, void *us
 
 /* Whether NotifyAccess= lets pid (one of s's processes) send notifications. */
 static bool service_notify_allowed(Service *s, pid_t pid) {
-        switch (unit_notify_access(s->unit)) {
+        switch (unit_notify_access(s->def->unit)) {
         case NOTIFY_ACCESS_ALL:
                 return true; /* notify.c believes only the service's own processes */
         case NOTIFY_ACCESS_MAIN:
@@ -1425,11 +1425,11 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
         assert(s);
         assert(msg);
 
-        if (!s->unit || !process_is_set(&s->run.main))
+        if (!s->def->unit || !process_is_set(&s->run.main))
                 return;
         if (!service_notify_allowed(s, pid)) {
                 log_debug("%s: notify message from pid %d refused by NotifyAccess=%s, ignoring.", s->name,
-                          (int) pid, notify_access_to_string(unit_notify_access(s->unit)));
+                          (int) pid, notify_access_to_string(unit_notify_access(s->def->unit)));
                 return;
         }
         if (msg->main_pid > 0 && msg->main_pid != s->run.main.pid)
@@ -1454,19 +1454,19 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
         if (msg->watchdog)
                 service_arm_watchdog(s);
 
-        if (msg->ready && s->state == SERVICE_STARTING && s->unit->type == SERVICE_TYPE_NOTIFY) {
+        if (msg->ready && s->state == SERVICE_STARTING && s->def->unit->type == SERVICE_TYPE_NOTIFY) {
                 log_debug("%s: READY=1 from pid %d", s->name, (int) pid);
                 s->run.execed = true; /* it runs our command, so it exec'd */
                 service_unset_timer(s); /* TimeoutStartSec= */
                 service_enter_start_post(s);
         } else if (msg->ready && s->state == SERVICE_RELOADING && !service_control_running(s))
                 service_set_state(s, SERVICE_RUNNING);
-        if (msg->reloading && s->state == SERVICE_RUNNING && s->unit->type == SERVICE_TYPE_NOTIFY)
+        if (msg->reloading && s->state == SERVICE_RUNNING && s->def->unit->type == SERVICE_TYPE_NOTIFY)
                 service_set_state(s, SERVICE_RELOADING);
         if (msg->stopping && IN_SET(s->state, SERVICE_STARTING, SERVICE_RUNNING, SERVICE_RELOADING) &&
             !service_control_running(s)) {
                 s->run.stop_by_notify = true;
-                int r = service_arm_timer(s, s->unit->timeout_stop_usec, service_on_stop_timeout);
+                int r = service_arm_timer(s, s->def->unit->timeout_stop_usec, service_on_stop_timeout);
                 if (r < 0)
                         log_warning_errno(r, "%s: Failed to arm TimeoutStopSec=: %m", s->name);
                 service_set_state(s, SERVICE_STOPPING);
@@ -1478,8 +1478,8 @@ void service_notify(Service *s, pid_t pid, const NotifyMessage *msg) {
 bool service_refuse(Service *s, ServiceDoneFn done, void *userdata) {
         ServiceJobResult r = {};
 
-        if (!s->unit)
-                r = (ServiceJobResult){ .outcome = SERVICE_OUTCOME_NOT_LOADED, .message = strna(s->load_error) };
+        if (!s->def->unit)
+                r = (ServiceJobResult){ .outcome = SERVICE_OUTCOME_NOT_LOADED, .message = strna(s->def->load_error) };
         else if (s->ctx->shutting_down)
                 r = (ServiceJobResult){ .outcome = SERVICE_OUTCOME_SHUTTING_DOWN, .message = "svd is shutting down" };
         else
@@ -1529,7 +1529,7 @@ int service_want_start(Service *s, ServiceDoneFn done, void *userdata) {
 bool service_start_now(Service *s) {
         assert(s);
 
-        if (!s->unit || s->ctx->shutting_down)
+        if (!s->def->unit || s->ctx->shutting_down)
                 return false;
         switch (s->state) {
         case SERVICE_AUTO_RESTART:
@@ -1581,7 +1581,7 @@ int service_want_stop(Service *s, ServiceDoneFn done, void *userdata) {
 }
 
 static bool service_has_stop_commands(const Service *s) {
-        return s->unit && (s->unit->exec[UNIT_EXEC_STOP].n > 0 || s->unit->exec[UNIT_EXEC_STOP_POST].n > 0);
+        return s->def->unit && (s->def->unit->exec[UNIT_EXEC_STOP].n > 0 || s->def->unit->exec[UNIT_EXEC_STOP_POST].n > 0);
 }
 
 /* Type=oneshot with RemainAfterExit=yes, "exited": ExecStop=, ExecStopPost=, then inactive (or the start
@@ -1659,9 +1659,9 @@ int service_reload(Service *s, ServiceDoneFn done, void *userdata) {
 
         assert(s);
 
-        if (!s->unit)
-                why = s->load_error ? s->load_error : "the unit is not loaded";
-        else if (s->unit->exec[UNIT_EXEC_RELOAD].n == 0)
+        if (!s->def->unit)
+                why = s->def->load_error ? s->def->load_error : "the unit is not loaded";
+        else if (s->def->unit->exec[UNIT_EXEC_RELOAD].n == 0)
                 why = "the unit has no ExecReload=";
         else if (!(IN_SET(s->state, SERVICE_RUNNING, SERVICE_RELOADING) && s->run.ready))
                 why = "it is not running";
@@ -1704,12 +1704,13 @@ bool service_reset_failed(Service *s) {
 
 /* ---- life cycle ---- */
 
-int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit *unit, const char *load_error,
-                Service **ret) {
+int service_new(ServiceContext *c, const char *name, UnitDefinition *def, Service **ret) {
+        _cleanup_(unit_definition_freep) UnitDefinition *d = def;
         _cleanup_(service_freep) Service *s = NULL;
 
         assert(c);
         assert(name);
+        assert(def);
         assert(ret);
 
         s = calloc(1, sizeof(*s));
@@ -1718,6 +1719,7 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
         *s = (Service){
                 .ctx = c,
                 .handlers = &service_handlers,
+                .def = TAKE_PTR(d),
                 .cgroup_fd = -EBADF,
                 .dynamic_user_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
@@ -1728,39 +1730,8 @@ int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit
         service_control_init(&s->control);
         s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
         s->name = strdup(name);
-        s->unit_path = strdup(unit_path ? unit_path : "");
-        if (!s->name || !s->unit_path || service_log_new(c->event, s->name, &s->log) < 0)
+        if (!s->name || service_log_new(c->event, s->name, &s->log) < 0)
                 return -ENOMEM;
-        if (load_error && !(s->load_error = strdup(load_error)))
-                return -ENOMEM;
-
-        if (unit) {
-                char *err = NULL;
-                int r;
-                if (unit->dynamic_user && c->uid != 0) {
-                        r = -EPERM;
-                        err = strdup("DynamicUser= needs svd to run as root (it changes to users it allocates): "
-                                     "refusing to run the service as svd's own user");
-                } else if (unit->dynamic_user)
-                        r = credentials_resolve_dynamic(unit->user, unit->group, unit->supplementary_groups,
-                                                        &s->creds, &err);
-                else
-                        r = credentials_resolve(unit->user, unit->group, unit->supplementary_groups, &s->creds,
-                                                &err);
-                if (r < 0) {
-                        if (err)
-                                r = asprintf(&s->load_error, "%s: %s", s->unit_path, err) < 0 ? -ENOMEM : 0;
-                        else
-                                r = asprintf(&s->load_error, "%s: Failed to resolve User=/Group=: %s",
-                                             s->unit_path, strerror(-r)) < 0 ? -ENOMEM : 0;
-                        free(err);
-                        unit_free(unit);
-                        if (r < 0)
-                                return r;
-                } else
-                        s->unit = unit;
-        }
-
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -1781,14 +1752,10 @@ Service *service_free(Service *s) {
         }
         service_run_done(&s->run);
         service_dynamic_user_release(s);
-        credentials_done(&s->creds);
         s->log = service_log_free(s->log);
-        unit_free(s->next_unit);
-        free(s->next_load_error);
-        unit_free(s->unit);
+        unit_definition_free(s->next);
+        unit_definition_free(s->def);
         free(s->name);
-        free(s->unit_path);
-        free(s->load_error);
         free(s->last_error);
         free(s->condition_failed);
         free(s->assert_failed);
@@ -1799,69 +1766,37 @@ Service *service_free(Service *s) {
 
 /* ---- definitions ---- */
 
-int service_set_unit(Service *s, const char *path, Unit *u, const char *load_error, uint64_t hash) {
-        _cleanup_(service_freep) Service *tmp = NULL;
-
+void service_set_definition(Service *s, UnitDefinition *def) {
         assert(s);
+        assert(def);
 
-        /* service_new() resolves the credentials and words the errors: build a twin, take its definition. */
-        int r = service_new(s->ctx, s->name, path, u, load_error, &tmp);
-        if (r < 0)
-                return r;
         /* A uid allocated for the old definition's user goes with it (no process of it is left). */
         service_dynamic_user_release(s);
-#define SWAP(a, b)                                                                                           \
-        do {                                                                                                 \
-                __typeof__(a) _t = (a);                                                                      \
-                (a) = (b);                                                                                   \
-                (b) = _t;                                                                                    \
-        } while (0)
-        SWAP(s->unit, tmp->unit);
-        SWAP(s->creds, tmp->creds);
-        SWAP(s->load_error, tmp->load_error);
-        SWAP(s->unit_path, tmp->unit_path);
-#undef SWAP
-        s->next_unit = unit_free(s->next_unit);
-        free(s->next_load_error);
-        s->next_load_error = NULL;
-        s->have_next_unit = false;
-        s->unit_hash = hash;
-        return 0;
+        unit_definition_free(s->def);
+        s->def = def;
+        s->next = unit_definition_free(s->next);
 }
 
-int service_set_next_unit(Service *s, Unit *u, const char *load_error, uint64_t hash) {
+void service_set_next_definition(Service *s, UnitDefinition *def) {
         assert(s);
+        assert(def);
 
-        unit_free(s->next_unit);
-        free(s->next_load_error);
-        s->next_unit = u;
-        s->next_load_error = load_error ? strdup(load_error) : NULL;
-        s->have_next_unit = true;
-        s->unit_hash = hash;
-        return load_error && !s->next_load_error ? -ENOMEM : 0;
-}
-
-/* Gives s its pending definition. */
-static void service_apply_pending(Service *s) {
-        _cleanup_free_ char *error = TAKE_PTR(s->next_load_error);
-        int r = service_set_unit(s, s->unit_path, TAKE_PTR(s->next_unit), error, s->unit_hash);
-        if (r < 0)
-                log_error_errno(r, "%s: Failed to apply the reloaded unit: %m", s->name);
-        s->have_next_unit = false;
+        unit_definition_free(s->next);
+        s->next = def;
 }
 
 bool service_apply_next_unit(Service *s) {
-        if (!s->have_next_unit || !service_may_change(s))
+        if (!s->next || !service_may_change(s))
                 return false;
-        service_apply_pending(s);
+        service_set_definition(s, TAKE_PTR(s->next));
         log_info("%s: now settled, the reloaded unit file is in force.", s->name);
         return true;
 }
 
 static void service_take_next_unit(Service *s) {
-        if (!s->have_next_unit || !s->next_unit || process_is_set(&s->run.main))
+        if (!s->next || !s->next->unit || process_is_set(&s->run.main))
                 return;
-        service_apply_pending(s);
+        service_set_definition(s, TAKE_PTR(s->next));
         log_info("%s: starting again, the reloaded unit file is in force.", s->name);
         if (s->ctx->callbacks && s->ctx->callbacks->unit_changed)
                 s->ctx->callbacks->unit_changed(s, s->ctx->userdata);
@@ -1871,14 +1806,14 @@ void service_set_load_error(Service *s, char *msg) {
         assert(s);
 
         log_error("Failed to load unit '%s': %s", s->name, msg);
-        free(s->load_error);
-        s->load_error = msg;
+        free(s->def->load_error);
+        s->def->load_error = msg;
         service_deps_done(&s->deps);
         /* After a reload the service may be running on this unit: it keeps it until it settles (the
          * state machine needs it), outside the dependency graph. */
         if (process_is_set(&s->run.main) || !IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED))
                 return;
-        s->unit = unit_free(s->unit);
+        s->def->unit = unit_free(s->def->unit);
 }
 
 void service_set_removed(Service *s, bool removed) {
@@ -1898,7 +1833,7 @@ bool service_wanted_at_startup(Service *s, bool restored) {
         if (unit_name_is_template(s->name))
                 return false;
         bool want = s->wanted == WANTED_START ||
-                    (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
+                    (s->wanted == WANTED_DEFAULT && s->def->unit && s->def->unit->wanted_by_default);
         if (want && restored)
                 s->restored_usec = now_usec(CLOCK_REALTIME);
         return want;

@@ -40,10 +40,9 @@ void service_context_remove(ServiceContext *c, size_t i);
 void service_context_done(ServiceContext *c);
 
 
-/* Creates a service from a loaded unit (takes ownership) or, when unit is
- * NULL, a placeholder carrying load_error so that clients can see why. */
-int service_new(ServiceContext *c, const char *name, const char *unit_path, Unit *unit, const char *load_error,
-                Service **ret);
+/* Creates a service named name with the definition def (taken, also on failure): a placeholder
+ * when def's unit did not load, so that clients can see why. */
+int service_new(ServiceContext *c, const char *name, UnitDefinition *def, Service **ret);
 Service *service_free(Service *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Service *, service_free);
 
@@ -95,14 +94,13 @@ bool service_reset_failed(Service *s);
  * unit until it settles. */
 void service_set_load_error(Service *s, char *msg);
 
-/* Definitions (reload): service_set_unit() gives s the unit u (takes it) or,
- * with u NULL, the load error, resolving User=/Group= as service_new()
- * does; hash tells the next reload whether the file changed.
- * service_set_next_unit() keeps them for when s has settled (a running
- * process keeps running); service_apply_next_unit() applies such a pending
- * definition when s may change, and says whether it did. */
-int service_set_unit(Service *s, const char *path, Unit *u, const char *load_error, uint64_t hash);
-int service_set_next_unit(Service *s, Unit *u, const char *load_error, uint64_t hash);
+/* Definitions (reload), each built once (unit-definition.h) and taken whole: service_set_definition()
+ * puts def in force (s must be settled); service_set_next_definition() keeps it pending while s runs
+ * (the running process keeps running), and service_apply_next_unit() puts a pending one in force
+ * when s may change, saying whether it did. A start by itself puts a pending definition that loaded in
+ * force. */
+void service_set_definition(Service *s, UnitDefinition *def);
+void service_set_next_definition(Service *s, UnitDefinition *def);
 bool service_apply_next_unit(Service *s);
 void service_set_removed(Service *s, bool removed);
 /* The operator's start or stop, on top of WantedBy=. Returns true when it changed. */

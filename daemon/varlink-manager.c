@@ -35,7 +35,7 @@ typedef struct VarlinkManager {
 
 /* The uid a service runs as: User=, else svd's own. */
 static uid_t service_uid(const VarlinkManager *vm, const Service *s) {
-        return s->creds.set ? s->creds.uid : vm->manager->uid;
+        return s->def->creds.set ? s->def->creds.uid : vm->manager->uid;
 }
 
 /* Whether the caller may read the output of s; if not, *ret_hint says who may. */
@@ -56,36 +56,36 @@ static json_t *service_to_json(const Service *s) {
                 json_decref(argv);
                 return NULL;
         }
-        for (char **a = s->unit ? s->unit->exec_start : NULL; a && *a; a++)
+        for (char **a = s->def->unit ? s->def->unit->exec_start : NULL; a && *a; a++)
                 json_array_append_new(argv, json_string(*a));
 
         json_object_set_new(o, "name", json_string(s->name));
         json_object_set_new(o, "description",
-                            json_string(s->unit && s->unit->description ? s->unit->description : ""));
-        json_object_set_new(o, "unitPath", json_string(s->unit_path));
+                            json_string(s->def->unit && s->def->unit->description ? s->def->unit->description : ""));
+        json_object_set_new(o, "unitPath", json_string(s->def->path));
         json_t *docs = json_array();
-        for (char **d = s->unit ? s->unit->documentation : NULL; d && *d; d++)
+        for (char **d = s->def->unit ? s->def->unit->documentation : NULL; d && *d; d++)
                 json_array_append_new(docs, json_string(*d));
         json_object_set_new(o, "documentation", docs);
-        json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->unit ? "loaded" : "error"));
-        json_object_set_new(o, "loadError", s->load_error ? json_string(s->load_error) : json_null());
+        json_object_set_new(o, "loadState", json_string(s->removed ? "removed" : s->def->unit ? "loaded" : "error"));
+        json_object_set_new(o, "loadError", s->def->load_error ? json_string(s->def->load_error) : json_null());
         json_t *not_applied = json_array();
-        for (char **k = s->unit ? s->unit->not_applied : NULL; k && *k; k++)
+        for (char **k = s->def->unit ? s->def->unit->not_applied : NULL; k && *k; k++)
                 json_array_append_new(not_applied, json_string(*k));
-        if (s->unit) {
+        if (s->def->unit) {
                 /* The limits svd's cgroup cannot apply: known only once svd knows its cgroup, so
                  * not recorded by the unit's load, but warned about there all the same. */
                 const char *keys[CGROUP_LIMIT_KEYS_MAX + 1];
-                cgroup_limits_not_applied(s->ctx->cgroup, s->unit->memory_max, s->unit->tasks_max,
-                                          s->unit->cpu_weight, keys, /* ret_controllers= */ NULL);
+                cgroup_limits_not_applied(s->ctx->cgroup, s->def->unit->memory_max, s->def->unit->tasks_max,
+                                          s->def->unit->cpu_weight, keys, /* ret_controllers= */ NULL);
                 for (const char **k = keys; *k; k++)
-                        if (!strv_contains(s->unit->not_applied, *k))
+                        if (!strv_contains(s->def->unit->not_applied, *k))
                                 json_array_append_new(not_applied, json_string(*k));
         }
         json_object_set_new(o, "notApplied", not_applied);
-        if (s->unit && s->unit->sandbox.not_applied) {
+        if (s->def->unit && s->def->unit->sandbox.not_applied) {
                 json_t *keys = json_array();
-                for (char **k = s->unit->sandbox.not_applied; *k; k++)
+                for (char **k = s->def->unit->sandbox.not_applied; *k; k++)
                         json_array_append_new(keys, json_string(*k));
                 json_object_set_new(o, "sandboxNotApplied", keys);
         }
@@ -110,13 +110,13 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "lastError", s->last_error ? json_string(s->last_error) : json_null());
         json_object_set_new(o, "restarts", json_integer(s->restarts));
         json_object_set_new(o, "restart",
-                            json_string(s->unit ? restart_policy_to_string(s->unit->restart) : "no"));
-        json_object_set_new(o, "enabled", json_boolean(s->unit && s->unit->wanted_by_default));
+                            json_string(s->def->unit ? restart_policy_to_string(s->def->unit->restart) : "no"));
+        json_object_set_new(o, "enabled", json_boolean(s->def->unit && s->def->unit->wanted_by_default));
         json_object_set_new(o, "mode", process_is_set(&s->run.main)
                                                ? json_string(spawn_mode_to_string(s->run.main.mode))
                                                : json_null());
         json_object_set_new(o, "execStart", argv);
-        json_object_set_new(o, "type", json_string(s->unit ? service_type_to_string(s->unit->type) : "simple"));
+        json_object_set_new(o, "type", json_string(s->def->unit ? service_type_to_string(s->def->unit->type) : "simple"));
         json_object_set_new(o, "statusText", s->run.status_text ? json_string(s->run.status_text) : json_null());
         json_object_set_new(o, "statusErrno", s->run.status_errno >= 0 ? json_integer(s->run.status_errno) : json_null());
         json_object_set_new(o, "job", s->job != SERVICE_JOB_NONE ? json_string(service_job_to_string(s->job))
@@ -129,7 +129,7 @@ static json_t *service_to_json(const Service *s) {
         };
         for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++) {
                 json_t *a = json_array();
-                for (char **n = s->unit ? s->unit->dependencies[d] : NULL; n && *n; n++)
+                for (char **n = s->def->unit ? s->def->unit->dependencies[d] : NULL; n && *n; n++)
                         json_array_append_new(a, json_string(*n));
                 json_object_set_new(o, dep_keys[d], a);
         }
@@ -139,20 +139,20 @@ static json_t *service_to_json(const Service *s) {
         };
         for (UnitRelation d = 0; d < _UNIT_RELATION_MAX; d++) {
                 json_t *a = json_array();
-                for (char **n = s->unit ? s->unit->relations[d] : NULL; n && *n; n++)
+                for (char **n = s->def->unit ? s->def->unit->relations[d] : NULL; n && *n; n++)
                         json_array_append_new(a, json_string(*n));
                 json_object_set_new(o, rel_keys[d], a);
         }
         json_t *names = json_array();
         json_array_append_new(names, json_pack("s+", s->name, ".service"));
-        for (char **n = s->unit ? s->unit->aliases : NULL; n && *n; n++)
+        for (char **n = s->def->unit ? s->def->unit->aliases : NULL; n && *n; n++)
                 json_array_append_new(names, json_pack("s+", *n, ".service"));
         json_object_set_new(o, "names", names);
         json_object_set_new(o, "logDropped", json_integer((json_int_t) (s->log ? s->log->dropped : 0)));
         json_object_set_new(o, "wanted", json_string(wanted_override_to_string(s->wanted)));
         json_object_set_new(o, "restoredUsec",
                             s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
-        json_object_set_new(o, "reloadPending", json_boolean(s->have_next_unit));
+        json_object_set_new(o, "reloadPending", json_boolean(s->next != NULL));
         json_object_set_new(o, "conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
         json_object_set_new(o, "conditionUsec",
                             s->condition_usec > 0 ? json_integer((json_int_t) s->condition_usec) : json_null());

@@ -58,7 +58,9 @@ static Service *add(World *w, const char *name, const char *unit_lines) {
         snprintf(text, sizeof(text), "[Unit]\n%s\n[Service]\nType=notify\nExecStart=/bin/true\n", unit_lines);
         snprintf(path, sizeof(path), "/test/%s.service", name);
         ck_assert_int_eq(unit_load_string(text, strlen(text), path, name, NULL, NULL, &u, NULL), 0);
-        ck_assert_int_eq(service_new(&w->ctx, name, path, u, NULL, &s), 0);
+        UnitDefinition *def = NULL;
+        ck_assert_int_eq(unit_definition_new(path, u, NULL, w->ctx.uid, &def), 0);
+        ck_assert_int_eq(service_new(&w->ctx, name, def, &s), 0);
         ck_assert_int_eq(service_context_add(&w->ctx, s), 0);
         return s;
 }
@@ -91,8 +93,8 @@ START_TEST(test_resolve_edges) {
         ck_assert(set_has(&c->deps.before, d));
         ck_assert(set_has(&b->deps.before, a));
         /* A Wants= naming no unit is only a warning. */
-        ck_assert_ptr_null(d->load_error);
-        ck_assert_ptr_nonnull(d->unit);
+        ck_assert_ptr_null(d->def->load_error);
+        ck_assert_ptr_nonnull(d->def->unit);
         world_done(&w);
 }
 END_TEST
@@ -105,10 +107,10 @@ START_TEST(test_missing_requirement) {
         service_context_sort(&w.ctx);
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
-        ck_assert_ptr_null(a->unit);
-        ck_assert_ptr_nonnull(strstr(a->load_error, "Requires=gone: no such unit 'gone.service'"));
+        ck_assert_ptr_null(a->def->unit);
+        ck_assert_ptr_nonnull(strstr(a->def->load_error, "Requires=gone: no such unit 'gone.service'"));
         /* b keeps its unit; starting it fails, naming a. */
-        ck_assert_ptr_nonnull(b->unit);
+        ck_assert_ptr_nonnull(b->def->unit);
         Outcome o = {};
         ck_assert_int_eq(deps_start(b, on_done, &o), 0);
         deps_dispatch(&w.ctx);
@@ -130,12 +132,12 @@ START_TEST(test_cycle) {
         service_context_sort(&w.ctx);
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
-        ck_assert_ptr_nonnull(strstr(a->load_error, "Dependency cycle: a → b → c → a"));
-        ck_assert_ptr_nonnull(strstr(b->load_error, "Dependency cycle: b → c → a → b"));
-        ck_assert_ptr_nonnull(c->load_error);
-        ck_assert_ptr_null(a->unit);
+        ck_assert_ptr_nonnull(strstr(a->def->load_error, "Dependency cycle: a → b → c → a"));
+        ck_assert_ptr_nonnull(strstr(b->def->load_error, "Dependency cycle: b → c → a → b"));
+        ck_assert_ptr_nonnull(c->def->load_error);
+        ck_assert_ptr_null(a->def->unit);
         /* Off the cycle: loaded, and no longer ordered after the dropped unit. */
-        ck_assert_ptr_null(d->load_error);
+        ck_assert_ptr_null(d->def->load_error);
         ck_assert_uint_eq(d->deps.after.n, 0);
         world_done(&w);
 }
@@ -157,10 +159,10 @@ START_TEST(test_chain_too_long) {
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
         snprintf(name, sizeof(name), "u%04u", DEPS_DEPTH_MAX - 1);
-        ck_assert_ptr_null(service_find(&w.ctx, name)->load_error);
+        ck_assert_ptr_null(service_find(&w.ctx, name)->def->load_error);
         snprintf(name, sizeof(name), "u%04u", DEPS_DEPTH_MAX);
         Service *last = service_find(&w.ctx, name);
-        ck_assert_ptr_nonnull(strstr(last->load_error, "Dependency chain of"));
+        ck_assert_ptr_nonnull(strstr(last->def->load_error, "Dependency chain of"));
         world_done(&w);
 }
 END_TEST

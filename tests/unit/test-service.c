@@ -85,7 +85,9 @@ static Service *add(World *w, const char *name, const char *text) {
         snprintf(path, sizeof(path), "/test/%s.service", name);
         if (text)
                 ck_assert_int_eq(unit_load_string(text, strlen(text), path, name, NULL, NULL, &u, &error), 0);
-        ck_assert_int_eq(service_new(&w->ctx, name, path, u, text ? NULL : "/test: broken", &s), 0);
+        UnitDefinition *def = NULL;
+        ck_assert_int_eq(unit_definition_new(path, u, text ? NULL : "/test: broken", w->ctx.uid, &def), 0);
+        ck_assert_int_eq(service_new(&w->ctx, name, def, &s), 0);
         free(error);
         ck_assert_int_eq(service_context_add(&w->ctx, s), 0);
         service_context_sort(&w->ctx);
@@ -282,25 +284,32 @@ START_TEST(test_table_and_definitions) {
 
         /* A settled service takes a new definition at once ... */
         ck_assert(service_may_change(b));
-        ck_assert_int_eq(service_set_unit(b, "/test/b.service", NULL, "/test/b.service:3: bad", 7), 0);
-        ck_assert_ptr_null(b->unit);
-        ck_assert_str_eq(b->load_error, "/test/b.service:3: bad");
-        ck_assert_uint_eq(b->unit_hash, 7);
+        UnitDefinition *def = NULL;
+        ck_assert_int_eq(unit_definition_new("/test/b.service", NULL, "/test/b.service:3: bad", w.ctx.uid, &def), 0);
+        uint64_t bad_hash = def->hash;
+        service_set_definition(b, def);
+        ck_assert_ptr_null(b->def->unit);
+        ck_assert_str_eq(b->def->load_error, "/test/b.service:3: bad");
+        ck_assert_uint_eq(service_unit_hash(b), bad_hash);
 
         /* ... and a pending one when it may change. */
         Unit *u = NULL;
         const char *text = NOTIFY_UNIT("");
         ck_assert_int_eq(unit_load_string(text, strlen(text), "/test/b.service", "b", NULL, NULL, &u, NULL), 0);
-        ck_assert_int_eq(service_set_next_unit(b, u, NULL, 8), 0);
-        ck_assert(b->have_next_unit);
+        ck_assert_int_eq(unit_definition_new("/test/b.service", u, NULL, w.ctx.uid, &def), 0);
+        uint64_t good_hash = def->hash;
+        ck_assert_uint_ne(good_hash, bad_hash);
+        service_set_next_definition(b, def);
+        ck_assert_ptr_nonnull(b->next);
+        ck_assert_uint_eq(service_unit_hash(b), good_hash);
         w.ctx.shutting_down = true;
         ck_assert(!service_apply_next_unit(b));
         w.ctx.shutting_down = false;
         ck_assert(service_apply_next_unit(b));
-        ck_assert(!b->have_next_unit);
-        ck_assert_ptr_nonnull(b->unit);
-        ck_assert_ptr_null(b->load_error);
-        ck_assert_uint_eq(b->unit_hash, 8);
+        ck_assert_ptr_null(b->next);
+        ck_assert_ptr_nonnull(b->def->unit);
+        ck_assert_ptr_null(b->def->load_error);
+        ck_assert_uint_eq(service_unit_hash(b), good_hash);
         world_done(&w);
 }
 END_TEST

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A unit as loaded: its file, the unit parsed from it (or why it did not load), the credentials of
+ * its User=/Group= and the hash a reload tells a changed file by. A reload builds one per unit file
+ * and a service takes it whole (service_set_definition()), or keeps it pending while it runs.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "basic/macros.h"
+#include "creds.h"
+#include "unit.h"
+
+typedef struct UnitDefinition {
+        char *path;        /* the unit file as svd read it; "" for none */
+        Unit *unit;        /* NULL when it did not load */
+        char *load_error;  /* why it did not load (file, line, reason), or why it left the graph */
+        Credentials creds; /* User=/Group= resolved when it was built */
+        uint64_t hash;     /* of the bytes the unit was parsed from (of the error when it did not load) */
+} UnitDefinition;
+
+/* FNV-1a over the bytes u was parsed from (for a unit that did not load: over error), never 0. */
+uint64_t unit_definition_hash(const Unit *u, const char *error);
+
+/* Builds a definition from the unit u (taken) loaded from path, or from its load_error when u is NULL.
+ * User=/Group= are resolved now: when that fails the definition carries the error instead of the
+ * unit. svd_uid is svd's own user: DynamicUser= needs root. 0, or -ENOMEM (u is freed). */
+int unit_definition_new(const char *path, Unit *u, const char *load_error, uid_t svd_uid, UnitDefinition **ret);
+UnitDefinition *unit_definition_free(UnitDefinition *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UnitDefinition *, unit_definition_free);
