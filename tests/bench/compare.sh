@@ -40,7 +40,10 @@
 #                      the supervisor (default 1000)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
 #   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
-#                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL)
+#                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL), and
+#                      svd-base: the svd and svctl of the build directory
+#                      BENCH_SVD_BASE (another commit's, to compare a change
+#                      with what it changed, in the same runs)
 #   BENCH_SVD_UNIT_EXTRA  lines added to svd's [Service] sections, separated by ';'
 #                      (a sandboxing set, to measure what it costs)
 #   BENCH_TMPDIR       where the service directories go (default /tmp; /run for
@@ -117,10 +120,15 @@ done
 for s in $SUPS; do
         case $s in
         svd | svd-fallback) ;;
+        svd-base)
+                [ -n "${BENCH_SVD_BASE:-}" ] || die "svd-base needs BENCH_SVD_BASE (a build directory)"
+                [ -x "$BENCH_SVD_BASE/daemon/svd" ] && [ -x "$BENCH_SVD_BASE/ctl/svctl" ] ||
+                        die "$BENCH_SVD_BASE has no daemon/svd and ctl/svctl built"
+                ;;
         runit) command -v runsvdir >/dev/null || die "runsvdir not found (apt install runit)" ;;
         s6) command -v s6-svscan >/dev/null || die "s6-svscan not found (apt install s6)" ;;
         supervisord) command -v supervisord >/dev/null || die "supervisord not found (apt install supervisor)" ;;
-        *) die "unknown supervisor '$s' (svd svd-fallback runit s6 supervisord)" ;;
+        *) die "unknown supervisor '$s' (svd svd-fallback svd-base runit s6 supervisord)" ;;
         esac
 done
 
@@ -165,7 +173,7 @@ prepare() {
         local _k _d _n _top _i _s
         _k=$1 _d=$2 _n=$3
         case $_k in
-        svd | svd-fallback)
+        svd | svd-fallback | svd-base)
                 mkdir -p "$_d/units"
                 awk -v n="$_n" -v d="$_d" -v svc="$SVC" -v extra="${BENCH_SVD_UNIT_EXTRA:-}" 'BEGIN {
                         gsub(/;/, "\n", extra)
@@ -213,6 +221,7 @@ launch_cmd() {
         case $1 in
         svd) printf '%s\n' "$SVD" -u "$2/units" -s "$2/svd.sock" ;;
         svd-fallback) printf '%s\n' "$SVD" --mode=fallback -u "$2/units" -s "$2/svd.sock" ;;
+        svd-base) printf '%s\n' "$BENCH_SVD_BASE/daemon/svd" -u "$2/units" -s "$2/svd.sock" ;;
         runit) printf '%s\n' runsvdir "$2/service" ;;
         s6) printf '%s\n' s6-svscan -c "$S6_MAX" "$2/scan" ;; # -c: 500 services by default
         supervisord) printf '%s\n' supervisord -n -c "$2/supervisord.conf" ;;
@@ -223,6 +232,7 @@ launch_cmd() {
 status_cmd() {
         case $1 in
         svd | svd-fallback) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
+        svd-base) printf '%s\n' "$BENCH_SVD_BASE/ctl/svctl" --socket="$2/svd.sock" status bench-0000 ;;
         runit) printf '%s\n' sv status "$2/service/bench-0000" ;;
         s6) printf '%s\n' s6-svstat "$2/scan/bench-0000" ;;
         supervisord) printf '%s\n' supervisorctl -c "$2/supervisord.conf" status bench-0000 ;;
@@ -255,7 +265,7 @@ start_all() {
 # stop_sup KIND DIR: stops SUP_PID the supervisor's own way; STOP_LINE
 stop_sup() {
         case $1 in
-        svd | svd-fallback | supervisord) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 15) ;;
+        svd | svd-fallback | svd-base | supervisord) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 15) ;;
         runit) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" 1) ;; # SIGHUP: runsvdir TERMs every runsv, exits
         s6) STOP_LINE=$("$BT" stopall "$SUP_PID" "$SVC" "$TO" -- s6-svscanctl -t "$2/scan") ;;
         esac
@@ -269,7 +279,7 @@ stop_sup() {
 
 restart_gap_ms() {
         case $1 in
-        svd | svd-fallback) echo 0 ;;
+        svd | svd-fallback | svd-base) echo 0 ;;
         *) echo 1100 ;; # runsv: a run under 1 s is restarted 1 s late; supervisord: startsecs=1
         esac
 }
