@@ -51,6 +51,13 @@ int verb_info(VarlinkClient *c, int argc, char **argv) {
                 print_info_line("Services", "%lld", (long long) v);
         else
                 print_info_line("Services", "-");
+        const char *trees = json_get_str(p, "processTrees");
+        if (trees)
+                print_info_line("When svd dies", "%s: %s",
+                                streq(trees, "whole-trees") ? "every process of every service dies" : "main processes die",
+                                json_get_str(p, "processTreesReason") ?: "-");
+        if (json_get_int(p, "guardPid", &v))
+                print_info_line("Guard", "%lld", (long long) v);
         json_t *cg = json_object_get(p, "cgroup");
         const char *cg_reason = json_get_str(p, "cgroupReason");
         print_info_line("Cgroups", "%s: %s", json_is_true(cg) ? "yes" : "no", isempty(cg_reason) ? "-" : cg_reason);

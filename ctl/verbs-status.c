@@ -175,6 +175,13 @@ static void print_status_block(json_t *s) {
                 v = 0;
         print_field("Restarts", "%lld (Restart=%s)", (long long) v, restart);
         print_field("Mode", "%s", mode ?: "-");
+        const char *dies = json_get_str(s, "diesWithSvd");
+        if (dies)
+                print_field("Dies with svd", "%s",
+                            streq(dies, "tree-cgroup")          ? "every process it started (its cgroup, by svd's guard)"
+                            : streq(dies, "tree-pid-namespace") ? "every process it started (its PID namespace)"
+                            : streq(dies, "main-process")       ? "its main process only (no cgroups, no PrivatePIDs=)"
+                                                                : dies);
         print_field("Command", "%s", command ?: "-");
         if (!isempty(last_error))
                 print_field("Error", "%s", last_error);

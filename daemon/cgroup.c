@@ -46,7 +46,7 @@ void cgroup_root_setup(CgroupRoot *ret, const char *instance) {
         _cleanup_close_ int own_fd = -EBADF;
         int r;
 
-        *ret = (CgroupRoot){ .services_fd = -EBADF };
+        *ret = (CgroupRoot){ .services_fd = -EBADF, .guard_fd = -EBADF };
 
         r = cgroup2_mount_point(&mnt);
         if (r < 0) {
@@ -113,6 +113,15 @@ void cgroup_root_setup(CgroupRoot *ret, const char *instance) {
                 ret->services_fd = safe_close(ret->services_fd);
                 return;
         }
+        /* The guard's: no controller needed, nothing but the guard in it. */
+        char gsub[80];
+        snprintf(gsub, sizeof(gsub), "%s.guard", sub);
+        if ((mkdirat(own_fd, gsub, 0755) >= 0 || errno == EEXIST) &&
+            (ret->guard_fd = openat(own_fd, gsub, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+            asprintf(&ret->guard_path, "%s/%s", own_path, gsub) < 0) {
+                ret->guard_path = NULL;
+                ret->guard_fd = safe_close(ret->guard_fd);
+        }
         ret->available = true;
         snprintf(ret->reason, sizeof(ret->reason), "services in %s (controllers:%s%s%s%s)", ret->services_path,
                  ret->memory ? " memory" : "", ret->pids ? " pids" : "", ret->cpu ? " cpu" : "",
@@ -123,6 +132,9 @@ void cgroup_root_done(CgroupRoot *r) {
         r->services_fd = safe_close(r->services_fd);
         free(r->services_path);
         r->services_path = NULL;
+        r->guard_fd = safe_close(r->guard_fd);
+        free(r->guard_path);
+        r->guard_path = NULL;
         r->available = false;
 }
 
@@ -130,6 +142,8 @@ int cgroup_root_remove(CgroupRoot *r) {
         if (!r->available)
                 return 0;
         if (rmdir(r->services_path) < 0 && errno != ENOENT)
+                return -errno;
+        if (r->guard_path && rmdir(r->guard_path) < 0 && errno != ENOENT)
                 return -errno;
         return 0;
 }

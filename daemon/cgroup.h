@@ -14,7 +14,9 @@
  * services live in X/services/NAME. An svd on another than the default
  * socket uses /svd-ID and X/services-ID, ID a hash of the socket path: the
  * same for every svd on that socket (a restart after a crash finds what its
- * predecessor left), different from every other svd.
+ * predecessor left), different from every other svd. Beside the services'
+ * parent, "<parent>.guard" (/svd.guard, X/services.guard) holds svd's guard
+ * (guard.h), out of reach of what kills svd's own cgroup.
  */
 
 #include <stdbool.h>
@@ -25,6 +27,10 @@ typedef struct CgroupRoot {
         bool available;
         int services_fd; /* directory fd of the parent of the service cgroups */
         char *services_path;
+        /* The guard's cgroup, beside the services' parent (guard.h): "<services>.guard"; -EBADF when it
+         * could not be made (the guard then stays in svd's cgroup). */
+        int guard_fd;
+        char *guard_path;
         char reason[256];
         /* controllers enabled for the service cgroups */
         bool memory, pids, cpu;

@@ -69,6 +69,10 @@ static int ensure_std_fds(void) {
 }
 
 int main(int argc, char *argv[]) {
+        /* svd's guard (guard.h), started by svd itself: nothing of the rest runs in it. */
+        if (argc == 2 && streq(argv[1], "--guard"))
+                return guard_main();
+
         enum {
                 ARG_VERSION = 0x100,
                 ARG_MODE,

@@ -148,6 +148,8 @@ static Process *manager_lookup_process(pid_t pid, void *userdata) {
                 if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
                         return p;
         }
+        if (m->guard.proc.pid == pid && process_is_set(&m->guard.proc) && !m->guard.proc.reaped)
+                return &m->guard.proc;
         return NULL;
 }
 
@@ -245,6 +247,20 @@ static void manager_kill_leftovers(Manager *m) {
         }
 }
 
+/* After a re-exec: the guard the old image started watches on (svd's pid is the same); an svd that
+ * handed none over gets one now. */
+static void manager_guard_resume(Manager *m, json_t *state) {
+        int fd = reexec_fd_take(state, "guardPidfd");
+        json_t *pid = json_object_get(state, "guardPid");
+
+        if (fd >= 0 && json_is_integer(pid) && guard_resume(&m->guard, (pid_t) json_integer_value(pid), fd) >= 0) {
+                m->ctx.guarded = true;
+                return;
+        }
+        safe_close(fd);
+        m->ctx.guarded = m->cgroup.available && guard_start(&m->guard) >= 0;
+}
+
 /* Creates the socket's directory if missing (0755, svd's user). */
 static int mkdir_parent(const char *path) {
         _cleanup_free_ char *dir = strdup(path);
@@ -314,6 +330,8 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return -ENOMEM;
         m->uid = getuid();
         m->cgroup.services_fd = -EBADF;
+        m->cgroup.guard_fd = -EBADF;
+        m->guard = (Guard){ .proc = PROCESS_NULL };
         m->notify_fd = -EBADF;
         m->lock_fd = -EBADF;
         m->state_fd = config->state_fd > 2 ? config->state_fd : -EBADF;
@@ -353,6 +371,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        guard_init(&m->guard, m->event, &m->cgroup, m->exe_path);
         r = service_log_console_open(config->console);
         if (r < 0)
                 return log_error_errno(r, "Failed to open svd's stdout and stderr for service output: %m");
@@ -456,6 +475,7 @@ int manager_startup(Manager *m) {
                 r = manager_state_restore(m, state);
                 if (r < 0)
                         return r;
+                manager_guard_resume(m, state);
                 int listen_fd = reexec_fd_take(state, "listenFd");
                 if (listen_fd < 0)
                         return log_error_errno(listen_fd, "The control socket was not handed over: %m");
@@ -471,6 +491,10 @@ int manager_startup(Manager *m) {
                         return log_oom();
                 return 0;
         }
+
+        /* Before anything of this svd runs: a predecessor's guard and what its services left go. */
+        (void) guard_takeover(&m->cgroup);
+        m->ctx.guarded = m->cgroup.available && guard_start(&m->guard) >= 0;
 
         r = manager_load_units(m);
         if (r == -ENOENT)
@@ -541,7 +565,8 @@ int manager_run(Manager *m) {
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the wanted-state file, ignoring: %m");
                 /* Every service has stopped and its cgroup is gone: the
-                 * subtree svd made for them goes too. */
+                 * guard and the subtree svd made for them go too. */
+                guard_stop(&m->guard);
                 k = cgroup_root_remove(&m->cgroup);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the cgroup %s, ignoring: %m", m->cgroup.services_path);
@@ -567,6 +592,7 @@ Manager *manager_free(Manager *m) {
         notify_socket_close(m);
         service_context_done(&m->ctx);
         service_log_console_close();
+        guard_done(&m->guard);
         cgroup_root_done(&m->cgroup);
         m->sigterm_source = sd_event_source_disable_unref(m->sigterm_source);
         m->sigint_source = sd_event_source_disable_unref(m->sigint_source);

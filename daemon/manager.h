@@ -20,6 +20,7 @@
 
 #include "basic/macros.h"
 #include "cgroup.h"
+#include "guard.h"
 #include "service.h"
 #include "spawn.h"
 
@@ -65,6 +66,7 @@ struct Manager {
         ServiceContext ctx;     /* the services, sorted by name, and what they share */
         SpawnProbe probe;
         CgroupRoot cgroup;
+        Guard guard;                   /* ends the services' trees when svd dies (guard.h) */
 
         const ManagerHooks *hooks;
         void *hooks_userdata;

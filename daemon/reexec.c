@@ -136,10 +136,12 @@ static int write_all(int fd, const char *p, size_t n) {
 
 static json_t *manager_serialize(Manager *m, ReexecFds *fds, int reply_fd) {
         json_t *services = json_array();
-        json_t *o = json_pack("{s:i,s:s,s:o,s:o,s:b,s:o,s:{s:I,s:I},s:o,s:o}", "version", (int) svd_state_version, "svd",
+        json_t *o = json_pack("{s:i,s:s,s:o,s:o,s:b,s:o,s:o,s:I,s:{s:I,s:I},s:o,s:o}", "version", (int) svd_state_version, "svd",
                               svd_version, "listenFd", reexec_fd_to_json(fds, m->hooks && m->hooks->listen_fd ? m->hooks->listen_fd(m->hooks_userdata) : -EBADF),
                               "notifyFd", reexec_fd_to_json(fds, m->notify_fd), "crashRestored", m->crash_restored,
                               "lockFd", reexec_fd_to_json(fds, m->lock_fd),
+                              "guardPidfd", reexec_fd_to_json(fds, m->guard.proc.pidfd), "guardPid",
+                              (json_int_t) m->guard.proc.pid,
                               "nofile", "cur", (json_int_t) m->ctx.nofile.rlim_cur, "max", (json_int_t) m->ctx.nofile.rlim_max,
                               "replyFd", reexec_fd_to_json(fds, reply_fd), "services", services);
         if (!o)

@@ -198,6 +198,7 @@ typedef struct ServiceContext {
         uid_t uid;               /* svd's own user */
         struct rlimit nofile;    /* RLIMIT_NOFILE as svd found it, restored for services */
         bool shutting_down;
+        bool guarded;            /* svd's guard ends every service's whole tree when svd dies (guard.h) */
 
         Service **services;
         size_t n_services;

@@ -49,6 +49,15 @@ static int check_output_access(VarlinkManager *vm, VarlinkCall *call, const Serv
 }
 
 /* The io.svd.Manager Service type. */
+/* What of s dies with svd, as Service.diesWithSvd says. */
+static const char *service_dies_with_svd(const Service *s) {
+        if (s->ctx->guarded)
+                return "tree-cgroup";
+        if (s->def->unit && unit_private_pids(s->def->unit))
+                return "tree-pid-namespace";
+        return "main-process";
+}
+
 static json_t *service_to_json(const Service *s) {
         json_t *o = json_object(), *argv = json_array();
         if (!o || !argv) {
@@ -153,6 +162,7 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "restoredUsec",
                             s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
         json_object_set_new(o, "reloadPending", json_boolean(s->next != NULL));
+        json_object_set_new(o, "diesWithSvd", json_string(service_dies_with_svd(s)));
         json_object_set_new(o, "conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
         json_object_set_new(o, "conditionUsec",
                             s->condition_usec > 0 ? json_integer((json_int_t) s->condition_usec) : json_null());
@@ -275,13 +285,20 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
         for (const char **c = lack; *c; c++)
                 json_array_append_new(missing, json_string(*c));
         return varlink_call_reply(
-                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o}", "version", svd_version,
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o,s:s,s:s,s:o}", "version", svd_version,
                                 "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
                                 "services", (json_int_t) m->ctx.n_services, "cgroup", m->cgroup.available,
                                 "cgroupReason", m->cgroup.reason, "cgroupControllers", controllers,
-                                "cgroupControllersMissing", missing));
+                                "cgroupControllersMissing", missing, "processTrees",
+                                m->ctx.guarded ? "whole-trees" : "main-processes", "processTreesReason",
+                                m->ctx.guarded ? "svd's guard kills every process of the services' cgroups when svd dies"
+                                : m->cgroup.available ? "svd's guard could not be started: the main process of each service "
+                                                        "dies with svd, its whole tree with PrivatePIDs=yes"
+                                                      : "no cgroups: the main process of each service dies with svd, its "
+                                                        "whole tree with PrivatePIDs=yes",
+                                "guardPid", process_is_set(&m->guard.proc) ? json_integer(m->guard.proc.pid) : json_null()));
 }
 
 #define LIST_CHUNK 100U

@@ -8,9 +8,9 @@
 #   C. after `kill -9` of svd,
 # with PrivatePIDs=yes (svd's init is PID 1 of the service's PID namespace;
 # its death takes the namespace down) and, where svd has a cgroup2 subtree,
-# with the service's cgroup (cgroup.kill; after a crash, at svd's next
-# start). A service's processes are found by their PID namespace
-# (/proc/PID/ns/pid) or by their cgroup (cgroup.procs), never by name. TAP.
+# with the service's cgroup (cgroup.kill; after a crash, by svd's guard).
+# A service's processes are found by their PID namespace (/proc/PID/ns/pid)
+# or by their cgroup (cgroup.procs), never by name. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
@@ -149,10 +149,11 @@ if [ $NS = yes ]; then
         check "C: the whole PrivatePIDs tree dies with svd (2 s)" wait_until 2 none_left "$M"
 fi
 if [ -n "$CGROOT" ]; then
-        # Without a PID namespace only the main process is on svd's leash;
-        # the rest waits in the cgroup for the next svd, which kills it.
+        # Without a PID namespace, svd's guard kills the service's cgroup
+        # when svd dies (guard.h): nothing waits for the next svd.
+        check "C: the whole cgtree dies with svd, by svd's guard (2 s)" wait_until 2 pids_dead "$CM"
         start_svd
-        check "C: the next svd kills what the crashed one left in cgtree" wait_until 5 pids_dead "$CM"
+        check "C: nothing of cgtree is alive after the next svd's start" wait_until 5 pids_dead "$CM"
         # Started by hand before the crash, so wanted: the next svd restores it (wanted.h).
         check "C: cgtree, started by hand, is restored after the restart" wait_until 10 state_is cgtree running
         expect_ne "C: ... and marked restored" null "$(svc_field cgtree restoredUsec)"

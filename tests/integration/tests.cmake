@@ -10,6 +10,7 @@ svd_integration_test(e2e-access)
 svd_integration_test(e2e-socket-path)
 svd_integration_test(crash)
 svd_integration_test(contain)
+svd_integration_test(tree-guard)
 svd_integration_test(creds)
 # Sandboxing keys: the policy for keys svd does not enforce, then each key from inside the service.
 svd_integration_test(sandbox-policy)

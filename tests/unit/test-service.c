@@ -60,7 +60,7 @@ static void on_done(Service *s, const ServiceJobResult *r, void *userdata) {
 }
 
 static void world_init(World *w) {
-        *w = (World){ .cgroup = { .services_fd = -EBADF } };
+        *w = (World){ .cgroup = { .services_fd = -EBADF, .guard_fd = -EBADF } };
         ck_assert_int_ge(sd_event_new(&w->ctx.event), 0);
         deps_attach(&w->ctx);
         w->ctx.probe = &w->probe;
