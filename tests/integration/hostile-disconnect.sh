@@ -196,8 +196,10 @@ if [ -n "$YES" ]; then
         diag "fast follower of the flood, 1 s: $(cat "$T/follow0")"
         expect_contains "Logs -f of the flood: lines come" "$(cat "$T/follow0")" "closed=no"
         # A follower that does not read for 3 s: svd skips lines for it
-        # (and says how many) instead of queueing without end.
-        hostile stream 3000 1000 "$follow" >"$T/follow1" &
+        # (and says how many) instead of queueing without end. It reads
+        # until svd's report of the skipped lines comes (bounded: 20 s, for
+        # an svd slowed down by valgrind).
+        hostile stream 3000 $((20000 * TIMEOUT_FACTOR)) "$follow" >"$T/follow1" &
         f_job=$!
         sleep 1
         rss_held=$(rss_kb)

@@ -18,7 +18,8 @@
  *       ("timeout" after 2 s).
  *   hostile SOCKET stream HOLD_MS READ_MS JSON
  *       sends the call (it should ask for "more"), reads nothing for
- *       HOLD_MS (a slow reader), then reads for READ_MS. Prints
+ *       HOLD_MS (a slow reader), then reads for READ_MS, or until the
+ *       server reports that it skipped something for it. Prints
  *       "replies=N bytes=N dropped=N closed=yes|no", dropped being the sum
  *       of the "dropped" counts the server reported (what it skipped for us).
  *   hostile SOCKET send JSON...
@@ -342,6 +343,8 @@ static int cmd_stream(int argc, char **argv) {
                 replies++;
                 bytes += strlen(reply) + 1;
                 dropped += json_number_after(reply, "\"dropped\":");
+                if (dropped > 0)
+                        break; /* what a slow reader waits for */
         }
         printf("replies=%zu bytes=%zu dropped=%lld closed=%s\n", replies, bytes, dropped,
                closed ? "yes" : "no");
