@@ -183,28 +183,34 @@ int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd) {
         return k < 0 ? k : fresh;
 }
 
-int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec) {
-        _cleanup_close_ int fd = -EBADF, events = -EBADF;
-        int k = cgroup_service_open_existing(r, name, &fd);
-        if (k < 0)
-                return k == -ENOENT ? 0 : k;
-        k = cgroup_open_events(fd, &events);
+int cgroup_kill_and_wait(int cg_fd, int timeout_msec) {
+        _cleanup_close_ int events = -EBADF;
+        int k = cgroup_open_events(cg_fd, &events);
         if (k < 0)
                 return k;
         k = cgroup_events_populated(events);
-        if (k > 0) {
-                k = cgroup_kill(fd);
-                if (k < 0)
-                        return k;
-                struct pollfd p = { .fd = events, .events = POLLPRI };
-                while ((k = cgroup_events_populated(events)) > 0) {
-                        int n = poll(&p, 1, timeout_msec);
-                        if (n == 0)
-                                return -ETIMEDOUT;
-                        if (n < 0 && errno != EINTR)
-                                return -errno;
-                }
+        if (k <= 0)
+                return k;
+        k = cgroup_kill(cg_fd);
+        if (k < 0)
+                return k;
+        struct pollfd p = { .fd = events, .events = POLLPRI };
+        while ((k = cgroup_events_populated(events)) > 0) {
+                int n = poll(&p, 1, timeout_msec);
+                if (n == 0)
+                        return -ETIMEDOUT;
+                if (n < 0 && errno != EINTR)
+                        return -errno;
         }
+        return k < 0 ? k : 1;
+}
+
+int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec) {
+        _cleanup_close_ int fd = -EBADF;
+        int k = cgroup_service_open_existing(r, name, &fd);
+        if (k < 0)
+                return k == -ENOENT ? 0 : k;
+        k = cgroup_kill_and_wait(fd, timeout_msec);
         if (k < 0)
                 return k;
         return cgroup_service_remove(r, name);

@@ -29,30 +29,6 @@ void guard_init(Guard *g, sd_event *e, const CgroupRoot *cg, const char *exe_pat
         };
 }
 
-/* Kills everything below the cgroup dir_fd and waits (bounded) until it is empty: 1 when there was
- * something, 0 when it was empty, -errno. */
-static int kill_subtree(int dir_fd, int timeout_msec) {
-        _cleanup_close_ int events = -EBADF;
-        int r = cgroup_open_events(dir_fd, &events);
-        if (r < 0)
-                return r;
-        r = cgroup_events_populated(events);
-        if (r <= 0)
-                return r;
-        r = cgroup_kill(dir_fd);
-        if (r < 0)
-                return r;
-        struct pollfd p = { .fd = events, .events = POLLPRI };
-        while ((r = cgroup_events_populated(events)) > 0) {
-                int n = poll(&p, 1, timeout_msec);
-                if (n == 0)
-                        return -ETIMEDOUT;
-                if (n < 0 && errno != EINTR)
-                        return -errno;
-        }
-        return r < 0 ? r : 1;
-}
-
 int guard_takeover(const CgroupRoot *cg) {
         int r;
 
@@ -61,13 +37,13 @@ int guard_takeover(const CgroupRoot *cg) {
         /* The predecessor's guard may still be at work: it goes first, so that it cannot kill what this
          * svd starts. */
         if (cg->guard_fd >= 0) {
-                r = kill_subtree(cg->guard_fd, GUARD_KILL_TIMEOUT_MSEC);
+                r = cgroup_kill_and_wait(cg->guard_fd, GUARD_KILL_TIMEOUT_MSEC);
                 if (r < 0)
                         log_warning_errno(r, "Failed to end the guard of a previous svd in %s: %m", cg->guard_path);
                 else if (r > 0)
                         log_info("Ended the guard of a previous svd.");
         }
-        r = kill_subtree(cg->services_fd, GUARD_KILL_TIMEOUT_MSEC);
+        r = cgroup_kill_and_wait(cg->services_fd, GUARD_KILL_TIMEOUT_MSEC);
         if (r < 0)
                 return log_error_errno(r, "Failed to kill what a previous svd's services left in %s: %m",
                                        cg->services_path);
@@ -243,7 +219,7 @@ int guard_main(void) {
                         return 1;
                 }
         }
-        int r = kill_subtree(GUARD_FD_CGROUP, GUARD_KILL_TIMEOUT_MSEC);
+        int r = cgroup_kill_and_wait(GUARD_FD_CGROUP, GUARD_KILL_TIMEOUT_MSEC);
         if (r < 0) {
                 fprintf(stderr, "svd-guard: svd is gone; killing its services failed: %s\n", strerror(-r));
                 return 1;
