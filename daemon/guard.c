@@ -201,11 +201,11 @@ int guard_main(void) {
         struct pollfd p = { .fd = GUARD_FD_SVD, .events = POLLIN };
 
         (void) prctl(PR_SET_NAME, "svd-guard");
-        /* Only SIGKILL ends it: svd's stop signals are svd's. */
-        (void) signal(SIGTERM, SIG_IGN);
-        (void) signal(SIGINT, SIG_IGN);
-        (void) signal(SIGHUP, SIG_IGN);
-        (void) signal(SIGPIPE, SIG_IGN);
+        /* Only SIGKILL ends it: svd's stop signals are svd's, and a signal meant for svd's
+         * process group or session (it has its own) is not for it either. */
+        for (int sig = 1; sig < SIGRTMIN; sig++)
+                if (!IN_SET(sig, SIGKILL, SIGSTOP))
+                        (void) signal(sig, SIG_IGN);
         if (fcntl(GUARD_FD_SVD, F_GETFD) < 0 || fcntl(GUARD_FD_CGROUP, F_GETFD) < 0) {
                 fprintf(stderr, "svd --guard: run by svd only (fds 3 and 4 are its pidfd and cgroup).\n");
                 return 2;

@@ -91,6 +91,8 @@ expect_ne "info: names the guard" null "$G"
 expect_eq "the guard is svd's binary as svd-guard" svd-guard "$(cat "/proc/$G/comm" 2>/dev/null)"
 expect_eq "the guard is in a cgroup of its own, beside the services'" "${CGROOT##*/}.guard" \
         "$(sed -n 's|^0::.*/||p' "/proc/$G/cgroup")"
+check "the guard ignores SIGTERM (only SIGKILL ends it)" sig_ignored "$G" 15
+check "... and SIGUSR1" sig_ignored "$G" 10
 expect_eq "status: bg's whole tree dies with svd, by its cgroup" tree-cgroup "$(svc_field bg diesWithSvd)"
 run svctl status bg
 expect_contains "svctl status tells it" "$OUT" "Dies with svd: every process it started"
