@@ -205,17 +205,6 @@ int cgroup_kill_and_wait(int cg_fd, int timeout_msec) {
         return k < 0 ? k : 1;
 }
 
-int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec) {
-        _cleanup_close_ int fd = -EBADF;
-        int k = cgroup_service_open_existing(r, name, &fd);
-        if (k < 0)
-                return k == -ENOENT ? 0 : k;
-        k = cgroup_kill_and_wait(fd, timeout_msec);
-        if (k < 0)
-                return k;
-        return cgroup_service_remove(r, name);
-}
-
 int cgroup_apply_limits(CgroupRoot *r, int cg_fd, bool fresh, uint64_t memory_max, uint64_t tasks_max,
                         uint64_t cpu_weight, unsigned *ret_skipped) {
         char buf[32];

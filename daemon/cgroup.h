@@ -60,9 +60,6 @@ int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd);
 /* Removes a service's (empty) cgroup; -EBUSY while processes remain. */
 int cgroup_service_remove(CgroupRoot *r, const char *name);
 
-/* Kills what is left in a service's cgroup, waits up to timeout_msec for it
- * to empty, and removes it. For start-up only (it blocks). */
-int cgroup_service_kill_and_remove(CgroupRoot *r, const char *name, int timeout_msec);
 /* Kills everything in the cgroup cg_fd and below it (cgroup.kill) and waits, at most timeout_msec,
  * until it is empty: 1 when there was something, 0 when it was empty, -ETIMEDOUT, -errno. */
 int cgroup_kill_and_wait(int cg_fd, int timeout_msec);

@@ -136,7 +136,6 @@ int guard_start(Guard *g) {
         if (r < 0) {
                 log_error_errno(r, "Failed to watch the guard, stopping it: %m");
                 process_kill_and_reap(&g->proc);
-                process_done(&g->proc);
                 return r;
         }
         log_info("Guard pid %d: when svd dies, it kills every process of the services in %s.", (int) pid,
@@ -169,7 +168,6 @@ static int on_guard_exit(sd_event_source *source, int fd, uint32_t revents, void
         log_warning("The guard (pid %d) is gone; starting it again%s.", (int) g->proc.pid,
                     quick ? " in a second" : "");
         guard_reap(g);
-        g->restarts++;
         if (!quick) {
                 (void) guard_start(g);
                 return 0;
@@ -186,9 +184,7 @@ void guard_stop(Guard *g) {
         if (!process_is_set(&g->proc))
                 return;
         g->exit_source = sd_event_source_disable_unref(g->exit_source);
-        (void) process_kill(&g->proc, SIGKILL);
-        (void) waitid(P_PIDFD, (id_t) g->proc.pidfd, &(siginfo_t){}, WEXITED);
-        process_done(&g->proc);
+        process_kill_and_reap(&g->proc); /* a plain child: reaped by the waitid() of fallback mode */
 }
 
 void guard_done(Guard *g) {

@@ -30,7 +30,6 @@ typedef struct Guard {
         sd_event_source *exit_source;   /* proc's pidfd readable */
         sd_event_source *retry_source;  /* a restart after a quick death */
         uint64_t started_usec;          /* CLOCK_MONOTONIC */
-        unsigned restarts;
         sd_event *event;
         const CgroupRoot *cgroup;
         const char *exe_path;

@@ -29,7 +29,6 @@
  * and pidfds); services get the limit svd started with. */
 #define MANAGER_NOFILE_WANT 65536U
 /* How long start-up waits for a crashed predecessor's leftovers to die. */
-#define MANAGER_LEFTOVER_TIMEOUT_MSEC 5000
 
 static int env_path(const char *var, const char *suffix, char **ret) {
         const char *base = getenv(var);
@@ -232,21 +231,6 @@ static const ServiceCallbacks manager_service_callbacks = {
         .unit_changed = on_service_unit_changed,
 };
 
-/* A crashed predecessor's services may have left forked processes in their
- * cgroups (their main processes died with it). Nothing may survive that. */
-static void manager_kill_leftovers(Manager *m) {
-        for (size_t i = 0; m->cgroup.available && i < m->ctx.n_services; i++) {
-                Service *s = m->ctx.services[i];
-                _cleanup_close_ int fd = -EBADF;
-                if (cgroup_service_open_existing(&m->cgroup, s->name, &fd) < 0 || cgroup_is_populated(fd) <= 0)
-                        continue;
-                log_warning("%s: processes left over from a previous svd, killing them.", s->name);
-                int r = cgroup_service_kill_and_remove(&m->cgroup, s->name, MANAGER_LEFTOVER_TIMEOUT_MSEC);
-                if (r < 0)
-                        log_error_errno(r, "%s: Failed to kill leftover processes: %m", s->name);
-        }
-}
-
 /* After a re-exec: the guard the old image started watches on (svd's pid is the same); an svd that
  * handed none over gets one now. */
 static void manager_guard_resume(Manager *m, json_t *state) {
@@ -258,7 +242,7 @@ static void manager_guard_resume(Manager *m, json_t *state) {
                 return;
         }
         safe_close(fd);
-        m->ctx.guarded = m->cgroup.available && guard_start(&m->guard) >= 0;
+        m->ctx.guarded = guard_start(&m->guard) >= 0;
 }
 
 /* Creates the socket's directory if missing (0755, svd's user). */
@@ -494,14 +478,13 @@ int manager_startup(Manager *m) {
 
         /* Before anything of this svd runs: a predecessor's guard and what its services left go. */
         (void) guard_takeover(&m->cgroup);
-        m->ctx.guarded = m->cgroup.available && guard_start(&m->guard) >= 0;
+        m->ctx.guarded = guard_start(&m->guard) >= 0;
 
         r = manager_load_units(m);
         if (r == -ENOENT)
                 log_warning("Unit directory '%s' does not exist, no services.", m->unit_dir);
         else if (r < 0)
                 return log_error_errno(r, "Failed to load units from '%s': %m", m->unit_dir);
-        manager_kill_leftovers(m);
         Service *main_service = NULL;
         if (m->main_service) {
                 /* Started as an operator's start is, recorded as wanted by the loop below. */

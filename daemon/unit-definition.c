@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t unit_definition_hash(const Unit *u, const char *error) {
+/* FNV-1a over the bytes u was parsed from (for a unit that did not load: over error), never 0. */
+static uint64_t unit_definition_hash(const Unit *u, const char *error) {
         const char *p = u ? u->source : error;
         size_t n = u ? u->source_len : (error ? strlen(error) : 0);
         uint64_t h = UINT64_C(14695981039346656037);

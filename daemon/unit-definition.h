@@ -22,9 +22,6 @@ typedef struct UnitDefinition {
         uint64_t hash;     /* of the bytes the unit was parsed from (of the error when it did not load) */
 } UnitDefinition;
 
-/* FNV-1a over the bytes u was parsed from (for a unit that did not load: over error), never 0. */
-uint64_t unit_definition_hash(const Unit *u, const char *error);
-
 /* Builds a definition from the unit u (taken) loaded from path, or from its load_error when u is NULL.
  * User=/Group= are resolved now: when that fails the definition carries the error instead of the
  * unit. svd_uid is svd's own user: DynamicUser= needs root. 0, or -ENOMEM (u is freed). */
