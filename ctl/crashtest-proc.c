@@ -285,6 +285,63 @@ void proc_tracker_kill_survivors(ProcTracker *t) {
                         (void)sys_pidfd_send_signal(t->procs[i].pidfd, SIGKILL, NULL, 0);
 }
 
+/* Appends the value of each of keys' lines of /proc/PID/status to buf. */
+static void status_fields(pid_t pid, char *buf, size_t size) {
+        static const char *const keys[] = {"State", "PPid", "NSpid", "SigPnd", "ShdPnd", "SigBlk", "SigIgn"};
+        char path[64], line[512];
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (!f) {
+                snprintf(buf, size, "gone");
+                return;
+        }
+        size_t l = 0;
+        buf[0] = 0;
+        while (fgets(line, sizeof(line), f)) {
+                char *colon = strchr(line, ':');
+                if (!colon)
+                        continue;
+                *colon = 0;
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                        if (!streq(line, keys[i]))
+                                continue;
+                        char *v = colon + 1;
+                        v += strspn(v, " \t");
+                        v[strcspn(v, "\n")] = 0;
+                        for (char *c = v; *c; c++)
+                                if (*c == '\t')
+                                        *c = ' ';
+                        int n = snprintf(buf + l, size - l, "%s%s=%s", l > 0 ? " " : "", keys[i], v);
+                        if (n > 0 && (size_t)n < size - l)
+                                l += (size_t)n;
+                }
+        }
+        fclose(f);
+}
+
+void proc_describe(pid_t pid, char *buf, size_t size) {
+        char path[64], cg[256] = "?";
+
+        assert(buf && size > 0);
+
+        status_fields(pid, buf, size);
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (f) {
+                char line[sizeof(cg)];
+                while (fgets(line, sizeof(line), f))
+                        if (strneq(line, "0::", 3)) {
+                                line[strcspn(line, "\n")] = 0;
+                                snprintf(cg, sizeof(cg), "%s", line + 3);
+                        }
+                fclose(f);
+        }
+        size_t l = strlen(buf);
+        if (l + 1 < size)
+                snprintf(buf + l, size - l, " cgroup=%s", cg);
+}
+
 void proc_tracker_done(ProcTracker *t) {
         if (!t)
                 return;

@@ -87,4 +87,9 @@ uint64_t proc_tracker_last_death(const ProcTracker *t);
  * reporting them). */
 void proc_tracker_kill_survivors(ProcTracker *t);
 
+/* What a survivor is, for the report, on one line: its state, parent, PIDs
+ * in each PID namespace, pending, blocked and ignored signals (from
+ * /proc/PID/status) and its cgroup. "gone" when it is no more. */
+void proc_describe(pid_t pid, char *buf, size_t size);
+
 void proc_tracker_done(ProcTracker *t);

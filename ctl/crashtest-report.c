@@ -63,6 +63,12 @@ void round_print(const Round *rd, FILE *f) {
         if (rd->failed)
                 fprintf(f, " reason=\"%s\"", rd->reason);
         fputc('\n', f);
+        if (rd->survivors > 0 || rd->zombies > 0) {
+                /* The diagnosis: what each one left is, and what svd was doing when the fault came. */
+                if (!isempty(rd->svd_doing))
+                        fprintf(f, "  svd was: %s\n", rd->svd_doing);
+                fputs(rd->survivor_details, f);
+        }
         fflush(f);
 }
 
@@ -76,6 +82,10 @@ static json_t *round_json(const Round *rd) {
                 return NULL;
         (void)json_object_set_new(o, "faultUsec", json_integer((json_int_t)rd->fault_realtime_usec));
         (void)json_object_set_new(o, "via", json_string(rd->via));
+        if (!isempty(rd->svd_doing))
+                (void)json_object_set_new(o, "svdDoing", json_string(rd->svd_doing));
+        if (!isempty(rd->survivor_details))
+                (void)json_object_set_new(o, "survivorDetails", json_string(rd->survivor_details));
         if (rd->fault == FAULT_SVD_OOM) {
                 (void)json_object_set_new(o, "oomKills", json_integer((json_int_t)rd->oom_kills));
                 (void)json_object_set_new(o, "oomMemoryCurrent", json_integer((json_int_t)rd->oom_usage));

@@ -37,6 +37,8 @@ typedef struct Round {
         size_t survivors;
         size_t zombies;
         char survivor_names[TEXT_MAX];
+        char svd_doing[TEXT_MAX];        /* a fault of svd's: what svd was doing at that moment */
+        char survivor_details[4 * TEXT_MAX]; /* one line per survivor: proc_describe() */
         int64_t last_death_usec; /* -1: not measured */
         int64_t recover_usec;    /* -1: did not recover */
         char missing[TEXT_MAX];

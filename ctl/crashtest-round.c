@@ -585,6 +585,33 @@ static void round_wait_zombies(Runner *r, Round *rd, ProcTracker *t) {
         }
 }
 
+/* One line of rd->survivor_details: the survivor as /proc tells it, before it is killed. */
+static void round_describe_survivor(Round *rd, const TrackedProc *p) {
+        char d[TEXT_MAX];
+        proc_describe(p->pid, d, sizeof(d));
+        size_t l = strlen(rd->survivor_details);
+        if (l < sizeof(rd->survivor_details))
+                snprintf(rd->survivor_details + l, sizeof(rd->survivor_details) - l, "  survivor %d (%s) of %s: %s\n",
+                         (int)p->pid, p->comm, p->owner, d);
+}
+
+/* What svd was doing when a fault of its own came: its children that were
+ * still svd (a spawn before its exec) and the last line it logged (a
+ * re-execution, a restore, a start). */
+static void round_note_svd_doing(Runner *r, Round *rd, const ProcTracker *t) {
+        char comm[32] = "", last[TEXT_MAX - 64];
+        size_t spawning = 0;
+        for (size_t i = 0; i < t->n; i++)
+                if (t->procs[i].pid == r->svd_pid)
+                        snprintf(comm, sizeof(comm), "%s", t->procs[i].comm);
+        for (size_t i = 0; i < t->n; i++)
+                if (t->procs[i].pid != r->svd_pid && streq(t->procs[i].owner, "svd") && streq(t->procs[i].comm, comm))
+                        spawning++;
+        if (!runner_svd_last_line(r, last, sizeof(last)))
+                snprintf(last, sizeof(last), "-");
+        snprintf(rd->svd_doing, sizeof(rd->svd_doing), "%zu spawn(s) before exec; last logged: %s", spawning, last);
+}
+
 /* The aftermath of a fault that kills: every tracked process dead, none a zombie. What is left
  * fails the round, and is then killed, out of the way of the next round. */
 static int round_aftermath(Runner *r, Round *rd, ProcTracker *t, uint64_t t_fault) {
@@ -598,6 +625,7 @@ static int round_aftermath(Runner *r, Round *rd, ProcTracker *t, uint64_t t_faul
                         snprintf(s2, sizeof(s2), "%s:%d(%s)%s", t->procs[i].owner, (int)t->procs[i].pid,
                                  t->procs[i].comm, t->procs[i].zombie ? "zombie" : "");
                         text_append(rd->survivor_names, sizeof(rd->survivor_names), s2);
+                        round_describe_survivor(rd, &t->procs[i]);
                 }
         }
         if (rd->survivors > 0)
@@ -691,6 +719,9 @@ int round_run(Runner *r, unsigned number, Round *rd) {
                 if (q < 0)
                         return q;
         }
+
+        if (fault_ends_svd(rd->fault) && fault_kills(rd->fault))
+                round_note_svd_doing(r, rd, &t);
 
         uint64_t oom_before = 0;
         uint64_t t_fault = now_usec(CLOCK_MONOTONIC);

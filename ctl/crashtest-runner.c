@@ -206,6 +206,10 @@ static bool log_last_line(const char *path, char *buf, size_t size) {
         return true;
 }
 
+bool runner_svd_last_line(Runner *r, char *buf, size_t size) {
+        return r->svd_log && log_last_line(r->svd_log, buf, size);
+}
+
 /* Waits for svd's READY=1 on the notify socket (from svd's pid only), or for its death. */
 static int runner_wait_ready(Runner *r) {
         /* svd's own READY=1 is bound by --ready-timeout as the services' readiness is. */

@@ -5,12 +5,16 @@
 # random moments while a storm (tests/lib/torture-storm.sh) starts, stops,
 # restarts plain, stubborn (SIGTERM ignored), forking (PrivatePIDs=yes)
 # and flapping services and re-executes svd, and while two busy loops load
-# both cores. After each kill the runner counts every process of svd's
+# both cores. Where svd has cgroups (its guard takes whole trees), also
+# services that keep host PIDs and leave background jobs, one of which
+# ignores SIGHUP and SIGTERM. After each kill the runner counts every process of svd's
 # tree and every zombie (goal: none left); after the restart the check
 # (tests/lib/torture-check.sh) wants exactly the services the acknowledged
 # operations imply running, each once (an operation not acknowledged before
 # the kill may go either way). Bounded for CI: TORTURE_ROUNDS (default 25)
-# and TORTURE_SECONDS (default 150); TORTURE_SEED (default 2323). TAP.
+# and TORTURE_SECONDS (default 150); TORTURE_SEED (default 2323);
+# TORTURE_AT (the runner's --at, default random:100-2000). A long run is a
+# measurement, not a test: TORTURE_ROUNDS=5000 TORTURE_SECONDS=86400. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
@@ -19,6 +23,7 @@ TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 ROUNDS=${TORTURE_ROUNDS:-25}
 SECONDS_MAX=${TORTURE_SECONDS:-150}
 SEED=${TORTURE_SEED:-2323}
+AT=${TORTURE_AT:-random:100-2000}
 
 setup_test
 
@@ -30,6 +35,7 @@ WRAP=
 printf '%s\n' "trap '' TERM" "exec $SLEEP \$1" >"$T/ignore-term.sh"
 printf '%s\n' "$SLEEP \$1 &" "$SLEEP \$1 &" "wait" >"$T/forking.sh"
 printf '%s\n' "$SLEEP 0.\$((\$\$ % 7 + 2))" "exit 1" >"$T/flap.sh"
+printf '%s\n' "$SLEEP \$1 &" "( trap '' HUP TERM; exec $SLEEP \$1 ) &" "wait" >"$T/background.sh"
 
 # The anchor: wanted by default.target, the service the runner waits for.
 printf '%s\n' "[Service]" "ExecStart=$SLEEP 39000" "[Install]" "WantedBy=default.target" \
@@ -57,6 +63,7 @@ for i in 1 2; do
         unit "forking-$i" "$SLEEP 3300$i$U" 2 "ExecStart=$SH $T/forking.sh 3300$i$U" "PrivatePIDs=yes"
         unit "flapping-$i" "$SH $T/flap.sh 3400$i" max1 "ExecStart=$SH $T/flap.sh 3400$i" \
                 "Restart=always" "RestartSec=50ms" "StartLimitIntervalSec=0"
+        [ -z "$TEST_CG" ] || unit "background-$i" "$SLEEP 3500$i$U" 2 "ExecStart=$SH $T/background.sh 3500$i$U"
 done
 
 # The load: two busy loops, for as long as the torture runs.
@@ -67,7 +74,7 @@ done
 
 # shellcheck disable=SC2086
 $WRAP "$CRASHTEST" --units "$UNITS" --svd "$SVD" --dir "$T/run" --seed "$SEED" \
-        --rounds "$ROUNDS" --duration "$SECONDS_MAX" --at random:100-2000 --death-timeout 5000 \
+        --rounds "$ROUNDS" --duration "$SECONDS_MAX" --at "$AT" --death-timeout 5000 \
         --workload "$SH $TESTS_DIR/lib/torture-storm.sh $SVCTL $T/ops$NAMES" \
         --check "$SH $TESTS_DIR/lib/torture-check.sh $SVCTL $T/ops$CHECKS" \
         >"$T/out" 2>"$T/err" </dev/null

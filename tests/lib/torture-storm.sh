@@ -8,13 +8,25 @@
 # seed and the round. Each operation is written to OPS as "try ID OP NAME"
 # before it is sent, "ack ID OP NAME" once svctl reported success (what the
 # check may rely on), "skip ID OP NAME" when svctl found no svd to connect
-# to (the operation was never sent). Runs until it is killed.
+# to (the operation was never sent). In every even round a second loop
+# re-executes svd over and over beside the storm, so that the kill often
+# lands inside a re-execution. Runs until it is killed (its process group).
 svctl=$1
 ops=$2
 shift 2
 n=$#
 round=${SVD_CRASHTEST_ROUND:-0}
 x=$(((${SVD_CRASHTEST_SEED:-1} % 1000003) * 7919 + round))
+if [ $((round % 2)) -eq 0 ]; then
+        (
+                r=0
+                while :; do
+                        r=$((r + 1))
+                        echo "try $round.r$r daemon-reexec -" >>"$ops"
+                        "$svctl" daemon-reexec >/dev/null 2>&1 && echo "ack $round.r$r daemon-reexec -" >>"$ops"
+                done
+        ) &
+fi
 i=0
 while :; do
         i=$((i + 1))
