@@ -29,6 +29,7 @@ typedef enum AtKind {
         AT_STATE,
         AT_LOG,
         AT_MARKER,
+        AT_SVD_LOG,
 } AtKind;
 
 extern const char *arg_units; /* the unit directory */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include "crashtest-cgroup.h"
@@ -109,6 +110,64 @@ static void schedule_targets(Schedule *s, Runner *r) {
 
 /* ---- the moment ---- */
 
+/* svd's own log, followed from its end: what --at svd-log: waits on. The
+ * runner writes it (svd's stderr), so an inotify watch on the file wakes
+ * the runner for each write. */
+typedef struct LogFollower {
+        int fd;
+        int inotify_fd;
+        char buf[4096];
+        size_t n;
+} LogFollower;
+
+static void log_follower_done(LogFollower *f) {
+        f->fd = safe_close(f->fd);
+        f->inotify_fd = safe_close(f->inotify_fd);
+}
+
+static int log_follower_open(Runner *r, LogFollower *f) {
+        *f = (LogFollower){.fd = -EBADF, .inotify_fd = -EBADF};
+        f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (f->inotify_fd < 0 || inotify_add_watch(f->inotify_fd, r->svd_log, IN_MODIFY) < 0)
+                return runner_fail(r, "Failed to watch '%s': %m", r->svd_log);
+        f->fd = open(r->svd_log, O_RDONLY | O_CLOEXEC);
+        if (f->fd < 0 || lseek(f->fd, 0, SEEK_END) < 0)
+                return runner_fail(r, "Failed to open '%s': %m", r->svd_log);
+        return 0;
+}
+
+/* Reads what svd logged since the last call: true when a whole line matched
+ * the regular expression. A line longer than the buffer is matched in pieces. */
+static bool log_follower_matched(LogFollower *f) {
+        char ev[4096];
+        while (read(f->inotify_fd, ev, sizeof(ev)) > 0)
+                ;
+        for (;;) {
+                ssize_t k = read(f->fd, f->buf + f->n, sizeof(f->buf) - 1 - f->n);
+                if (k <= 0)
+                        return false;
+                f->n += (size_t)k;
+                f->buf[f->n] = 0;
+                char *line = f->buf, *nl;
+                while ((nl = strchr(line, '\n'))) {
+                        *nl = 0;
+                        const char *msg = strneq(line, "svd: ", 5) ? line + 5 : line;
+                        if (regexec(&arg_at_regex, msg, 0, NULL, 0) == 0)
+                                return true;
+                        line = nl + 1;
+                }
+                size_t rest = f->n - (size_t)(line - f->buf);
+                if (rest == sizeof(f->buf) - 1) {
+                        bool m = regexec(&arg_at_regex, line, 0, NULL, 0) == 0;
+                        rest = 0;
+                        if (m)
+                                return true;
+                }
+                memmove(f->buf, line, rest);
+                f->n = rest;
+        }
+}
+
 /* The event source of an event moment, in place before the workload starts
  * (and before the round's clock runs), so that no event is missed: the
  * subscription's or the log follower's first reply has come back. */
@@ -142,7 +201,7 @@ static int moment_arm(Runner *r, VarlinkClient **ret) {
 }
 
 /* Waits for the round's moment. Returns 1 when it came, 0 on timeout. */
-static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
+static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev, LogFollower *svd_log) {
         int q;
 
         uint64_t start = now_usec(CLOCK_MONOTONIC);
@@ -181,14 +240,18 @@ static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev) {
                 workload_drain(r);
                 if (arg_at == AT_MARKER && r->marker_seen)
                         return 1;
+                if (arg_at == AT_SVD_LOG && log_follower_matched(svd_log))
+                        return 1;
 
                 uint64_t now = now_usec(CLOCK_MONOTONIC);
                 if (now >= deadline)
                         return IN_SET(arg_at, AT_RANDOM, AT_DELAY) ? 1 : 0;
-                struct pollfd p[2];
+                struct pollfd p[3];
                 nfds_t np = 0;
                 if (ev)
                         p[np++] = (struct pollfd){.fd = ev->fd, .events = POLLIN};
+                if (arg_at == AT_SVD_LOG)
+                        p[np++] = (struct pollfd){.fd = svd_log->inotify_fd, .events = POLLIN};
                 if (r->workload_out >= 0)
                         p[np++] = (struct pollfd){.fd = r->workload_out, .events = POLLIN};
                 uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
@@ -456,6 +519,9 @@ static void round_describe_moment(Round *rd, const Schedule *s) {
         case AT_MARKER:
                 snprintf(rd->moment, sizeof(rd->moment), "marker");
                 break;
+        case AT_SVD_LOG:
+                snprintf(rd->moment, sizeof(rd->moment), "svd-log");
+                break;
         default:
                 assert(false);
         }
@@ -465,17 +531,23 @@ static void round_describe_moment(Round *rd, const Schedule *s) {
  * when it did not (the round failed, the workload is stopped), or -errno. */
 static int round_await_moment(Runner *r, Round *rd, const Schedule *s) {
         _cleanup_(varlink_client_freep) VarlinkClient *moment_ev = NULL;
+        _cleanup_(log_follower_done) LogFollower svd_log = {.fd = -EBADF, .inotify_fd = -EBADF};
         int q;
 
         q = moment_arm(r, &moment_ev);
         if (q < 0)
                 return q;
+        if (arg_at == AT_SVD_LOG) {
+                q = log_follower_open(r, &svd_log);
+                if (q < 0)
+                        return q;
+        }
 
         q = workload_start(r, rd);
         if (q < 0)
                 return q;
 
-        q = wait_moment(r, s, moment_ev);
+        q = wait_moment(r, s, moment_ev, &svd_log);
         if (q < 0)
                 return q;
         rd->fired = q > 0;

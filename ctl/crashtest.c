@@ -153,6 +153,9 @@ static int parse_at(const char *s) {
         if (kl == 6 && strneq(s, "marker", 6)) {
                 arg_at = AT_MARKER;
                 arg_at_value = strdup(v);
+        } else if (kl == 7 && strneq(s, "svd-log", 7)) {
+                arg_at = AT_SVD_LOG;
+                arg_at_value = strdup(v);
         } else {
                 const char *eq = strchr(v, '=');
                 if (!eq)
@@ -168,7 +171,7 @@ static int parse_at(const char *s) {
         }
         if (!arg_at_value)
                 return -ENOMEM;
-        if (IN_SET(arg_at, AT_LOG, AT_MARKER) &&
+        if (IN_SET(arg_at, AT_LOG, AT_MARKER, AT_SVD_LOG) &&
             regcomp(&arg_at_regex, arg_at_value, REG_EXTENDED | REG_NOSUB))
                 return fail("Invalid regular expression '%s'", arg_at_value);
         return 0;
@@ -190,7 +193,8 @@ static void help(void) {
                "                           service-stop; each round picks one of the list\n"
                "     --target A,B          Services a service fault picks from (default: all wanted)\n"
                "     --at WHEN             random:MIN-MAX (ms, default random:0-1000), delay:MS,\n"
-               "                           state:NAME=STATE, log:NAME=REGEX, marker:REGEX\n"
+               "                           state:NAME=STATE, log:NAME=REGEX, marker:REGEX,\n"
+               "                           svd-log:REGEX\n"
                "     --stop-time MS        How long svd-stop/service-stop keep it stopped (1000)\n"
                "     --stop-by HOW         auto (default: the cgroup freezer where it can, else\n"
                "                           SIGSTOP), freeze, signal\n"
@@ -435,7 +439,7 @@ static void options_done(void) {
         strv_list_free(arg_targets, arg_n_targets);
         free(arg_at_name);
         free(arg_at_value);
-        if (IN_SET(arg_at, AT_LOG, AT_MARKER))
+        if (IN_SET(arg_at, AT_LOG, AT_MARKER, AT_SVD_LOG))
                 regfree(&arg_at_regex);
 }
 

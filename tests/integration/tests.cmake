@@ -84,3 +84,7 @@ set_tests_properties(crashtest-example PROPERTIES LABELS integration TIMEOUT 300
 # start/stop/restart/daemon-reexec under load; bounded to ~150 s of rounds.
 svd_integration_test(crashtest-torture)
 set_tests_properties(crashtest-torture PROPERTIES TIMEOUT 600)
+# Whole process trees with host PIDs die with svd: seeded svd-kill, svd-kill
+# inside a re-execution and svd-oom rounds, judged by svd-crashtest.
+svd_integration_test(crashtest-trees)
+set_tests_properties(crashtest-trees PROPERTIES TIMEOUT 300)
