@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Real Debian daemons under svd, from the units their packages ship, unchanged:
-# openssh-server, cron, nginx and redis-server are installed with apt into a
+# openssh-server, cron, nginx, redis-server and php8.2-fpm are installed with apt into a
 # fresh `debootstrap --variant=minbase bookworm` root together with svd's own
 # .deb (policy-rc.d forbids the packages to start anything), their units are
 # copied from /lib/systemd/system into /etc/svd/units as they are, and svd runs
@@ -15,8 +15,12 @@
 #              workers (its ExecReload= reads the PID file); a unit without
 #              ExecReload= refuses the reload and keeps running
 #   stop       svctl stop, no process of the daemon left
-# and at the end kill -9 of svd with all four running: none of their
-# processes survives it.
+# php-fpm is a master (Type=notify) with a pool of workers that outlive
+# their master: it must run with host PIDs (its PID file holds the main
+# PID svctl shows). At the end kill -9 of svd with all five running: none
+# of their processes survives it; then svd-crashtest, the package's own,
+# deals seeded kill -9 rounds to an svd that runs php-fpm alone, and counts
+# every process of its tree after each (goal: none left, the pool back).
 #
 # Needs root, debootstrap, cpack and the Debian archive; SKIP otherwise, and
 # for a sanitizer build (its binaries are not what a package ships). TAP.
@@ -30,7 +34,7 @@ set -u
 
 fresh_root_require "namespaces"
 
-DAEMONS="cron ssh nginx redis-server"
+DAEMONS="cron ssh nginx redis-server php8.2-fpm"
 cache=${SVD_PKG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-pkg}
 mkdir -p "$cache" || bail_out "cannot create $cache"
 W=$(mktemp -d "$cache/daemons.XXXXXX") || bail_out "mktemp in $cache"
@@ -58,15 +62,15 @@ forbid_starts "$R"
 cp "$deb" "$R/tmp/"
 if in_root apt-get -q update >"$W/apt.log" 2>&1 &&
         in_root apt-get -q install -y --no-install-recommends "/tmp/$(basename "$deb")" \
-                openssh-server cron nginx redis-server iproute2 curl >>"$W/apt.log" 2>&1; then
-        ok "apt install svd openssh-server cron nginx redis-server in a fresh bookworm root"
+                openssh-server cron nginx redis-server php8.2-fpm iproute2 curl >>"$W/apt.log" 2>&1; then
+        ok "apt install svd openssh-server cron nginx redis-server php8.2-fpm in a fresh bookworm root"
 else
         diag "$(tail -n 30 "$W/apt.log")"
         bail_out "apt-get in the root failed (network to the Debian archive?)"
 fi
 expect_eq "the packages' maintainer scripts started nothing" "" "$(root_procs)"
 unmount_all || bail_out "cannot unmount the root's /proc, /sys and /dev"
-for pkg in openssh-server cron nginx redis-server; do
+for pkg in openssh-server cron nginx redis-server php8.2-fpm; do
         diag "$pkg $(in_root dpkg-query -W -f '${Version}' "$pkg")"
 done
 
@@ -210,13 +214,32 @@ run_check_reload_refused() {
 }
 check "svctl reload cron fails: the unit has no ExecReload=" run_check_reload_refused
 
+# ---- php-fpm ----
+# pool_workers PID: how many of PID's children are php-fpm's pool workers.
+pool_workers() {
+        _n=0
+        for _c in $(children "$1"); do
+                case $(tr '\0' ' ' <"/proc/$_c/cmdline" 2>/dev/null) in "php-fpm: pool "*) _n=$((_n + 1)) ;; esac
+        done
+        echo "$_n"
+}
+pool_up() {
+        [ "$(pool_workers "$1")" -ge 2 ]
+}
+P=$(main_pid php8.2-fpm)
+check "php-fpm: the master has its pool of workers (pm.start_servers = 2)" wait_until 10 pool_up "$P"
+expect_eq "php-fpm: its PID file holds the host PID that svctl shows" "$P" "$(cat "$R/run/php/php8.2-fpm.pid" 2>/dev/null)"
+expect_eq "php-fpm: ... which is the master, php-fpm: master process" "php-fpm: master process" \
+        "$(tr '\0' ' ' <"/proc/$P/cmdline" 2>/dev/null | cut -c1-23)"
+check "php-fpm: its FastCGI socket is there" test -S "$R/run/php/php8.2-fpm.sock"
+
 # ---- stop ----
 for d in $DAEMONS; do
         stop_daemon "$d"
 done
 check "nginx's ExecStop= (start-stop-daemon --pidfile) removed the PID file" test ! -e "$R/run/nginx.pid"
 
-# ---- kill -9 of svd with all four running ----
+# ---- kill -9 of svd with all five running ----
 for d in $DAEMONS; do
         start_daemon "$d"
 done
@@ -228,7 +251,34 @@ svd_pid=
 none_left() {
         [ -z "$(ns_procs)" ]
 }
-check "kill -9 of svd: no process of the four daemons survives it" wait_until 10 none_left
+check "kill -9 of svd: no process of the five daemons survives it" wait_until 10 none_left
 [ -z "$(ns_procs)" ] || diag "left: $(for p in $(ns_procs); do printf '%s ' "$p:$(cat "/proc/$p/comm")"; done)"
+
+# ---- svd-crashtest on php-fpm's pool ----
+# A private svd with php-fpm's unit alone, in the same kind of namespace;
+# the runner holds a pidfd of the master and every worker before each kill.
+mkdir -p "$R/var/tmp/ct-units" && cp "$R/lib/systemd/system/php8.2-fpm.service" "$R/var/tmp/ct-units/"
+unshare --mount --net --propagation=private sh -c '
+        set -e
+        mount --bind "$1" "$1"
+        mount -t proc proc "$1/proc"
+        mount --rbind /sys "$1/sys"
+        mount --rbind /dev "$1/dev"
+        cd "$1"
+        mkdir -p .oldroot
+        pivot_root . .oldroot
+        umount -l /.oldroot
+        rmdir /.oldroot
+        ip link set lo up
+        exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /usr/bin/svd-crashtest \
+                --units /var/tmp/ct-units --services php8.2-fpm --dir /var/tmp/ct-run --seed 8282 \
+                --rounds 5 --fault svd-kill --at random:100-1000 --death-timeout 2000' sh "$R" >"$W/ct.out" 2>"$W/ct.err"
+RC=$?
+sed 's/^/#   /' "$W/ct.out"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$W/ct.err")"
+expect_eq "svd-crashtest, 5 kill -9 rounds with php-fpm: every one passes" 0 "$RC"
+expect_eq "... with 0 survivors in each" 5 "$(grep -c '^round [0-9]* ok .* survivors=0 zombies=0 ' "$W/ct.out")"
+least=$(sed -n 's/^round .* tracked=\([0-9]*\) .*/\1/p' "$W/ct.out" | sort -n | head -n 1)
+check "... each tracked the master and its workers (at least 3 processes)" test "${least:-0}" -ge 3
 
 done_testing
