@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,38 +216,48 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
 
 size_t proc_tracker_wait_dead(ProcTracker *t, uint64_t deadline, void (*reap)(void *userdata),
                               void *userdata) {
+        struct epoll_event ev[256];
+        size_t alive = 0;
+
         assert(t);
 
-        _cleanup_free_ struct pollfd *pfd = calloc(t->n ? t->n : 1, sizeof(*pfd));
-        _cleanup_free_ size_t *idx = calloc(t->n ? t->n : 1, sizeof(*idx));
-        if (!pfd || !idx)
+        /* One epoll set, each pidfd added once: a wake-up costs what died, not what is tracked
+         * (poll() over thousands of pidfds would register every one of them again each time). */
+        _cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ep < 0)
                 return t->n; /* cannot wait: every one counts as alive, which fails loudly */
+        for (size_t i = 0; i < t->n; i++) {
+                if (t->procs[i].dead)
+                        continue;
+                struct epoll_event e = {.events = EPOLLIN, .data.u64 = i};
+                if (epoll_ctl(ep, EPOLL_CTL_ADD, t->procs[i].pidfd, &e) < 0)
+                        return t->n;
+                alive++;
+        }
 
         for (;;) {
-                size_t m = 0;
-                for (size_t i = 0; i < t->n; i++)
-                        if (!t->procs[i].dead) {
-                                pfd[m] = (struct pollfd){.fd = t->procs[i].pidfd, .events = POLLIN};
-                                idx[m++] = i;
-                        }
                 if (reap)
                         reap(userdata);
-                if (m == 0)
+                if (alive == 0)
                         return 0;
 
                 uint64_t now = mono_usec();
                 if (now >= deadline)
-                        return m;
+                        return alive;
                 uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
-                int k = poll(pfd, m, ms > INT_MAX ? INT_MAX : (int)ms);
+                int k = epoll_wait(ep, ev, (int)ELEMENTSOF(ev), ms > INT_MAX ? INT_MAX : (int)ms);
                 if (k < 0 && errno != EINTR)
-                        return m;
+                        return alive;
                 now = mono_usec();
-                for (size_t j = 0; k > 0 && j < m; j++)
-                        if (pfd[j].revents & (POLLIN | POLLHUP | POLLERR)) {
-                                t->procs[idx[j]].dead = true;
-                                t->procs[idx[j]].death_usec = now;
-                        }
+                for (int j = 0; j < k; j++) {
+                        TrackedProc *p = &t->procs[ev[j].data.u64];
+                        (void)epoll_ctl(ep, EPOLL_CTL_DEL, p->pidfd, NULL);
+                        if (p->dead)
+                                continue;
+                        p->dead = true;
+                        p->death_usec = now;
+                        alive--;
+                }
         }
 }
 
