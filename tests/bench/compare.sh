@@ -46,6 +46,9 @@
 #                      with what it changed, in the same runs)
 #   BENCH_SVD_UNIT_EXTRA  lines added to svd's [Service] sections, separated by ';'
 #                      (a sandboxing set, to measure what it costs)
+#   BENCH_SVD_BASE_UNIT_EXTRA  the same for svd-base only (default: as
+#                      BENCH_SVD_UNIT_EXTRA); with BENCH_SVD_BASE the same
+#                      build, it measures a key against its absence
 #   BENCH_TMPDIR       where the service directories go (default /tmp; /run for
 #                      units with PrivateTmp=, which hides /tmp)
 #   BENCH_NO_INSTALL=1 do not run install-deps.sh; SVD_BUILD build dir (build)
@@ -175,7 +178,9 @@ prepare() {
         case $_k in
         svd | svd-fallback | svd-base)
                 mkdir -p "$_d/units"
-                awk -v n="$_n" -v d="$_d" -v svc="$SVC" -v extra="${BENCH_SVD_UNIT_EXTRA:-}" 'BEGIN {
+                _s=${BENCH_SVD_UNIT_EXTRA:-}
+                [ "$_k" = svd-base ] && _s=${BENCH_SVD_BASE_UNIT_EXTRA-$_s}
+                awk -v n="$_n" -v d="$_d" -v svc="$SVC" -v extra="$_s" 'BEGIN {
                         gsub(/;/, "\n", extra)
                         if (extra != "")
                                 extra = extra "\n"

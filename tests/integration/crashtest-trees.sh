@@ -48,7 +48,7 @@ WantedBy=default.target
 EOF
 write_unit forker <<EOF
 [Service]
-ExecStart=$SH -c 'while :; do $SLEEP 20041 & $SLEEP 0.05; done'
+ExecStart=$SH -c 'while :; do $SLEEP 20041 & $SLEEP 0.2; done'
 [Install]
 WantedBy=default.target
 EOF
@@ -59,7 +59,7 @@ crashtest() {
         _n=$1
         shift
         "$SH" "$T/in-test-cgroup" "$CRASHTEST" --units "$UNITS" --svd "$SVD" --dir "$T/$_n.dir" \
-                --death-timeout 2000 --json "$@" >"$T/$_n.json" 2>"$T/$_n.err" </dev/null
+                --death-timeout $((2000 * ${TIMEOUT_FACTOR:-1})) --json "$@" >"$T/$_n.json" 2>"$T/$_n.err" </dev/null
         RC=$?
         grep -e '^round' -e '^  ' -e '^summary' "$T/$_n.err" | sed 's/^/#   /'
         [ "$RC" = 0 ] || diag "stderr:" "$(tail -n 5 "$T/$_n.err")"
