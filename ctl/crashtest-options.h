@@ -10,6 +10,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "crashtest-fault.h"
@@ -40,7 +41,11 @@ extern char **arg_services;   /* the services to start and expect back; none: th
 extern size_t arg_n_services;
 extern const char *arg_probe; /* sh -c commands, or NULL */
 extern const char *arg_workload;
+extern bool arg_workload_may_exit; /* a workload that ended before the fault does not fail the round */
 extern const char *arg_check;
+extern uint64_t arg_check_timeout_usec; /* --check-timeout: a check that runs longer is killed and fails */
+/* The signal (SIGINT, SIGTERM) that interrupted the runner, or 0: the run ends after the round. */
+extern volatile sig_atomic_t runner_interrupted;
 extern bool arg_fault_set[_FAULT_MAX]; /* the faults a round picks from */
 extern char **arg_targets;             /* the services a service fault picks from; none: all wanted */
 extern size_t arg_n_targets;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,8 @@ void round_print(const Round *rd, FILE *f) {
                 isempty(rd->targets) ? "-" : rd->targets, rd->moment, rd->mode,
                 isempty(rd->via) ? "-" : rd->via, rd->tracked, rd->survivors, rd->zombies, death, rec,
                 check);
+        if (!isempty(rd->workload))
+                fprintf(f, " workload=%s", rd->workload);
         if (rd->failed)
                 fprintf(f, " reason=\"%s\"", rd->reason);
         fputc('\n', f);
@@ -82,6 +85,8 @@ static json_t *round_json(const Round *rd) {
                 return NULL;
         (void)json_object_set_new(o, "faultUsec", json_integer((json_int_t)rd->fault_realtime_usec));
         (void)json_object_set_new(o, "via", json_string(rd->via));
+        if (!isempty(rd->workload))
+                (void)json_object_set_new(o, "workload", json_string(rd->workload));
         if (!isempty(rd->svd_doing))
                 (void)json_object_set_new(o, "svdDoing", json_string(rd->svd_doing));
         if (!isempty(rd->survivor_details))
@@ -152,13 +157,14 @@ static int chart_write(const char *dir, const char *mode, json_t *rounds) {
         FILE *f = fopen(dat, "we");
         if (!f)
                 return -errno;
-        fprintf(f, "# round recover_ms last_death_ms\n");
+        fprintf(f, "# round recover_ms last_death_ms failed\n");
         size_t i;
         json_t *o;
         json_array_foreach(rounds, i, o) {
                 json_t *rec = json_object_get(o, "recoverUsec"),
                        *death = json_object_get(o, "lastDeathUsec");
-                fprintf(f, "%d ", (int)json_integer_value(json_object_get(o, "round")));
+                fprintf(f, "%d %d ", (int)json_integer_value(json_object_get(o, "round")),
+                        json_is_false(json_object_get(o, "ok")));
                 if (json_is_integer(rec))
                         fprintf(f, "%.3f ", (double)json_integer_value(rec) / 1000.0);
                 else
@@ -170,6 +176,10 @@ static int chart_write(const char *dir, const char *mode, json_t *rounds) {
         }
         if (fclose(f) != 0)
                 return -errno;
+        /* Whole round numbers on the axis, about twenty of them at most. */
+        size_t n = json_array_size(rounds), tics = n > 20 ? (n + 19) / 20 : 1;
+        if (n == 0)
+                return 0;
 
         int p[2];
         if (pipe2(p, O_CLOEXEC) < 0)
@@ -181,7 +191,12 @@ static int chart_write(const char *dir, const char *mode, json_t *rounds) {
                 return -errno;
         }
         if (pid == 0) {
+                /* gnuplot writes to its stdout what it cannot write to the output file: never into
+                 * the report. */
+                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
                 (void)dup2(p[0], 0);
+                if (null >= 0)
+                        (void)dup2(null, 1);
                 execlp("gnuplot", "gnuplot", (char *)NULL);
                 dprintf(2, "svd-crashtest: exec gnuplot: %m\n");
                 _exit(127);
@@ -196,19 +211,29 @@ static int chart_write(const char *dir, const char *mode, json_t *rounds) {
                         "set output '%s'\n"
                         "set title 'svd-crashtest: seed %llu, mode %s'\n"
                         "set xlabel 'round'\nset ylabel 'ms'\nset grid\nset key top left\n"
-                        "plot '%s' using 1:2 with linespoints title 'time to recover', "
-                        "'%s' using 1:3 with linespoints title 'time to last death'\n",
-                        arg_chart, (unsigned long long)arg_seed, mode, dat, dat);
+                        "set format x '%%.0f'\nset xtics %zu\nset xrange [0.5:%zu.5]\n"
+                        "plot '%s' using 1:3 with linespoints title 'time to recover', "
+                        "'%s' using 1:4 with linespoints title 'time to last death', "
+                        "'%s' using 1:($2 > 0 ? ($3 == $3 ? $3 : 0) : NaN) with points pt 7 ps 1.5 "
+                        "lc rgb 'red' title 'failed round'\n",
+                        arg_chart, (unsigned long long)arg_seed, mode, tics, n, dat, dat, dat);
                 fclose(g);
         }
         int status;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return -errno;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        /* gnuplot says no more than a warning when it cannot write the file. */
+        struct stat st;
+        if (stat(arg_chart, &st) < 0)
+                return -errno;
+        return st.st_size > 0 ? 0 : -ENODATA;
 }
 
-void report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, uint64_t elapsed_usec) {
+int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, uint64_t elapsed_usec) {
+        int ret = 0;
         unsigned done = rp->done, failures = rp->failures;
 
         qsort(rp->deaths, rp->n_deaths, sizeof(int64_t), cmp_i64);
@@ -234,10 +259,14 @@ void report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, u
                 minutes > 0 ? done / minutes : 0.0);
         if (arg_chart) {
                 int c = chart_write(dir, mode, rp->rounds);
-                if (c != 0)
-                        fprintf(stderr, "svd-crashtest: Failed to draw '%s' (gnuplot: %d), ignoring\n",
-                                arg_chart, c);
-                else
+                if (c < 0) {
+                        fprintf(stderr, "svd-crashtest: Failed to draw '%s': %s\n", arg_chart, strerror(-c));
+                        ret = -EIO;
+                } else if (c > 0) {
+                        fprintf(stderr, "svd-crashtest: Failed to draw '%s': gnuplot exited with %d\n", arg_chart,
+                                c);
+                        ret = -EIO;
+                } else
                         fprintf(stderr, "svd-crashtest: chart in %s\n", arg_chart);
         }
         if (arg_json) {
@@ -257,4 +286,5 @@ void report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, u
         free(rp->deaths);
         free(rp->recovers);
         rp->deaths = rp->recovers = NULL;
+        return ret;
 }

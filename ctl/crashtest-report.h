@@ -37,6 +37,7 @@ typedef struct Round {
         size_t survivors;
         size_t zombies;
         char survivor_names[TEXT_MAX];
+        char workload[64]; /* --workload: "running", or how and when it ended by itself */
         char svd_doing[TEXT_MAX];        /* a fault of svd's: what svd was doing at that moment */
         char survivor_details[4 * TEXT_MAX]; /* one line per survivor: proc_describe() */
         int64_t last_death_usec; /* -1: not measured */
@@ -69,4 +70,5 @@ typedef struct Report {
 int report_add(Report *rp, const Round *rd);
 /* The summary line on lines, the chart (--chart) and the JSON (--json, on stdout) of the run in dir
  * with svd in mode, which took elapsed_usec. Frees the report. */
-void report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, uint64_t elapsed_usec);
+/* The summary, the chart and the JSON; -EIO when the chart could not be drawn (said on stderr). */
+int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, uint64_t elapsed_usec);

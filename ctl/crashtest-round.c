@@ -474,7 +474,13 @@ static int round_ready(Runner *r, Round *rd) {
         q = runner_list(r, /* collect_wanted= */ false);
         if (q < 0)
                 return q;
-        if (probe_until_ok(rd) < 0) {
+        q = probe_until_ok(rd);
+        if (q == -EINTR) {
+                round_fail(rd, "the runner was interrupted (SIG%s) during the probe",
+                           strna(sigabbrev_np(runner_interrupted)));
+                return 0;
+        }
+        if (q < 0) {
                 round_fail(rd, "the probe did not succeed within the ready timeout");
                 return 0;
         }
@@ -752,9 +758,18 @@ static void round_check(Runner *r, Round *rd) {
         if (!arg_check)
                 return;
         snprintf(rd->check_log, sizeof(rd->check_log), "%s/round-%u.check.log", r->dir, rd->number);
-        rd->check_rc = command_run(arg_check, rd, rd->check_log);
-        if (rd->check_rc != 0)
-                round_fail(rd, "the check failed with %d (output: %s)", rd->check_rc, rd->check_log);
+        int q = command_run(arg_check, rd, rd->check_log, now_usec(CLOCK_MONOTONIC) + arg_check_timeout_usec);
+        rd->check_rc = q < 0 ? 255 : q;
+        if (q == -ETIMEDOUT)
+                round_fail(rd, "the check ran longer than --check-timeout (%llu s) and was killed (output: %s)",
+                           (unsigned long long)(arg_check_timeout_usec / USEC_PER_SEC), rd->check_log);
+        else if (q == -EINTR)
+                round_fail(rd, "the runner was interrupted (SIG%s) during the check (output: %s)",
+                           strna(sigabbrev_np(runner_interrupted)), rd->check_log);
+        else if (q < 0)
+                round_fail(rd, "the check could not run: %s", strerror(-q));
+        else if (q != 0)
+                round_fail(rd, "the check failed with %d (output: %s)", q, rd->check_log);
         else
                 (void)unlink(rd->check_log);
 }
@@ -794,6 +809,16 @@ int round_run(Runner *r, unsigned number, Round *rd) {
 
         if (fault_ends_svd(rd->fault) && fault_kills(rd->fault))
                 round_note_svd_doing(r, rd, &t);
+        if (arg_workload) {
+                /* A workload that is gone before the fault tested nothing of what the fault does. */
+                if (workload_has_ended(r)) {
+                        workload_describe_end(r, "before-fault", rd->workload, sizeof(rd->workload));
+                        if (!arg_workload_may_exit)
+                                round_fail(rd, "the workload ended before the fault (%s; --workload-may-exit allows it)",
+                                           rd->workload);
+                } else
+                        snprintf(rd->workload, sizeof(rd->workload), "running");
+        }
 
         uint64_t oom_before = 0;
         uint64_t t_fault = now_usec(CLOCK_MONOTONIC);
@@ -813,6 +838,8 @@ int round_run(Runner *r, unsigned number, Round *rd) {
                 return q;
         ev = varlink_client_free(ev);
 
+        if (arg_workload && streq(rd->workload, "running") && workload_has_ended(r))
+                workload_describe_end(r, "after-fault", rd->workload, sizeof(rd->workload));
         workload_stop(r);
         round_check(r, rd);
         return 0;

@@ -66,6 +66,8 @@ void runner_reap(void *userdata) {
                         r->svd_pid = 0;
                         r->svd_pidfd = safe_close(r->svd_pidfd);
                 } else if (pid == r->workload_pid) {
+                        r->workload_ended = true;
+                        r->workload_si = si;
                         r->workload_pid = 0;
                         r->workload_pidfd = safe_close(r->workload_pidfd);
                 }
@@ -100,17 +102,18 @@ static bool svd_still_there(Runner *r) {
         return poll(&p, 1, 20) <= 0;
 }
 
-/* One call on a connection of its own. The runner's calls (Info, List,
- * Start) may be made twice, so one cut by a re-exec (a workload may run
- * daemon-reexec at any moment) is made again, for up to CALL_TIMEOUT_USEC. */
-static int call(Runner *r, const char *method, json_t *params, json_t **ret_reply, const char **ret_error,
-                VarlinkClient **ret_client) {
-        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + CALL_TIMEOUT_USEC;
+/* One call on a connection of its own, answered within timeout. The
+ * runner's calls (Info, List, Start) may be made twice, so one cut by a
+ * re-exec (a workload may run daemon-reexec at any moment) is made again,
+ * for up to that long. */
+static int call_within(Runner *r, const char *method, json_t *params, uint64_t timeout, json_t **ret_reply,
+                       const char **ret_error, VarlinkClient **ret_client) {
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + timeout;
         for (;;) {
                 VarlinkClient *c = NULL;
                 int q = varlink_client_connect(r->socket, &c);
                 if (q >= 0) {
-                        q = varlink_client_call(c, method, params, CALL_TIMEOUT_USEC, ret_reply, ret_error);
+                        q = varlink_client_call(c, method, params, timeout, ret_reply, ret_error);
                         if (q >= 0) {
                                 *ret_client = c; /* the error string is borrowed from the reply */
                                 return 0;
@@ -120,6 +123,11 @@ static int call(Runner *r, const char *method, json_t *params, json_t **ret_repl
                 if (!cut_by_reexec(q) || now_usec(CLOCK_MONOTONIC) >= deadline || !svd_still_there(r))
                         return q;
         }
+}
+
+static int call(Runner *r, const char *method, json_t *params, json_t **ret_reply, const char **ret_error,
+                VarlinkClient **ret_client) {
+        return call_within(r, method, params, CALL_TIMEOUT_USEC, ret_reply, ret_error, ret_client);
 }
 
 static int runner_info(Runner *r) {
@@ -279,7 +287,7 @@ int runner_start_svd(Runner *r) {
 
         assert(r->svd_pid == 0);
 
-        int logfd = open(r->svd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        int logfd = open(r->svd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         if (logfd < 0)
                 return runner_fail(r, "Failed to open '%s': %m", r->svd_log);
         q = notify_open(r);
@@ -403,13 +411,81 @@ int runner_list(Runner *r, bool collect_wanted) {
         return 0;
 }
 
+int runner_check_names(Runner *r) {
+        _cleanup_json_ json_t *reply = NULL;
+        _cleanup_free_ char *errors = NULL;
+        const char *err = NULL;
+        VarlinkClient *c = NULL;
+        size_t i;
+        json_t *s;
+
+        int q = call(r, "io.svd.Manager.List", NULL, &reply, &err, &c);
+        if (q < 0)
+                return runner_fail(r, "Failed to call List: %s", strerror(-q));
+        varlink_client_free(c);
+        if (err)
+                return runner_fail(r, "List failed: %s", err);
+        json_t *units = json_object_get(json_object_get(reply, "parameters"), "services");
+
+        /* Every unit svd could not load, each with its file, line and reason. */
+        json_array_foreach(units, i, s) {
+                const char *why = json_string_value(json_object_get(s, "loadError"));
+                if (!why)
+                        continue;
+                char *more;
+                if (asprintf(&more, "%s\n  %s", strempty(errors), why) < 0)
+                        return -ENOMEM;
+                free(errors);
+                errors = more;
+        }
+        if (r->n_services == 0) {
+                if (errors)
+                        return runner_fail(r, "No service to test: none is wanted in '%s' and --services names none. "
+                                              "svd could not load:%s", arg_units, errors);
+                return runner_fail(r, "No service to test: none is wanted in '%s' (WantedBy=default.target) and "
+                                      "--services names none", arg_units);
+        }
+        for (size_t k = 0; k < r->n_services; k++) {
+                json_t *found = NULL;
+                json_array_foreach(units, i, s)
+                        if (streq_ptr(json_string_value(json_object_get(s, "name")), r->services[k].name))
+                                found = s;
+                if (!found)
+                        return runner_fail(r, "--services: svd has no unit '%s' in '%s'", r->services[k].name,
+                                           arg_units);
+                const char *why = json_string_value(json_object_get(found, "loadError"));
+                if (why)
+                        return runner_fail(r, "--services: svd could not load '%s': %s", r->services[k].name, why);
+        }
+        for (size_t k = 0; k < arg_n_targets; k++)
+                if (!runner_find(r, arg_targets[k]))
+                        return runner_fail(r, "--target '%s' is not one of the services under test", arg_targets[k]);
+        if (IN_SET(arg_at, AT_STATE, AT_LOG)) {
+                bool known = false;
+                json_array_foreach(units, i, s)
+                        if (streq_ptr(json_string_value(json_object_get(s, "name")), arg_at_name))
+                                known = true;
+                if (!known)
+                        return runner_fail(r, "--at %s:%s=...: svd has no unit '%s' in '%s'",
+                                           arg_at == AT_STATE ? "state" : "log", arg_at_name, arg_at_name, arg_units);
+        }
+        return 0;
+}
+
 int runner_start_services(Runner *r) {
         for (size_t i = 0; i < r->n_services; i++) {
                 _cleanup_json_ json_t *params = json_pack("{s:s}", "name", r->services[i].name);
                 _cleanup_json_ json_t *reply = NULL;
                 const char *err = NULL;
                 VarlinkClient *c = NULL;
-                int q = call(r, "io.svd.Manager.Start", params, &reply, &err, &c);
+                /* Start answers once the service is ready: as long as --ready-timeout allows, and a
+                 * little longer for svd's own answer. */
+                int q = call_within(r, "io.svd.Manager.Start", params, arg_ready_timeout_usec + CALL_TIMEOUT_USEC,
+                                    &reply, &err, &c);
+                if (q == -ETIMEDOUT)
+                        return runner_fail(r, "'%s' was not ready within --ready-timeout (%llu s)",
+                                           r->services[i].name,
+                                           (unsigned long long)(arg_ready_timeout_usec / USEC_PER_SEC));
                 if (q < 0)
                         return runner_fail(r, "Failed to start '%s': %s", r->services[i].name, strerror(-q));
                 if (err) {

@@ -15,6 +15,7 @@
  * CALL_TIMEOUT_USEC, as long as svd runs.
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -64,9 +65,17 @@ typedef struct Runner {
         char workload_line[LINE_MAX_BYTES];
         size_t workload_line_len;
         bool marker_seen;
+        bool workload_ended; /* on its own, before workload_stop() stopped it */
+        siginfo_t workload_si; /* how it ended */
         Service *services;
         size_t n_services;
 } Runner;
+
+/* What the options name checked against what svd loaded from --units, before the first round:
+ * --target (services under test), --at state:NAME=/log:NAME= (a unit svd has), --services (each
+ * loaded). With no service to test, says why, with what svd said of every unit it could not load
+ * (file, line, reason). 0, or -EINVAL said on stderr. */
+int runner_check_names(Runner *r);
 
 /* Prints the runner's failure and keeps it in r->error; returns -EINVAL. */
 _printf_(2, 3) int runner_fail(Runner *r, const char *fmt, ...);

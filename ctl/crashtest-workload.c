@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,7 +60,29 @@ void workload_drain(Runner *r) {
         }
 }
 
+bool workload_has_ended(Runner *r) {
+        if (r->workload_ended)
+                return true;
+        if (r->workload_pidfd < 0)
+                return false;
+        siginfo_t si = {};
+        if (waitid(P_PIDFD, (id_t)r->workload_pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+                return false;
+        r->workload_ended = true;
+        r->workload_si = si;
+        return true;
+}
+
+void workload_describe_end(const Runner *r, const char *when, char *buf, size_t size) {
+        const siginfo_t *si = &r->workload_si;
+        if (si->si_code == CLD_EXITED)
+                snprintf(buf, size, "exited:%d,%s", si->si_status, when);
+        else
+                snprintf(buf, size, "killed:SIG%s,%s", strna(sigabbrev_np(si->si_status)), when);
+}
+
 int workload_start(Runner *r, const Round *rd) {
+        r->workload_ended = false;
         if (!arg_workload)
                 return 0;
         int p[2];
@@ -137,12 +160,14 @@ void workload_stop(Runner *r) {
         runner_reap(r); /* its other members were re-parented to the runner */
 }
 
-int command_run(const char *cmd, const Round *rd, const char *log_path) {
+int command_run(const char *cmd, const Round *rd, const char *log_path, uint64_t deadline) {
         pid_t pid = fork();
         if (pid < 0)
                 return -errno;
         if (pid == 0) {
-                int fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+                /* A group of its own: what the command starts is killed with it when it overruns. */
+                (void)setpgid(0, 0);
+                int fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600)
                                   : open("/dev/null", O_WRONLY);
                 if (fd >= 0) {
                         (void)dup2(fd, 1);
@@ -152,10 +177,32 @@ int command_run(const char *cmd, const Round *rd, const char *log_path) {
                 execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
                 _exit(127);
         }
+        (void)setpgid(pid, pid);
+        _cleanup_close_ int pidfd = sys_pidfd_open(pid, 0);
+        int ret = 0;
+        for (;;) {
+                if (runner_interrupted) {
+                        ret = -EINTR;
+                        break;
+                }
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+                if (now >= deadline) {
+                        ret = -ETIMEDOUT;
+                        break;
+                }
+                uint64_t ms = (deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
+                struct pollfd p = {.fd = pidfd, .events = POLLIN};
+                if (pidfd < 0 || poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms) > 0)
+                        break;
+        }
+        if (ret < 0)
+                (void)kill(-pid, SIGKILL);
         int status;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return -errno;
+        if (ret < 0)
+                return ret;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -165,8 +212,9 @@ int probe_until_ok(const Round *rd) {
                 return 0;
         uint64_t deadline = now_usec(CLOCK_MONOTONIC) + arg_ready_timeout_usec;
         for (;;) {
-                if (command_run(arg_probe, rd, NULL) == 0)
-                        return 0;
+                int q = command_run(arg_probe, rd, NULL, deadline);
+                if (q == 0 || q == -EINTR)
+                        return q;
                 if (now_usec(CLOCK_MONOTONIC) >= deadline)
                         return -ETIMEDOUT;
                 (void)poll(NULL, 0, PROBE_INTERVAL_MSEC);

@@ -46,6 +46,7 @@
 #include "crashtest-runner.h"
 #include "crashtest-workload.h"
 #include "macros.h"
+#include "service-state.h"
 #include "time-util.h"
 
 #define ROUNDS_MAX 1000000U
@@ -75,6 +76,7 @@ bool arg_stop_on_failure;
 bool arg_json;
 bool arg_keep;
 const char *arg_chart;
+bool arg_workload_may_exit;
 uint64_t arg_stop_usec = USEC_PER_SEC;
 StopBy arg_stop_by = STOP_BY_AUTO;
 uint64_t arg_ready_timeout_usec = 60 * USEC_PER_SEC;
@@ -82,6 +84,13 @@ uint64_t arg_death_timeout_usec = 5 * USEC_PER_SEC;
 uint64_t arg_recover_timeout_usec = 60 * USEC_PER_SEC;
 uint64_t arg_trigger_timeout_usec = 60 * USEC_PER_SEC;
 static bool arg_seed_set;
+/* The largest seed: a JSON number without loss. */
+#define SEED_MAX ((1ULL << 53) - 1)
+
+static bool ascii_isdigit(char c) {
+        return c >= '0' && c <= '9';
+}
+static bool arg_stop_by_set, arg_stop_time_set;
 
 _printf_(1, 2) static int fail(const char *fmt, ...) {
         va_list ap;
@@ -91,6 +100,14 @@ _printf_(1, 2) static int fail(const char *fmt, ...) {
         va_end(ap);
         fputc('\n', stderr);
         return -EINVAL;
+}
+
+/* The long name of option val, for messages. */
+static const char *option_name(const struct option *options, int val) {
+        for (const struct option *o = options; o->name; o++)
+                if (o->val == val)
+                        return o->name;
+        return "?";
 }
 
 static int parse_msec(const char *s, uint64_t *ret) {
@@ -187,6 +204,7 @@ static void help(void) {
                "     --services A,B        Services to start and expect back (default: the wanted ones)\n"
                "     --probe CMD           Must succeed before the fault (sh -c)\n"
                "     --workload CMD        Runs outside svd from ready to after the recovery\n"
+               "     --workload-may-exit   A workload that ends before the fault does not fail the round\n"
                "     --check CMD           Run after recovery: exit 0 means consistent\n"
                "     --fault F[,F...]      svd-kill (default), svd-stop, svd-term, svd-oom,\n"
                "                           service-kill, service-kill-some, service-kill-all,\n"
@@ -203,6 +221,7 @@ static void help(void) {
                "     --duration SEC        Start no round after this\n"
                "     --stop-on-failure     End at the first failed round\n"
                "     --ready-timeout SEC   --death-timeout MS   --recover-timeout SEC\n"
+               "     --check-timeout SEC   (300; the probe: each run within --ready-timeout)\n"
                "     --trigger-timeout SEC\n"
                "     --json                The rounds and the summary as JSON on stdout\n"
                "     --keep                Keep the directory (kept anyway when a round failed)\n"
@@ -234,6 +253,8 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_JSON,
                 ARG_KEEP,
                 ARG_CHART,
+                ARG_WORKLOAD_MAY_EXIT,
+                ARG_CHECK_TIMEOUT,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -258,9 +279,11 @@ static int parse_argv(int argc, char *argv[]) {
             {"death-timeout", required_argument, NULL, ARG_DEATH_TIMEOUT},
             {"recover-timeout", required_argument, NULL, ARG_RECOVER_TIMEOUT},
             {"trigger-timeout", required_argument, NULL, ARG_TRIGGER_TIMEOUT},
+            {"check-timeout", required_argument, NULL, ARG_CHECK_TIMEOUT},
             {"json", no_argument, NULL, ARG_JSON},
             {"keep", no_argument, NULL, ARG_KEEP},
             {"chart", required_argument, NULL, ARG_CHART},
+            {"workload-may-exit", no_argument, NULL, ARG_WORKLOAD_MAY_EXIT},
             {},
         };
         int c, q;
@@ -324,6 +347,7 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_STOP_TIME:
                         if (parse_msec(optarg, &arg_stop_usec) < 0)
                                 return fail("Invalid --stop-time '%s'", optarg);
+                        arg_stop_time_set = true;
                         break;
                 case ARG_STOP_BY:
                         if (streq(optarg, "auto"))
@@ -335,18 +359,20 @@ static int parse_argv(int argc, char *argv[]) {
                         else
                                 return fail("Unknown --stop-by '%s' (expected auto, freeze or signal)",
                                             optarg);
+                        arg_stop_by_set = true;
                         break;
                 case ARG_SEED:
+                        /* strtoull() would take "-5" as 2^64 - 5. */
                         errno = 0;
                         arg_seed = strtoull(optarg, &end, 10);
-                        if (errno || *end || end == optarg)
-                                return fail("Invalid --seed '%s'", optarg);
+                        if (!ascii_isdigit(optarg[0]) || errno || *end || arg_seed > SEED_MAX)
+                                return fail("Invalid --seed '%s' (0..%llu)", optarg, (unsigned long long)SEED_MAX);
                         arg_seed_set = true;
                         break;
                 case ARG_ROUNDS:
                         errno = 0;
                         u = strtoull(optarg, &end, 10);
-                        if (errno || *end || u == 0 || u > ROUNDS_MAX)
+                        if (!ascii_isdigit(optarg[0]) || errno || *end || u == 0 || u > ROUNDS_MAX)
                                 return fail("Invalid --rounds '%s' (1..%u)", optarg, ROUNDS_MAX);
                         arg_rounds = (unsigned)u;
                         break;
@@ -354,10 +380,12 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_READY_TIMEOUT:
                 case ARG_RECOVER_TIMEOUT:
                 case ARG_TRIGGER_TIMEOUT:
+                case ARG_CHECK_TIMEOUT:
                         errno = 0;
                         u = strtoull(optarg, &end, 10);
-                        if (errno || *end || end == optarg || u == 0 || u > 365ULL * 24 * 3600)
-                                return fail("Invalid '%s' (seconds)", optarg);
+                        if (!ascii_isdigit(optarg[0]) || errno || *end || u == 0 || u > 365ULL * 24 * 3600)
+                                return fail("Invalid --%s '%s' (seconds, 1..%llu)", option_name(options, c), optarg,
+                                            365ULL * 24 * 3600);
                         u *= USEC_PER_SEC;
                         if (c == ARG_DURATION)
                                 arg_duration_usec = u;
@@ -365,6 +393,8 @@ static int parse_argv(int argc, char *argv[]) {
                                 arg_ready_timeout_usec = u;
                         else if (c == ARG_RECOVER_TIMEOUT)
                                 arg_recover_timeout_usec = u;
+                        else if (c == ARG_CHECK_TIMEOUT)
+                                arg_check_timeout_usec = u;
                         else
                                 arg_trigger_timeout_usec = u;
                         break;
@@ -384,6 +414,9 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_CHART:
                         arg_chart = optarg;
                         break;
+                case ARG_WORKLOAD_MAY_EXIT:
+                        arg_workload_may_exit = true;
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -396,6 +429,29 @@ static int parse_argv(int argc, char *argv[]) {
                 arg_fault_set[FAULT_SVD_KILL] = true;
         if (arg_at == AT_MARKER && !arg_workload)
                 return fail("--at marker: needs --workload");
+        bool stops = arg_fault_set[FAULT_SVD_STOP] || arg_fault_set[FAULT_SERVICE_STOP];
+        if (arg_stop_by_set && !stops)
+                return fail("--stop-by applies to the faults svd-stop and service-stop, and --fault names neither");
+        if (arg_stop_time_set && !stops)
+                return fail("--stop-time applies to the faults svd-stop and service-stop, and --fault names neither");
+        if (arg_at == AT_STATE && service_state_from_string(arg_at_value) < 0)
+                return fail("--at state:%s=%s: '%s' is no state of svd's (inactive, starting, running, ...)",
+                            arg_at_name, arg_at_value, arg_at_value);
+        if (arg_n_targets > 0 && !arg_fault_set[FAULT_SERVICE_KILL] && !arg_fault_set[FAULT_SERVICE_KILL_SOME] &&
+            !arg_fault_set[FAULT_SERVICE_KILL_ALL] && !arg_fault_set[FAULT_SERVICE_STOP])
+                return fail("--target applies to the service faults, and --fault names none");
+        struct stat st;
+        if (stat(arg_units, &st) < 0)
+                return fail("--units '%s': %m", arg_units);
+        if (!S_ISDIR(st.st_mode))
+                return fail("--units '%s': not a directory", arg_units);
+        if (arg_chart) {
+                /* Made now, so that a path that cannot be written fails the start, not the end. */
+                int fd = open(arg_chart, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+                if (fd < 0)
+                        return fail("--chart '%s': %m", arg_chart);
+                close(fd);
+        }
         if (arg_rounds == 0 && arg_duration_usec == 0)
                 arg_rounds = 10;
         return 0;
@@ -448,10 +504,11 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
         return 0;
 }
 
-static volatile sig_atomic_t interrupted;
+volatile sig_atomic_t runner_interrupted;
+uint64_t arg_check_timeout_usec = 300 * USEC_PER_SEC;
 
 static void on_signal(int sig) {
-        interrupted = 1;
+        runner_interrupted = sig;
 }
 
 int main(int argc, char *argv[]) {
@@ -471,7 +528,7 @@ int main(int argc, char *argv[]) {
         arg_svd = svd;
         if (!arg_seed_set && getrandom(&arg_seed, sizeof(arg_seed), 0) != sizeof(arg_seed))
                 arg_seed = now_usec(CLOCK_REALTIME);
-        arg_seed &= (1ULL << 53) - 1; /* a JSON number without loss */
+        arg_seed &= SEED_MAX;
 
         /* Orphans of svd's services come to us, not to the host's init. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -510,19 +567,28 @@ int main(int argc, char *argv[]) {
                         fprintf(stderr, "svd-crashtest: svd runs in the cgroup %s/supervisor\n", r.cg.path);
         }
 
+        /* The directory holds svd's notify socket: a service that runs as another user (User=) must
+         * reach it, so others may pass through (0711) but not list it; what the runner writes there
+         * is its own (0600). A directory given that exists already keeps its mode. */
+        bool made = false;
         if (arg_dir) {
-                if (mkdir(arg_dir, 0700) < 0 && errno != EEXIST)
-                        return fail("mkdir '%s': %m", arg_dir), 2;
+                if (mkdir(arg_dir, 0700) < 0) {
+                        if (errno != EEXIST)
+                                return fail("mkdir '%s': %m", arg_dir), 2;
+                } else
+                        made = true;
                 r.dir = realpath(arg_dir, NULL);
         } else {
                 char tmpl[PATH_MAX];
                 snprintf(tmpl, sizeof(tmpl), "%s/svd-crashtest.XXXXXX", getenv("TMPDIR") ?: "/tmp");
                 if (mkdtemp(tmpl))
                         r.dir = strdup(tmpl);
-                r.dir_owned = true;
+                r.dir_owned = made = true;
         }
         if (!r.dir)
                 return fail("Failed to create the directory: %m"), 2;
+        if (made && chmod(r.dir, 0711) < 0)
+                return fail("chmod '%s': %m", r.dir), 2;
         if (asprintf(&r.socket, "%s/svd.sock", r.dir) < 0 ||
             asprintf(&r.notify_path, "%s/notify", r.dir) < 0 ||
             asprintf(&r.svd_log, "%s/svd.log", r.dir) < 0)
@@ -531,7 +597,7 @@ int main(int argc, char *argv[]) {
         char wl[PATH_MAX];
         snprintf(wl, sizeof(wl), "%s/workload.log", r.dir);
         if (arg_workload)
-                r.workload_log = open(wl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+                r.workload_log = open(wl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
         /* Workload and check talk to this svd: svctl and the others find it here. */
         (void)setenv("SVD_SOCKET", r.socket, 1);
@@ -548,14 +614,20 @@ int main(int argc, char *argv[]) {
                 q = runner_add_service(&r, arg_services[i]);
         if (q >= 0 && arg_n_services == 0)
                 q = runner_list(&r, /* collect_wanted= */ true);
-        if (q >= 0 && r.n_services == 0)
-                q = fail("No service to test: none is wanted in '%s' and --services names none", arg_units);
+        if (q >= 0)
+                q = runner_check_names(&r);
         if (q >= 0)
                 q = runner_start_services(&r);
 finish_setup:
         if (q < 0) {
                 runner_stop_svd(&r);
                 crash_cgroup_done(&r.cg);
+                /* What svd logged is what explains a start that failed: the directory stays. A
+                 * directory given by --dir is the user's, and never removed anyway. */
+                if (r.dir_owned)
+                        fprintf(stderr, "svd-crashtest: kept %s (svd's log: %s)\n", r.dir, r.svd_log);
+                else
+                        fprintf(stderr, "svd-crashtest: svd's log: %s\n", r.svd_log);
                 runner_done(&r);
                 options_done();
                 return 2;
@@ -566,7 +638,7 @@ finish_setup:
         bool tty = isatty(STDERR_FILENO);
         FILE *lines = arg_json ? stderr : stdout;
 
-        for (unsigned i = 1; !interrupted; i++) {
+        for (unsigned i = 1; !runner_interrupted; i++) {
                 if (arg_rounds > 0 && i > arg_rounds)
                         break;
                 if (arg_duration_usec > 0 && now_usec(CLOCK_MONOTONIC) - begin >= arg_duration_usec)
@@ -604,12 +676,16 @@ finish_setup:
         runner_stop_svd(&r);
         runner_reap(&r);
         crash_cgroup_done(&r.cg);
-        if (r.dir_owned && !arg_keep && failures == 0) {
+        if (r.dir_owned && !arg_keep && failures == 0 && !runner_interrupted) {
                 /* Our own fresh directory: svd's socket, state, logs. */
                 (void)nftw(r.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-        } else
+        } else if (r.dir_owned)
                 fprintf(stderr, "svd-crashtest: kept %s\n", r.dir);
         runner_done(&r);
         options_done();
-        return failures > 0 || interrupted ? 1 : 0;
+        if (runner_interrupted) {
+                fprintf(stderr, "svd-crashtest: interrupted by SIG%s\n", strna(sigabbrev_np(runner_interrupted)));
+                return 128 + runner_interrupted;
+        }
+        return failures > 0 ? 1 : 0;
 }

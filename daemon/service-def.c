@@ -10,15 +10,6 @@
 #include "basic/strv.h"
 #include "basic/unit-name.h"
 
-static const char *const service_state_table[_SERVICE_STATE_MAX] = {
-        [SERVICE_INACTIVE] = "inactive",   [SERVICE_STARTING] = "starting",
-        [SERVICE_RUNNING] = "running",     [SERVICE_STOPPING] = "stopping",
-        [SERVICE_KILLING] = "killing",     [SERVICE_AUTO_RESTART] = "auto-restart",
-        [SERVICE_FAILED] = "failed",
-        [SERVICE_RELOADING] = "reloading", [SERVICE_EXITED] = "exited",
-        [SERVICE_START_PRE] = "start-pre", [SERVICE_START_POST] = "start-post",
-        [SERVICE_STOP_EXEC] = "stop",      [SERVICE_STOP_POST] = "stop-post",
-};
 
 static const char *const service_job_table[_SERVICE_JOB_MAX] = {
         [SERVICE_JOB_NONE] = "none",
@@ -41,7 +32,6 @@ static const char *const service_result_table[_SERVICE_RESULT_MAX] = {
         [SERVICE_FAILURE_START_LIMIT_HIT] = "start-limit-hit",
 };
 
-DEFINE_STRING_TABLE_LOOKUP(service_state, ServiceState);
 DEFINE_STRING_TABLE_LOOKUP(service_result, ServiceResult);
 
 void service_set_last_error(Service *s, char *msg) {

@@ -22,28 +22,11 @@
 #include "creds.h"
 #include "logstream.h"
 #include "process.h"
+#include "basic/service-state.h"
 #include "spawn.h"
 #include "unit-definition.h"
 #include "unit.h"
 #include "unit-definition.h"
-
-typedef enum ServiceState {
-        SERVICE_INACTIVE,
-        SERVICE_STARTING,
-        SERVICE_RUNNING,
-        SERVICE_STOPPING,
-        SERVICE_KILLING,
-        SERVICE_AUTO_RESTART,
-        SERVICE_FAILED,
-        SERVICE_RELOADING, /* Type=notify: RELOADING=1 until the next READY=1 */
-        SERVICE_EXITED,    /* Type=oneshot with RemainAfterExit=yes, after a successful exit */
-        SERVICE_START_PRE,  /* ExecStartPre= commands run */
-        SERVICE_START_POST, /* ExecStartPost= commands run, the main process is ready */
-        SERVICE_STOP_EXEC,  /* "stop": ExecStop= commands run */
-        SERVICE_STOP_POST,  /* ExecStopPost= commands run, the main process is gone */
-        _SERVICE_STATE_MAX,
-        _SERVICE_STATE_INVALID = -EINVAL,
-} ServiceState;
 
 typedef enum ServiceResult {
         SERVICE_SUCCESS,
@@ -59,8 +42,6 @@ typedef enum ServiceResult {
         _SERVICE_RESULT_INVALID = -EINVAL,
 } ServiceResult;
 
-const char *service_state_to_string(ServiceState s);
-ServiceState service_state_from_string(const char *s);
 const char *service_result_to_string(ServiceResult r);
 ServiceResult service_result_from_string(const char *s);
 

@@ -70,6 +70,8 @@ static inline void close_pairp(int (*p)[2]) {
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
 #define isempty(s) (!(s) || !*(s))
 #define strna(s) ((s) ? (s) : "n/a")
+#define strempty(s) ((s) ? (s) : "")
+#define streq_ptr(a, b) ((a) && (b) && streq((a), (b)))
 
 #define USEC_PER_SEC 1000000ULL
 #define USEC_PER_MSEC 1000ULL

@@ -87,4 +87,7 @@ set_tests_properties(crashtest-torture PROPERTIES TIMEOUT 600)
 # Whole process trees with host PIDs die with svd: seeded svd-kill, svd-kill
 # inside a re-execution and svd-oom rounds, judged by svd-crashtest.
 svd_integration_test(crashtest-trees)
+# svd-crashtest refuses what it cannot honour, names what svd could not
+# load, bounds the check, reports the workload's end.
+svd_integration_test(crashtest-options)
 set_tests_properties(crashtest-trees PROPERTIES TIMEOUT 300)
