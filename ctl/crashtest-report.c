@@ -64,7 +64,8 @@ void round_print(const Round *rd, FILE *f) {
         if (!isempty(rd->workload))
                 fprintf(f, " workload=%s", rd->workload);
         if (rd->failed)
-                fprintf(f, " reason=\"%s\"", rd->reason);
+                fprintf(f, " reason=\"%s\" replay: %s --seed %llu --round %u", rd->reason, strna(arg_replay),
+                        (unsigned long long)arg_seed, rd->number);
         fputc('\n', f);
         if (rd->survivors > 0 || rd->zombies > 0) {
                 /* The diagnosis: what each one left is, and what svd was doing when the fault came. */
@@ -87,6 +88,12 @@ static json_t *round_json(const Round *rd) {
         (void)json_object_set_new(o, "via", json_string(rd->via));
         if (!isempty(rd->workload))
                 (void)json_object_set_new(o, "workload", json_string(rd->workload));
+        char *replay = NULL;
+        if (asprintf(&replay, "%s --seed %llu --round %u", strna(arg_replay), (unsigned long long)arg_seed,
+                     rd->number) >= 0) {
+                (void)json_object_set_new(o, "replay", json_string(replay));
+                free(replay);
+        }
         if (!isempty(rd->svd_doing))
                 (void)json_object_set_new(o, "svdDoing", json_string(rd->svd_doing));
         if (!isempty(rd->survivor_details))

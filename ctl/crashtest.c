@@ -71,6 +71,8 @@ char *arg_at_value;
 regex_t arg_at_regex;
 uint64_t arg_seed;
 unsigned arg_rounds;
+unsigned arg_round_only;
+char *arg_replay;
 uint64_t arg_duration_usec;
 bool arg_stop_on_failure;
 bool arg_json;
@@ -217,6 +219,7 @@ static void help(void) {
                "     --stop-by HOW         auto (default: the cgroup freezer where it can, else\n"
                "                           SIGSTOP), freeze, signal\n"
                "     --seed N              Replay the schedule of a run\n"
+               "     --round N             With --seed: run round N of that schedule alone\n"
                "     --rounds N            Rounds (default 10 unless --duration)\n"
                "     --duration SEC        Start no round after this\n"
                "     --stop-on-failure     End at the first failed round\n"
@@ -244,6 +247,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_STOP_BY,
                 ARG_SEED,
                 ARG_ROUNDS,
+                ARG_ROUND,
                 ARG_DURATION,
                 ARG_STOP_ON_FAILURE,
                 ARG_READY_TIMEOUT,
@@ -273,6 +277,7 @@ static int parse_argv(int argc, char *argv[]) {
             {"stop-by", required_argument, NULL, ARG_STOP_BY},
             {"seed", required_argument, NULL, ARG_SEED},
             {"rounds", required_argument, NULL, ARG_ROUNDS},
+            {"round", required_argument, NULL, ARG_ROUND},
             {"duration", required_argument, NULL, ARG_DURATION},
             {"stop-on-failure", no_argument, NULL, ARG_STOP_ON_FAILURE},
             {"ready-timeout", required_argument, NULL, ARG_READY_TIMEOUT},
@@ -369,6 +374,13 @@ static int parse_argv(int argc, char *argv[]) {
                                 return fail("Invalid --seed '%s' (0..%llu)", optarg, (unsigned long long)SEED_MAX);
                         arg_seed_set = true;
                         break;
+                case ARG_ROUND:
+                        errno = 0;
+                        u = strtoull(optarg, &end, 10);
+                        if (!ascii_isdigit(optarg[0]) || errno || *end || u == 0 || u > ROUNDS_MAX)
+                                return fail("Invalid --round '%s' (1..%u)", optarg, ROUNDS_MAX);
+                        arg_round_only = (unsigned)u;
+                        break;
                 case ARG_ROUNDS:
                         errno = 0;
                         u = strtoull(optarg, &end, 10);
@@ -452,9 +464,76 @@ static int parse_argv(int argc, char *argv[]) {
                         return fail("--chart '%s': %m", arg_chart);
                 close(fd);
         }
+        if (arg_round_only > 0) {
+                if (!arg_seed_set)
+                        return fail("--round N replays round N of a run: it needs that run's --seed");
+                if (arg_rounds > 0 || arg_duration_usec > 0)
+                        return fail("--round N runs round N alone: not with --rounds or --duration");
+        }
         if (arg_rounds == 0 && arg_duration_usec == 0)
                 arg_rounds = 10;
         return 0;
+}
+
+/* Appends s to buf (*len of *size used), quoted for sh where it must be. */
+static int append_quoted(char **buf, size_t *len, size_t *size, const char *s) {
+        bool plain = !isempty(s);
+        for (const char *c = s; *c; c++)
+                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@%+-", *c))
+                        plain = false;
+        size_t need = *len + 4 * strlen(s) + 4;
+        if (need > *size) {
+                char *n = realloc(*buf, need * 2);
+                if (!n)
+                        return -ENOMEM;
+                *buf = n;
+                *size = need * 2;
+        }
+        char *o = *buf + *len;
+        if (*len > 0)
+                *o++ = ' ';
+        if (plain)
+                o = stpcpy(o, s);
+        else {
+                *o++ = '\'';
+                for (const char *c = s; *c; c++)
+                        if (*c == '\'')
+                                o = stpcpy(o, "'\\''");
+                        else
+                                *o++ = *c;
+                *o++ = '\'';
+        }
+        *o = 0;
+        *len = (size_t)(o - *buf);
+        return 0;
+}
+
+/* The command line that replays one round of this run: this one without the options that choose
+ * the rounds or draw the chart; the round's line adds --seed S --round N. */
+static char *replay_prefix(int argc, char **argv) {
+        static const char *const dropped[] = {"--seed", "--rounds", "--round", "--duration", "--chart"};
+        char *buf = NULL;
+        size_t len = 0, size = 0;
+        for (int i = 0; i < argc; i++) {
+                bool drop = false, with_value = false;
+                for (size_t k = 0; k < ELEMENTSOF(dropped); k++) {
+                        size_t l = strlen(dropped[k]);
+                        if (strneq(argv[i], dropped[k], l) && (argv[i][l] == 0 || argv[i][l] == '=')) {
+                                drop = true;
+                                with_value = argv[i][l] == 0;
+                        }
+                }
+                if (drop) {
+                        if (with_value)
+                                i++;
+                        continue;
+                }
+                if (append_quoted(&buf, &len, &size, argv[i]) < 0) {
+                        free(buf);
+                        return NULL;
+                }
+        }
+        return buf;
 }
 
 /* svd next to this program: build/ctl/svd-crashtest → build/daemon/svd,
@@ -493,6 +572,7 @@ static void strv_list_free(char **v, size_t n) {
 static void options_done(void) {
         strv_list_free(arg_services, arg_n_services);
         strv_list_free(arg_targets, arg_n_targets);
+        free(arg_replay);
         free(arg_at_name);
         free(arg_at_value);
         if (IN_SET(arg_at, AT_LOG, AT_MARKER, AT_SVD_LOG))
@@ -522,6 +602,9 @@ int main(int argc, char *argv[]) {
 
         if (parse_argv(argc, argv) < 0)
                 return 2;
+        arg_replay = replay_prefix(argc, argv);
+        if (!arg_replay)
+                return fail("Out of memory"), 2;
         _cleanup_free_ char *svd = arg_svd ? strdup(arg_svd) : find_svd();
         if (!svd)
                 return 2;
@@ -638,8 +721,10 @@ finish_setup:
         bool tty = isatty(STDERR_FILENO);
         FILE *lines = arg_json ? stderr : stdout;
 
-        for (unsigned i = 1; !runner_interrupted; i++) {
-                if (arg_rounds > 0 && i > arg_rounds)
+        for (unsigned i = arg_round_only > 0 ? arg_round_only : 1; !runner_interrupted; i++) {
+                if (arg_round_only > 0 && i > arg_round_only)
+                        break;
+                if (arg_round_only == 0 && arg_rounds > 0 && i > arg_rounds)
                         break;
                 if (arg_duration_usec > 0 && now_usec(CLOCK_MONOTONIC) - begin >= arg_duration_usec)
                         break;

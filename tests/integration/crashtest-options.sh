@@ -13,6 +13,8 @@
 #   temporary directory of a start that failed is kept and said so;
 # - a workload that ends before the fault fails the round (unless
 #   --workload-may-exit), and each round says how the workload did;
+# - a failed round's line ends with the command that replays it alone
+#   (--seed S --round N), which runs that round of the schedule only;
 # - a check that hangs is killed after --check-timeout and fails the round;
 #   a runner interrupted by SIGTERM during the check says so, kills the
 #   check's process group and exits 143;
@@ -81,6 +83,17 @@ ct early ok --seed 1 --rounds 2 --at random:300-400 --workload "exit 3"
 expect_eq "a workload that exits at once fails the rounds" 1 "$RC"
 expect_eq "... each of them, with how it ended" 2 \
         "$(grep -c '^round [12] FAIL .* workload=exited:3,before-fault reason="the workload ended before the fault' "$T/early.out")"
+# The failed round's line ends with the command that replays it alone.
+line=$(grep '^round 2 FAIL' "$T/early.out")
+replay=${line##* replay: }
+expect_contains "a failed round's line ends with its replay command" "$replay" "--seed 1 --round 2"
+# shellcheck disable=SC2086
+$WRAP sh -c "$replay" >"$T/replay.out" 2>"$T/replay.err" </dev/null
+expect_eq "... which fails again" 1 "$?"
+expect_eq "... running that round alone" 1 "$(grep -c '^round ' "$T/replay.out")"
+at() { sed -n 's/^round 2 .* at=\([^ ]*\) .*/\1/p' "$1"; }
+expect_eq "... at the same moment of the same schedule" "$(at "$T/early.out")" "$(at "$T/replay.out")"
+refused roundseed "--round N replays round N of a run: it needs that run's --seed" --round 2
 ct mayexit ok --seed 1 --rounds 1 --at random:300-400 --workload "true" --workload-may-exit
 expect_eq "--workload-may-exit: the round passes" 0 "$RC"
 check "... and says the workload exited before the fault" grep -q '^round 1 ok .* workload=exited:0,before-fault' "$T/mayexit.out"
@@ -96,16 +109,16 @@ expect_contains "... killed after --check-timeout" "$(cat "$T/hang.out")" "the c
 MARK=$T/check-started
 # shellcheck disable=SC2086
 $WRAP "$CRASHTEST" --units "$T/ok.units" --svd "$SVD" --seed 1 --rounds 3 --at random:100-200 \
-        --check "touch $MARK; exec $SLEEP 4243$$" >"$T/term.out" 2>"$T/term.err" </dev/null &
+        --check "echo \$\$ >$MARK; exec $SLEEP 4243$$" >"$T/term.out" 2>"$T/term.err" </dev/null &
 CT=$!
-check "the check runs" wait_until 30 test -e "$MARK"
+check "the check runs" wait_until 30 test -s "$MARK"
 kill -TERM "$CT"
 wait "$CT"
 expect_eq "SIGTERM during the check: exit 143" 143 "$?"
 expect_contains "... the round says so" "$(cat "$T/term.out")" "the runner was interrupted (SIGTERM) during the check"
 expect_contains "... and the runner" "$(cat "$T/term.err")" "svd-crashtest: interrupted by SIGTERM"
 no_check_left() {
-        ! pgrep -f "^$SLEEP 4243$$\$" >/dev/null
+        ! grep -q "4243$$" "/proc/$(cat "$MARK")/cmdline" 2>/dev/null
 }
 check "... the check's process group is gone" wait_until 5 no_check_left
 expect_eq "... only the interrupted round ran" 1 "$(grep -c '^round ' "$T/term.out")"
