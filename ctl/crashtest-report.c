@@ -282,6 +282,8 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
                                       (int)done, "failed", (int)failures, "mode", mode, "lastDeathMedianMs",
                                       d50, "lastDeathP95Ms", d95, "recoverMedianMs", r50, "recoverP95Ms",
                                       r95, "roundsPerMinute", minutes > 0 ? done / minutes : 0.0);
+                if (o)
+                        (void)json_object_set_new(o, "directory", json_string(dir));
                 char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
                 if (s)
                         printf("%s\n", s);

@@ -93,6 +93,9 @@ expect_eq "... which fails again" 1 "$?"
 expect_eq "... running that round alone" 1 "$(grep -c '^round ' "$T/replay.out")"
 at() { sed -n 's/^round 2 .* at=\([^ ]*\) .*/\1/p' "$1"; }
 expect_eq "... at the same moment of the same schedule" "$(at "$T/early.out")" "$(at "$T/replay.out")"
+ct json ok --seed 1 --rounds 1 --at random:100-200 --json --dir "$T/json.dir"
+expect_contains "the JSON names the directory" "$(cat "$T/json.out")" "\"directory\":\"$T/json.dir\""
+expect_contains "... and each round's replay command" "$(cat "$T/json.out")" "--seed 1 --round 1\""
 refused roundseed "--round N replays round N of a run: it needs that run's --seed" --round 2
 ct mayexit ok --seed 1 --rounds 1 --at random:300-400 --workload "true" --workload-may-exit
 expect_eq "--workload-may-exit: the round passes" 0 "$RC"
