@@ -38,6 +38,52 @@ _printf_(2, 3) void round_fail(Round *rd, const char *fmt, ...) {
         }
 }
 
+bool counters_set_line(Counters *c, const char *line) {
+        const char *eq = strchr(line, '=');
+        size_t kl = eq ? (size_t)(eq - line) : 0;
+        if (kl == 0 || kl >= COUNTER_NAME_MAX)
+                return false;
+        for (size_t i = 0; i < kl; i++)
+                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.", line[i]))
+                        return false;
+        char *end;
+        errno = 0;
+        long long v = strtoll(eq + 1, &end, 10);
+        if (errno || end == eq + 1 || *end)
+                return false;
+        size_t i = 0;
+        while (i < c->n && !(strlen(c->name[i]) == kl && strneq(c->name[i], line, kl)))
+                i++;
+        if (i == c->n) {
+                if (c->n == COUNTERS_MAX)
+                        return false;
+                memcpy(c->name[i], line, kl);
+                c->name[i][kl] = 0;
+                c->n++;
+        }
+        c->value[i] = v;
+        return true;
+}
+
+/* "acked:10,failed:0": the counters as the round line shows them. */
+static void counters_text(const Counters *c, char *buf, size_t size) {
+        size_t l = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < c->n && l < size; i++) {
+                int n = snprintf(buf + l, size - l, "%s%s:%lld", i > 0 ? "," : "", c->name[i], (long long)c->value[i]);
+                if (n < 0)
+                        break;
+                l += (size_t)n;
+        }
+}
+
+static json_t *counters_json(const Counters *c) {
+        json_t *o = json_object();
+        for (size_t i = 0; o && i < c->n; i++)
+                (void)json_object_set_new(o, c->name[i], json_integer((json_int_t)c->value[i]));
+        return o;
+}
+
 void round_print(const Round *rd, FILE *f) {
         char death[32], rec[32], check[32];
         if (rd->last_death_usec >= 0)
@@ -63,6 +109,11 @@ void round_print(const Round *rd, FILE *f) {
                 check);
         if (!isempty(rd->workload))
                 fprintf(f, " workload=%s", rd->workload);
+        if (rd->counters.n > 0) {
+                char c[TEXT_MAX];
+                counters_text(&rd->counters, c, sizeof(c));
+                fprintf(f, " counters=%s", c);
+        }
         if (rd->failed)
                 fprintf(f, " reason=\"%s\" replay: %s --seed %llu --round %u", rd->reason, strna(arg_replay),
                         (unsigned long long)arg_seed, rd->number);
@@ -88,6 +139,8 @@ static json_t *round_json(const Round *rd) {
         (void)json_object_set_new(o, "via", json_string(rd->via));
         if (!isempty(rd->workload))
                 (void)json_object_set_new(o, "workload", json_string(rd->workload));
+        if (rd->counters.n > 0)
+                (void)json_object_set_new(o, "counters", counters_json(&rd->counters));
         char *replay = NULL;
         if (asprintf(&replay, "%s --seed %llu --round %u", strna(arg_replay), (unsigned long long)arg_seed,
                      rd->number) >= 0) {
@@ -118,6 +171,16 @@ static json_t *round_json(const Round *rd) {
 
 int report_add(Report *rp, const Round *rd) {
         rp->done++;
+        for (size_t i = 0; i < rd->counters.n; i++) {
+                /* Summed per key: the line's form is the parser's own. */
+                char line[COUNTER_NAME_MAX + 32];
+                size_t k = 0;
+                while (k < rp->totals.n && !streq(rp->totals.name[k], rd->counters.name[i]))
+                        k++;
+                int64_t sum = (k < rp->totals.n ? rp->totals.value[k] : 0) + rd->counters.value[i];
+                snprintf(line, sizeof(line), "%s=%lld", rd->counters.name[i], (long long)sum);
+                (void)counters_set_line(&rp->totals, line);
+        }
         if (rd->failed)
                 rp->failures++;
         if (rp->done > rp->allocated) {
@@ -264,6 +327,11 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
                 "recover median %s p95 %s; %.1f rounds/min\n",
                 done, failures, (unsigned long long)arg_seed, mode, sd50, sd95, sr50, sr95,
                 minutes > 0 ? done / minutes : 0.0);
+        if (rp->totals.n > 0) {
+                char c[TEXT_MAX];
+                counters_text(&rp->totals, c, sizeof(c));
+                fprintf(lines, "counters over all rounds: %s\n", c);
+        }
         if (arg_chart) {
                 int c = chart_write(dir, mode, rp->rounds);
                 if (c < 0) {
@@ -284,6 +352,8 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
                                       r95, "roundsPerMinute", minutes > 0 ? done / minutes : 0.0);
                 if (o)
                         (void)json_object_set_new(o, "directory", json_string(dir));
+                if (o && rp->totals.n > 0)
+                        (void)json_object_set_new(json_object_get(o, "summary"), "counters", counters_json(&rp->totals));
                 char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
                 if (s)
                         printf("%s\n", s);

@@ -23,6 +23,21 @@
 
 #define TEXT_MAX 512U /* bytes of each text of a round (targets, reasons, names), cut beyond */
 
+/* The workload's own figures for a round: "KEY=VALUE" lines it writes on
+ * the descriptor $SVD_CRASHTEST_COUNTERS_FD (acknowledged, failed,
+ * indeterminate operations...); the last value of each key counts. */
+#define COUNTERS_MAX 16U
+#define COUNTER_NAME_MAX 32U
+typedef struct Counters {
+        size_t n;
+        char name[COUNTERS_MAX][COUNTER_NAME_MAX];
+        int64_t value[COUNTERS_MAX];
+} Counters;
+
+/* Takes one line "KEY=VALUE" (KEY of letters, digits, '_', '-', '.'; VALUE a
+ * decimal integer): false for anything else, or a new key beyond COUNTERS_MAX. */
+bool counters_set_line(Counters *c, const char *line);
+
 typedef struct Round {
         unsigned number;
         Fault fault;
@@ -38,6 +53,7 @@ typedef struct Round {
         size_t zombies;
         char survivor_names[TEXT_MAX];
         char workload[64]; /* --workload: "running", or how and when it ended by itself */
+        Counters counters; /* what the workload reported */
         char svd_doing[TEXT_MAX];        /* a fault of svd's: what svd was doing at that moment */
         char survivor_details[4 * TEXT_MAX]; /* one line per survivor: proc_describe() */
         int64_t last_death_usec; /* -1: not measured */
@@ -64,6 +80,7 @@ typedef struct Report {
         int64_t *deaths, *recovers; /* the times measured, in usec */
         size_t n_deaths, n_recovers, allocated;
         unsigned done, failures;
+        Counters totals; /* the rounds' counters, summed per key */
 } Report;
 
 /* Counts the round and keeps its times; -ENOMEM (the round counted, not kept) when out of memory. */

@@ -841,6 +841,7 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         if (arg_workload && streq(rd->workload, "running") && workload_has_ended(r))
                 workload_describe_end(r, "after-fault", rd->workload, sizeof(rd->workload));
         workload_stop(r);
+        rd->counters = r->counters;
         round_check(r, rd);
         return 0;
 }

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "crashtest-cgroup.h"
+#include "crashtest-report.h"
 #include "macros.h"
 #include "time-util.h"
 #include "varlink-client.h"
@@ -66,6 +67,10 @@ typedef struct Runner {
         size_t workload_line_len;
         bool marker_seen;
         bool workload_ended; /* on its own, before workload_stop() stopped it */
+        int counters_fd;     /* the read end of the workload's $SVD_CRASHTEST_COUNTERS_FD */
+        char counters_line[128];
+        size_t counters_line_len;
+        Counters counters;   /* what the workload reported this round */
         siginfo_t workload_si; /* how it ended */
         Service *services;
         size_t n_services;

@@ -31,7 +31,36 @@ static void environment_set(const Round *rd) {
                 (void)unsetenv("SVD_CRASHTEST_FAULT_USEC");
 }
 
+/* Reads the workload's counters, without waiting. */
+static void counters_drain(Runner *r) {
+        while (r->counters_fd >= 0) {
+                char buf[1024];
+                ssize_t n = read(r->counters_fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        if (n == 0 || errno != EAGAIN)
+                                r->counters_fd = safe_close(r->counters_fd);
+                        return;
+                }
+                for (ssize_t i = 0; i < n; i++) {
+                        if (buf[i] != '\n') {
+                                if (r->counters_line_len < sizeof(r->counters_line) - 1)
+                                        r->counters_line[r->counters_line_len++] = buf[i];
+                                continue;
+                        }
+                        r->counters_line[r->counters_line_len] = 0;
+                        r->counters_line_len = 0;
+                        if (!counters_set_line(&r->counters, r->counters_line))
+                                fprintf(stderr, "svd-crashtest: the workload's counter line '%s' is no KEY=NUMBER "
+                                                "(or one key too many), ignored\n",
+                                        r->counters_line);
+                }
+        }
+}
+
 void workload_drain(Runner *r) {
+        counters_drain(r);
         if (r->workload_out < 0)
                 return;
         for (;;) {
@@ -85,13 +114,20 @@ int workload_start(Runner *r, const Round *rd) {
         r->workload_ended = false;
         if (!arg_workload)
                 return 0;
-        int p[2];
+        int p[2], c[2];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return runner_fail(r, "pipe2: %m");
+        if (pipe2(c, O_CLOEXEC) < 0) {
+                close(p[0]);
+                close(p[1]);
+                return runner_fail(r, "pipe2: %m");
+        }
         pid_t pid = fork();
         if (pid < 0) {
                 close(p[0]);
                 close(p[1]);
+                close(c[0]);
+                close(c[1]);
                 return runner_fail(r, "fork: %m");
         }
         if (pid == 0) {
@@ -99,6 +135,12 @@ int workload_start(Runner *r, const Round *rd) {
                 (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
                 (void)dup2(p[1], 1);
                 (void)dup2(p[1], 2);
+                /* The counters' descriptor: 3, open across the exec (dup2() clears FD_CLOEXEC). */
+                if (c[1] == 3)
+                        (void)fcntl(3, F_SETFD, 0);
+                else
+                        (void)dup2(c[1], 3);
+                (void)setenv("SVD_CRASHTEST_COUNTERS_FD", "3", 1);
                 environment_set(rd);
                 char b[32];
                 snprintf(b, sizeof(b), "%d", (int)r->svd_pid);
@@ -107,8 +149,13 @@ int workload_start(Runner *r, const Round *rd) {
                 _exit(127);
         }
         close(p[1]);
+        close(c[1]);
         (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+        (void)fcntl(c[0], F_SETFL, O_NONBLOCK);
         r->workload_out = p[0];
+        r->counters_fd = c[0];
+        r->counters_line_len = 0;
+        r->counters = (Counters){};
         r->workload_pid = pid;
         r->workload_pgid = pid;
         r->workload_pidfd = sys_pidfd_open(pid, 0);
@@ -157,6 +204,7 @@ void workload_stop(Runner *r) {
         }
         workload_drain(r);
         r->workload_out = safe_close(r->workload_out);
+        r->counters_fd = safe_close(r->counters_fd);
         runner_reap(r); /* its other members were re-parented to the runner */
 }
 

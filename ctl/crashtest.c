@@ -597,7 +597,8 @@ int main(int argc, char *argv[]) {
                     .svd_pidfd = -EBADF,
                     .workload_pidfd = -EBADF,
                     .workload_out = -EBADF,
-                    .workload_log = -EBADF};
+                    .workload_log = -EBADF,
+                    .counters_fd = -EBADF};
         int q;
 
         if (parse_argv(argc, argv) < 0)

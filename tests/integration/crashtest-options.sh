@@ -104,6 +104,25 @@ ct steady ok --seed 1 --rounds 1 --at random:100-200 --workload "exec $SLEEP 100
 expect_eq "a workload that runs through the round" 0 "$RC"
 check "... is reported running" grep -q '^round 1 ok .* workload=running' "$T/steady.out"
 
+# The workload's counters: KEY=VALUE lines on $SVD_CRASHTEST_COUNTERS_FD, the last value of each
+# key per round, summed over the rounds.
+cat >"$T/counting.sh" <<'EOF'
+i=0
+while :; do
+        i=$((i + 1))
+        echo "acked=$i" >&"$SVD_CRASHTEST_COUNTERS_FD"
+        [ "$i" = 3 ] && { echo "failed=1"; echo "not a counter"; } >&"$SVD_CRASHTEST_COUNTERS_FD"
+        [ "$i" -ge 5 ] && exec sleep 1000
+done
+EOF
+ct counters ok --seed 1 --rounds 2 --at random:300-400 --json --workload "sh $T/counting.sh"
+expect_eq "a workload that reports counters" 0 "$RC"
+expect_eq "... each round line has the last value of each key" 2 \
+        "$(grep -c '^round [12] ok .* counters=acked:5,failed:1' "$T/counters.err")"
+expect_contains "... the summary sums them" "$(cat "$T/counters.err")" "counters over all rounds: acked:10,failed:2"
+expect_contains "... so does the JSON" "$(cat "$T/counters.out")" '"counters":{"acked":10,"failed":2}'
+expect_contains "... and a line that is no counter is named" "$(cat "$T/counters.err")" "'not a counter' is no KEY=NUMBER"
+
 # ---- a check that hangs ----
 ct hang ok --seed 1 --rounds 1 --at random:100-200 --check "exec $SLEEP 1000" --check-timeout 2
 expect_eq "a check that hangs fails the round (exit 1), the run goes on" 1 "$RC"
