@@ -107,6 +107,8 @@ void round_print(const Round *rd, FILE *f) {
                 isempty(rd->targets) ? "-" : rd->targets, rd->moment, rd->mode,
                 isempty(rd->via) ? "-" : rd->via, rd->tracked, rd->survivors, rd->zombies, death, rec,
                 check);
+        if (rd->trigger_lag_usec >= 0)
+                fprintf(f, " trigger-lag=%.2fms", (double)rd->trigger_lag_usec / 1000.0);
         if (!isempty(rd->workload))
                 fprintf(f, " workload=%s", rd->workload);
         if (rd->counters.n > 0) {
@@ -141,6 +143,11 @@ static json_t *round_json(const Round *rd) {
                 (void)json_object_set_new(o, "workload", json_string(rd->workload));
         if (rd->counters.n > 0)
                 (void)json_object_set_new(o, "counters", counters_json(&rd->counters));
+        if (rd->trigger_lag_usec >= 0) {
+                (void)json_object_set_new(o, "trigger", json_string(rd->trigger));
+                (void)json_object_set_new(o, "triggerUsec", json_integer((json_int_t)rd->trigger_usec));
+                (void)json_object_set_new(o, "triggerLagUsec", json_integer(rd->trigger_lag_usec));
+        }
         char *replay = NULL;
         if (asprintf(&replay, "%s --seed %llu --round %u", strna(arg_replay), (unsigned long long)arg_seed,
                      rd->number) >= 0) {
@@ -191,9 +198,14 @@ int report_add(Report *rp, const Round *rd) {
                 int64_t *b = realloc(rp->recovers, rp->allocated * sizeof(*b));
                 if (b)
                         rp->recovers = b;
-                if (!a || !b)
+                int64_t *c = realloc(rp->lags, rp->allocated * sizeof(*c));
+                if (c)
+                        rp->lags = c;
+                if (!a || !b || !c)
                         return -ENOMEM;
         }
+        if (rd->trigger_lag_usec >= 0)
+                rp->lags[rp->n_lags++] = rd->trigger_lag_usec;
         if (rd->last_death_usec >= 0)
                 rp->deaths[rp->n_deaths++] = rd->last_death_usec;
         if (rd->recover_usec >= 0)
@@ -308,6 +320,7 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
 
         qsort(rp->deaths, rp->n_deaths, sizeof(int64_t), cmp_i64);
         qsort(rp->recovers, rp->n_recovers, sizeof(int64_t), cmp_i64);
+        qsort(rp->lags, rp->n_lags, sizeof(int64_t), cmp_i64);
         double d50 = percentile(rp->deaths, rp->n_deaths, 0.5) / 1000.0,
                d95 = percentile(rp->deaths, rp->n_deaths, 0.95) / 1000.0;
         double r50 = percentile(rp->recovers, rp->n_recovers, 0.5) / 1000.0,
@@ -327,6 +340,11 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
                 "recover median %s p95 %s; %.1f rounds/min\n",
                 done, failures, (unsigned long long)arg_seed, mode, sd50, sd95, sr50, sr95,
                 minutes > 0 ? done / minutes : 0.0);
+        double l50 = percentile(rp->lags, rp->n_lags, 0.5) / 1000.0,
+               l95 = percentile(rp->lags, rp->n_lags, 0.95) / 1000.0;
+        if (rp->n_lags > 0)
+                fprintf(lines, "trigger: from the event to the fault median %.2f ms p95 %.2f ms over %zu rounds\n", l50,
+                        l95, rp->n_lags);
         if (rp->totals.n > 0) {
                 char c[TEXT_MAX];
                 counters_text(&rp->totals, c, sizeof(c));
@@ -352,6 +370,11 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
                                       r95, "roundsPerMinute", minutes > 0 ? done / minutes : 0.0);
                 if (o)
                         (void)json_object_set_new(o, "directory", json_string(dir));
+                if (o && rp->n_lags > 0) {
+                        json_t *sm = json_object_get(o, "summary");
+                        (void)json_object_set_new(sm, "triggerLagMedianMs", json_real(l50));
+                        (void)json_object_set_new(sm, "triggerLagP95Ms", json_real(l95));
+                }
                 if (o && rp->totals.n > 0)
                         (void)json_object_set_new(json_object_get(o, "summary"), "counters", counters_json(&rp->totals));
                 char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
@@ -364,6 +387,7 @@ int report_finish(Report *rp, FILE *lines, const char *dir, const char *mode, ui
         rp->rounds = NULL;
         free(rp->deaths);
         free(rp->recovers);
-        rp->deaths = rp->recovers = NULL;
+        free(rp->lags);
+        rp->deaths = rp->recovers = rp->lags = NULL;
         return ret;
 }

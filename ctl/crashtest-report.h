@@ -54,6 +54,10 @@ typedef struct Round {
         char survivor_names[TEXT_MAX];
         char workload[64]; /* --workload: "running", or how and when it ended by itself */
         Counters counters; /* what the workload reported */
+        char trigger[TEXT_MAX];     /* an event moment: the line or state change that matched */
+        uint64_t trigger_usec;      /* when that happened (CLOCK_REALTIME): svd's time of the line or
+                                     * change, the runner's reading of a marker or of svd's log */
+        int64_t trigger_lag_usec;   /* from then to the fault; -1: no event moment */
         char svd_doing[TEXT_MAX];        /* a fault of svd's: what svd was doing at that moment */
         char survivor_details[4 * TEXT_MAX]; /* one line per survivor: proc_describe() */
         int64_t last_death_usec; /* -1: not measured */
@@ -77,8 +81,8 @@ void round_print(const Round *rd, FILE *f);
 /* The rounds so far, for the summary and the JSON. */
 typedef struct Report {
         json_t *rounds;             /* each round_json() */
-        int64_t *deaths, *recovers; /* the times measured, in usec */
-        size_t n_deaths, n_recovers, allocated;
+        int64_t *deaths, *recovers, *lags; /* the times measured, in usec */
+        size_t n_deaths, n_recovers, n_lags, allocated;
         unsigned done, failures;
         Counters totals; /* the rounds' counters, summed per key */
 } Report;

@@ -137,8 +137,9 @@ static int log_follower_open(Runner *r, LogFollower *f) {
 }
 
 /* Reads what svd logged since the last call: true when a whole line matched
- * the regular expression. A line longer than the buffer is matched in pieces. */
-static bool log_follower_matched(LogFollower *f) {
+ * the regular expression (copied to match). A line longer than the buffer is
+ * matched in pieces. */
+static bool log_follower_matched(LogFollower *f, char *match, size_t size) {
         char ev[4096];
         while (read(f->inotify_fd, ev, sizeof(ev)) > 0)
                 ;
@@ -152,16 +153,20 @@ static bool log_follower_matched(LogFollower *f) {
                 while ((nl = strchr(line, '\n'))) {
                         *nl = 0;
                         const char *msg = strneq(line, "svd: ", 5) ? line + 5 : line;
-                        if (regexec(&arg_at_regex, msg, 0, NULL, 0) == 0)
+                        if (regexec(&arg_at_regex, msg, 0, NULL, 0) == 0) {
+                                snprintf(match, size, "%.*s", (int)size - 1, msg);
                                 return true;
+                        }
                         line = nl + 1;
                 }
                 size_t rest = f->n - (size_t)(line - f->buf);
                 if (rest == sizeof(f->buf) - 1) {
                         bool m = regexec(&arg_at_regex, line, 0, NULL, 0) == 0;
                         rest = 0;
-                        if (m)
+                        if (m) {
+                                snprintf(match, size, "%.*s", (int)size - 1, line);
                                 return true;
+                        }
                 }
                 memmove(f->buf, line, rest);
                 f->n = rest;
@@ -201,7 +206,7 @@ static int moment_arm(Runner *r, VarlinkClient **ret) {
 }
 
 /* Waits for the round's moment. Returns 1 when it came, 0 on timeout. */
-static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev, LogFollower *svd_log) {
+static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev, LogFollower *svd_log, Round *rd) {
         int q;
 
         uint64_t start = now_usec(CLOCK_MONOTONIC);
@@ -224,24 +229,38 @@ static int wait_moment(Runner *r, const Schedule *s, VarlinkClient *ev, LogFollo
                                 json_t *e = json_object_get(p, "event");
                                 const char *name = json_string_value(json_object_get(e, "name"));
                                 const char *state = json_string_value(json_object_get(e, "state"));
-                                if (name && state && streq(name, arg_at_name) && streq(state, arg_at_value))
+                                if (name && state && streq(name, arg_at_name) && streq(state, arg_at_value)) {
+                                        snprintf(rd->trigger, sizeof(rd->trigger), "%s: %s → %s", name,
+                                                 strna(json_string_value(json_object_get(e, "previousState"))),
+                                                 state);
+                                        rd->trigger_usec = (uint64_t)json_integer_value(json_object_get(e, "timeUsec"));
                                         return 1;
+                                }
                         } else {
                                 size_t i;
                                 json_t *line;
                                 json_array_foreach(json_object_get(p, "lines"), i, line) {
                                         const char *msg =
                                             json_string_value(json_object_get(line, "message"));
-                                        if (msg && regexec(&arg_at_regex, msg, 0, NULL, 0) == 0)
+                                        if (msg && regexec(&arg_at_regex, msg, 0, NULL, 0) == 0) {
+                                                snprintf(rd->trigger, sizeof(rd->trigger), "%s", msg);
+                                                rd->trigger_usec = (uint64_t)json_integer_value(
+                                                    json_object_get(line, "timeUsec"));
                                                 return 1;
+                                        }
                                 }
                         }
                 }
                 workload_drain(r);
-                if (arg_at == AT_MARKER && r->marker_seen)
+                if (arg_at == AT_MARKER && r->marker_seen) {
+                        snprintf(rd->trigger, sizeof(rd->trigger), "%s", r->marker_line);
+                        rd->trigger_usec = r->marker_usec;
                         return 1;
-                if (arg_at == AT_SVD_LOG && log_follower_matched(svd_log))
+                }
+                if (arg_at == AT_SVD_LOG && log_follower_matched(svd_log, rd->trigger, sizeof(rd->trigger))) {
+                        rd->trigger_usec = now_usec(CLOCK_REALTIME);
                         return 1;
+                }
 
                 uint64_t now = now_usec(CLOCK_MONOTONIC);
                 if (now >= deadline)
@@ -553,7 +572,7 @@ static int round_await_moment(Runner *r, Round *rd, const Schedule *s) {
         if (q < 0)
                 return q;
 
-        q = wait_moment(r, s, moment_ev, &svd_log);
+        q = wait_moment(r, s, moment_ev, &svd_log, rd);
         if (q < 0)
                 return q;
         rd->fired = q > 0;
@@ -779,7 +798,8 @@ static void round_check(Runner *r, Round *rd) {
 int round_run(Runner *r, unsigned number, Round *rd) {
         int q;
 
-        *rd = (Round){.number = number, .last_death_usec = -1, .recover_usec = -1, .check_rc = -1};
+        *rd = (Round){.number = number, .last_death_usec = -1, .recover_usec = -1, .check_rc = -1,
+                      .trigger_lag_usec = -1};
         Schedule s = schedule_for(number);
         rd->fault = s.fault;
 
@@ -824,6 +844,8 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         uint64_t t_fault = now_usec(CLOCK_MONOTONIC);
         rd->fault_realtime_usec = now_usec(CLOCK_REALTIME);
         round_deal_fault(r, rd, &oom_before);
+        if (rd->trigger_usec > 0)
+                rd->trigger_lag_usec = (int64_t)(rd->fault_realtime_usec - rd->trigger_usec);
 
         if (fault_kills(rd->fault)) {
                 q = round_aftermath(r, rd, &t, t_fault);

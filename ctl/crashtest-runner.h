@@ -66,6 +66,8 @@ typedef struct Runner {
         char workload_line[LINE_MAX_BYTES];
         size_t workload_line_len;
         bool marker_seen;
+        char marker_line[TEXT_MAX]; /* the line that matched, and when the runner read it */
+        uint64_t marker_usec;
         bool workload_ended; /* on its own, before workload_stop() stopped it */
         int counters_fd;     /* the read end of the workload's $SVD_CRASHTEST_COUNTERS_FD */
         char counters_line[128];

@@ -83,8 +83,14 @@ void workload_drain(Runner *r) {
                         }
                         r->workload_line[r->workload_line_len] = 0;
                         r->workload_line_len = 0;
-                        if (arg_at == AT_MARKER && regexec(&arg_at_regex, r->workload_line, 0, NULL, 0) == 0)
+                        if (arg_at == AT_MARKER && !r->marker_seen &&
+                            regexec(&arg_at_regex, r->workload_line, 0, NULL, 0) == 0) {
                                 r->marker_seen = true;
+                                r->marker_usec = now_usec(CLOCK_REALTIME);
+                                size_t l = strnlen(r->workload_line, sizeof(r->marker_line) - 1);
+                                memcpy(r->marker_line, r->workload_line, l);
+                                r->marker_line[l] = 0;
+                        }
                 }
         }
 }

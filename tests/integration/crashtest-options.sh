@@ -123,6 +123,11 @@ expect_contains "... the summary sums them" "$(cat "$T/counters.err")" "counters
 expect_contains "... so does the JSON" "$(cat "$T/counters.out")" '"counters":{"acked":10,"failed":2}'
 expect_contains "... and a line that is no counter is named" "$(cat "$T/counters.err")" "'not a counter' is no KEY=NUMBER"
 
+ct marker ok --seed 1 --rounds 1 --json --at 'marker:^go [0-9]+$' --workload "echo 'go 7'; exec $SLEEP 1000"
+expect_eq "a marker moment" 0 "$RC"
+check "... the round says how long after the event the fault came" grep -q '^round 1 ok .* trigger-lag=[0-9.]*ms' "$T/marker.err"
+expect_contains "... the JSON names the line that matched" "$(cat "$T/marker.out")" '"trigger":"go 7"'
+
 # ---- a check that hangs ----
 ct hang ok --seed 1 --rounds 1 --at random:100-200 --check "exec $SLEEP 1000" --check-timeout 2
 expect_eq "a check that hangs fails the round (exit 1), the run goes on" 1 "$RC"
