@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crashtest-cgroup.h"
@@ -793,6 +795,37 @@ static void round_check(Runner *r, Round *rd) {
                 (void)unlink(rd->check_log);
 }
 
+/* A failed round's data, as the check found it: each --keep-data directory copied (cp -a, which
+ * keeps modes, times, links and holes) into DIR/round-N.data/. */
+static void round_keep_data(Runner *r, Round *rd) {
+        if (arg_n_keep_data == 0)
+                return;
+        char dest[PATH_MAX];
+        snprintf(dest, sizeof(dest), "%s/round-%u.data", r->dir, rd->number);
+        if (mkdir(dest, 0700) < 0 && errno != EEXIST) {
+                fprintf(stderr, "svd-crashtest: mkdir '%s': %m\n", dest);
+                return;
+        }
+        for (size_t i = 0; i < arg_n_keep_data; i++) {
+                pid_t pid = fork();
+                if (pid < 0)
+                        break;
+                if (pid == 0) {
+                        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                        if (null >= 0)
+                                (void)dup2(null, 0);
+                        execlp("cp", "cp", "-a", "--", arg_keep_data[i], dest, (char *)NULL);
+                        _exit(127);
+                }
+                int status;
+                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                        ;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        fprintf(stderr, "svd-crashtest: round %u: could not copy '%s' into '%s'\n", rd->number,
+                                arg_keep_data[i], dest);
+        }
+}
+
 /* ---- a round ---- */
 
 int round_run(Runner *r, unsigned number, Round *rd) {
@@ -865,5 +898,7 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         workload_stop(r);
         rd->counters = r->counters;
         round_check(r, rd);
+        if (rd->failed)
+                round_keep_data(r, rd);
         return 0;
 }

@@ -120,6 +120,8 @@ int workload_start(Runner *r, const Round *rd) {
         r->workload_ended = false;
         if (!arg_workload)
                 return 0;
+        if (r->workload_log >= 0)
+                (void)!dprintf(r->workload_log, "--- round %u ---\n", rd->number);
         int p[2], c[2];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return runner_fail(r, "pipe2: %m");

@@ -79,6 +79,8 @@ bool arg_json;
 bool arg_keep;
 const char *arg_chart;
 bool arg_workload_may_exit;
+char **arg_keep_data;
+size_t arg_n_keep_data;
 uint64_t arg_stop_usec = USEC_PER_SEC;
 StopBy arg_stop_by = STOP_BY_AUTO;
 uint64_t arg_ready_timeout_usec = 60 * USEC_PER_SEC;
@@ -228,6 +230,8 @@ static void help(void) {
                "     --trigger-timeout SEC\n"
                "     --json                The rounds and the summary as JSON on stdout\n"
                "     --keep                Keep the directory (kept anyway when a round failed)\n"
+               "     --keep-data DIR,...   Copy these data directories into a failed round's\n"
+               "                           round-N.data/ (after its check)\n"
                "     --chart FILE.png      Time to recover and to last death per round (gnuplot)\n");
 }
 
@@ -259,6 +263,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_CHART,
                 ARG_WORKLOAD_MAY_EXIT,
                 ARG_CHECK_TIMEOUT,
+                ARG_KEEP_DATA,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -285,6 +290,7 @@ static int parse_argv(int argc, char *argv[]) {
             {"recover-timeout", required_argument, NULL, ARG_RECOVER_TIMEOUT},
             {"trigger-timeout", required_argument, NULL, ARG_TRIGGER_TIMEOUT},
             {"check-timeout", required_argument, NULL, ARG_CHECK_TIMEOUT},
+            {"keep-data", required_argument, NULL, ARG_KEEP_DATA},
             {"json", no_argument, NULL, ARG_JSON},
             {"keep", no_argument, NULL, ARG_KEEP},
             {"chart", required_argument, NULL, ARG_CHART},
@@ -425,6 +431,13 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_CHART:
                         arg_chart = optarg;
+                        break;
+                case ARG_KEEP_DATA:
+                        if (split_list(optarg, &arg_keep_data, &arg_n_keep_data) < 0)
+                                return -ENOMEM;
+                        for (size_t k = 0; k < arg_n_keep_data; k++)
+                                if (arg_keep_data[k][0] != '/')
+                                        return fail("--keep-data '%s': an absolute path", arg_keep_data[k]);
                         break;
                 case ARG_WORKLOAD_MAY_EXIT:
                         arg_workload_may_exit = true;
@@ -572,6 +585,7 @@ static void strv_list_free(char **v, size_t n) {
 static void options_done(void) {
         strv_list_free(arg_services, arg_n_services);
         strv_list_free(arg_targets, arg_n_targets);
+        strv_list_free(arg_keep_data, arg_n_keep_data);
         free(arg_replay);
         free(arg_at_name);
         free(arg_at_value);

@@ -13,6 +13,8 @@
 #   temporary directory of a start that failed is kept and said so;
 # - a workload that ends before the fault fails the round (unless
 #   --workload-may-exit), and each round says how the workload did;
+# - a failed round keeps the --keep-data directories as its check found
+#   them, and the workload's log marks each round;
 # - a failed round's line ends with the command that replays it alone
 #   (--seed S --round N), which runs that round of the schedule only;
 # - a check that hangs is killed after --check-timeout and fails the round;
@@ -127,6 +129,16 @@ ct marker ok --seed 1 --rounds 1 --json --at 'marker:^go [0-9]+$' --workload "ec
 expect_eq "a marker moment" 0 "$RC"
 check "... the round says how long after the event the fault came" grep -q '^round 1 ok .* trigger-lag=[0-9.]*ms' "$T/marker.err"
 expect_contains "... the JSON names the line that matched" "$(cat "$T/marker.out")" '"trigger":"go 7"'
+
+mkdir -p "$T/data/sub" && echo "state 42" >"$T/data/sub/file"
+ct keepdata ok --seed 1 --rounds 1 --at random:100-200 --dir "$T/kd.dir" --keep-data "$T/data" --check "exit 1" \
+        --workload "echo working; exec $SLEEP 1000"
+expect_eq "a round whose check fails" 1 "$RC"
+expect_eq "... keeps the data directory as the check found it (--keep-data)" "state 42" \
+        "$(cat "$T/kd.dir/round-1.data/data/sub/file" 2>/dev/null)"
+expect_eq "... and the workload's log says which round each line is of" "--- round 1 ---,working" \
+        "$(paste -s -d, "$T/kd.dir/workload.log")"
+refused keeprel "--keep-data 'data': an absolute path" --keep-data data
 
 # ---- a check that hangs ----
 ct hang ok --seed 1 --rounds 1 --at random:100-200 --check "exec $SLEEP 1000" --check-timeout 2
