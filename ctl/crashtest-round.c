@@ -154,7 +154,7 @@ static bool log_follower_matched(LogFollower *f, char *match, size_t size) {
                 char *line = f->buf, *nl;
                 while ((nl = strchr(line, '\n'))) {
                         *nl = 0;
-                        const char *msg = strneq(line, "svd: ", 5) ? line + 5 : line;
+                        const char *msg = svd_log_message(line);
                         if (regexec(&arg_at_regex, msg, 0, NULL, 0) == 0) {
                                 snprintf(match, size, "%.*s", (int)size - 1, msg);
                                 return true;

@@ -202,8 +202,7 @@ static bool log_last_line(const char *path, char *buf, size_t size) {
         tail[n] = 0;
         char *line = strrchr(tail, '\n');
         line = line ? line + 1 : tail;
-        if (strneq(line, "svd: ", 5))
-                line += 5;
+        line = (char *)svd_log_message(line);
         size_t l = strlen(line);
         if (l == 0)
                 return false;
@@ -212,6 +211,15 @@ static bool log_last_line(const char *path, char *buf, size_t size) {
         memcpy(buf, line, l);
         buf[l] = 0;
         return true;
+}
+
+const char *svd_log_message(const char *line) {
+        if (line[0] == '[') {
+                const char *end = strstr(line, "] ");
+                if (end)
+                        line = end + 2;
+        }
+        return strneq(line, "svd: ", 5) ? line + 5 : line;
 }
 
 bool runner_svd_last_line(Runner *r, char *buf, size_t size) {
@@ -320,6 +328,7 @@ int runner_start_svd(Runner *r) {
                         }
                 }
                 (void)setenv("NOTIFY_SOCKET", r->notify_path, 1);
+                (void)setenv("SVD_LOG_TIME", "1", 1);
                 const char *argv[] = {arg_svd,    "--units", arg_units,
                                       "--socket", r->socket, arg_fallback ? "--mode=fallback" : NULL,
                                       NULL};

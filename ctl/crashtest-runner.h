@@ -100,7 +100,9 @@ int runner_start_svd(Runner *r);
 void runner_stop_svd(Runner *r);
 /* Waits for the end of an svd that a fault has ended. */
 void runner_wait_svd_exit(Runner *r);
-/* The last line svd logged (without "svd: "), for a report; false when there is none. */
+/* A line of svd's log without its time ("[...] ", SVD_LOG_TIME) and "svd: " in front. */
+const char *svd_log_message(const char *line);
+/* The last line svd logged (without time and "svd: "), for a report; false when there is none. */
 bool runner_svd_last_line(Runner *r, char *buf, size_t size);
 
 /* List: each wanted service's state and pid, and whether its Restart= brings it back after a

@@ -14,6 +14,7 @@
 int log_max_level = LOG_INFO;
 
 static bool log_prefix_priority = false;
+static bool log_prefix_time = false;
 
 void log_open(void) {
         const char *e = getenv("SVD_LOG_LEVEL");
@@ -26,6 +27,22 @@ void log_open(void) {
         /* Under systemd, stderr is a stream to journald and $JOURNAL_STREAM names it;
          * the "<N>" prefix then carries the priority. */
         log_prefix_priority = getenv("JOURNAL_STREAM") != NULL;
+        /* A log that is a file of its own (svd-crashtest's) wants the time of each line. */
+        e = getenv("SVD_LOG_TIME");
+        log_prefix_time = e && streq(e, "1");
+}
+
+/* "[2026-12-06 10:01:11.123456] ": the wall clock, in UTC. */
+static void log_time(char *buf, size_t size) {
+        struct timespec ts;
+        struct tm tm;
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        if (!gmtime_r(&ts.tv_sec, &tm)) {
+                buf[0] = 0;
+                return;
+        }
+        size_t n = strftime(buf, size, "[%Y-%m-%d %H:%M:%S", &tm);
+        (void) snprintf(buf + n, size - n, ".%06ld] ", ts.tv_nsec / 1000);
 }
 
 int log_internal(int level, int error, const char *file, int line, const char *func, const char *format, ...) {
@@ -38,12 +55,15 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         (void) vsnprintf(buf, sizeof(buf), format, ap);
         va_end(ap);
 
+        char when[48] = "";
+        if (log_prefix_time)
+                log_time(when, sizeof(when));
         if (log_prefix_priority)
                 fprintf(stderr, "<%d>%s\n", level, buf);
         else if (log_max_level >= LOG_DEBUG)
-                fprintf(stderr, "svd[%d] %s:%d: %s\n", (int) getpid(), file, line, buf);
+                fprintf(stderr, "%ssvd[%d] %s:%d: %s\n", when, (int) getpid(), file, line, buf);
         else
-                fprintf(stderr, "svd: %s\n", buf);
+                fprintf(stderr, "%ssvd: %s\n", when, buf);
         fflush(stderr);
         errno = saved;
         return -abs(error);

@@ -79,6 +79,7 @@ expect_contains "... says what svd said: file, line, reason" "$(cat "$T/broken.e
         "$T/bad.units/broken.service:3: Invalid value 'sometimes' for Restart="
 kept=$(sed -n 's/^svd-crashtest: kept \([^ ]*\) .*/\1/p' "$T/broken.err")
 check "... keeps its temporary directory and says so" test -n "$kept" -a -f "$kept/svd.log"
+check "... whose svd.log has the time of each line" grep -q '^\[20[0-9-]* [0-9:.]*\] svd: ' "$kept/svd.log"
 
 # ---- the workload ----
 ct early ok --seed 1 --rounds 2 --at random:300-400 --workload "exit 3"
