@@ -898,7 +898,10 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         workload_stop(r);
         rd->counters = r->counters;
         round_check(r, rd);
-        if (rd->failed)
+        if (rd->failed) {
                 round_keep_data(r, rd);
+                if (r->svd_pid > 0)
+                        runner_save_logs(r, rd->number);
+        }
         return 0;
 }

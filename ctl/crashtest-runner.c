@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crashtest-options.h"
@@ -418,6 +419,40 @@ int runner_list(Runner *r, bool collect_wanted) {
                 svc->ready = state_is_ready(state) && (!svc->killed || svc->pid != svc->old_pid);
         }
         return 0;
+}
+
+void runner_save_logs(Runner *r, unsigned round) {
+        for (size_t i = 0; i < r->n_services; i++) {
+                const char *name = r->services[i].name;
+                _cleanup_json_ json_t *params = json_pack("{s:s}", "name", name);
+                _cleanup_json_ json_t *reply = NULL;
+                const char *err = NULL;
+                VarlinkClient *c = NULL;
+                if (!params || call(r, "io.svd.Manager.Logs", params, &reply, &err, &c) < 0)
+                        continue;
+                char path[PATH_MAX];
+                snprintf(path, sizeof(path), "%s/round-%u.%s.log", r->dir, round, name);
+                FILE *f = fopen(path, "we");
+                if (f) {
+                        size_t k;
+                        json_t *line;
+                        if (err)
+                                fprintf(f, "(Logs failed: %s)\n", err);
+                        json_array_foreach(json_object_get(json_object_get(reply, "parameters"), "lines"), k, line) {
+                                time_t t = (time_t)(json_integer_value(json_object_get(line, "timeUsec")) / 1000000);
+                                long us = (long)(json_integer_value(json_object_get(line, "timeUsec")) % 1000000);
+                                struct tm tm;
+                                char when[32] = "";
+                                if (gmtime_r(&t, &tm))
+                                        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+                                fprintf(f, "[%s.%06ld] %s: %s\n", when, us,
+                                        strna(json_string_value(json_object_get(line, "stream"))),
+                                        strna(json_string_value(json_object_get(line, "message"))));
+                        }
+                        fclose(f);
+                }
+                varlink_client_free(c);
+        }
 }
 
 int runner_check_names(Runner *r) {

@@ -84,6 +84,11 @@ typedef struct Runner {
  * (file, line, reason). 0, or -EINVAL said on stderr. */
 int runner_check_names(Runner *r);
 
+/* Each service's output that svd holds now (what it printed since svd last started it: svd keeps a
+ * service's lines in memory, so those before a crash of svd are gone with it), one file per
+ * service: DIR/round-N.NAME.log, "TIME STREAM MESSAGE" lines. For a failed round. */
+void runner_save_logs(Runner *r, unsigned round);
+
 /* Prints the runner's failure and keeps it in r->error; returns -EINVAL. */
 _printf_(2, 3) int runner_fail(Runner *r, const char *fmt, ...);
 

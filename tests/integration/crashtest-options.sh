@@ -139,6 +139,7 @@ expect_eq "... keeps the data directory as the check found it (--keep-data)" "st
         "$(cat "$T/kd.dir/round-1.data/data/sub/file" 2>/dev/null)"
 expect_eq "... and the workload's log says which round each line is of" "--- round 1 ---,working" \
         "$(paste -s -d, "$T/kd.dir/workload.log")"
+check "... and each service's output since svd restarted it" test -f "$T/kd.dir/round-1.anchor.log"
 refused keeprel "--keep-data 'data': an absolute path" --keep-data data
 
 # ---- a check that hangs ----
