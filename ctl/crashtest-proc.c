@@ -163,6 +163,112 @@ static bool proc_tracker_has(const ProcTracker *t, pid_t pid, uint64_t starttime
         return false;
 }
 
+/* Appends pid to the array *v (*n of *allocated). */
+static int pid_append(pid_t **v, size_t *n, size_t *allocated, pid_t pid) {
+        if (*n == *allocated) {
+                size_t na = *allocated ? *allocated * 2 : 256;
+                pid_t *nv = realloc(*v, na * sizeof(pid_t));
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+                *allocated = na;
+        }
+        (*v)[(*n)++] = pid;
+        return 0;
+}
+
+/* Appends the children of every thread of pid (/proc/PID/task/TID/children) to the queue; a
+ * process that is gone has none. */
+static int children_append(pid_t pid, pid_t **queue, size_t *n, size_t *allocated) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        if (!d)
+                return 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char cpath[96 + sizeof(de->d_name)];
+                snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+                FILE *f = fopen(cpath, "re");
+                if (!f)
+                        continue;
+                int c, r = 0;
+                while (r >= 0 && fscanf(f, "%d", &c) == 1)
+                        r = pid_append(queue, n, allocated, (pid_t)c);
+                fclose(f);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Whether pid is one of v's. */
+static bool pid_seen(const ProcEntry *v, size_t n, pid_t pid) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i].pid == pid)
+                        return true;
+        return false;
+}
+
+/* top and every process below it, by the children files: a walk of the tree, not of every
+ * process on the machine, which keeps the fault close to its moment. -ENOENT when the kernel
+ * has no children files (CONFIG_PROC_CHILDREN). */
+static int proc_snapshot_below(pid_t top, ProcEntry **ret, size_t *ret_n) {
+        _cleanup_free_ pid_t *queue = NULL;
+        ProcEntry *v = NULL;
+        size_t nq = 0, aq = 0, n = 0, allocated = 0;
+        int r;
+
+        if (access("/proc/thread-self/children", F_OK) < 0)
+                return -ENOENT;
+        r = pid_append(&queue, &nq, &aq, top);
+        /* A process that dies while the tree is walked leaves its children to a child subreaper
+         * above it (svd, or the runner), whose children may have been read already: the
+         * children of everything found are read again, and what is new walked too, until a
+         * pass finds nothing new. */
+        for (unsigned pass = 0; r >= 0 && pass < 4; pass++) {
+                size_t from = n;
+                for (size_t i = 0; r >= 0 && i < nq; i++) {
+                        if (pid_seen(v, n, queue[i]))
+                                continue;
+                        ProcEntry e;
+                        if (proc_stat_read(queue[i], &e) < 0)
+                                continue;
+                        if (n >= PROC_SNAPSHOT_MAX) {
+                                r = -E2BIG;
+                                break;
+                        }
+                        if (n == allocated) {
+                                size_t na = allocated ? allocated * 2 : 64;
+                                ProcEntry *nv = realloc(v, na * sizeof(*v));
+                                if (!nv) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                v = nv;
+                                allocated = na;
+                        }
+                        v[n++] = e;
+                        r = children_append(queue[i], &queue, &nq, &aq);
+                }
+                if (r < 0 || (pass > 0 && n == from))
+                        break;
+                /* Again: every child of every process found. */
+                nq = 0;
+                for (size_t i = 0; r >= 0 && i < n; i++)
+                        r = children_append(v[i].pid, &queue, &nq, &aq);
+        }
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
 int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, pid_t self, pid_t skip_sid,
                          bool include_escaped) {
         _cleanup_free_ ProcEntry *v = NULL;
@@ -171,7 +277,11 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
 
         assert(t);
 
-        r = proc_snapshot(&v, &n);
+        /* Every root is below the runner (svd is its child, the services svd's), and so is what
+         * escaped to it, a child subreaper: the runner's own tree holds all there is to track. */
+        r = proc_snapshot_below(self, &v, &n);
+        if (r == -ENOENT)
+                r = proc_snapshot(&v, &n);
         if (r < 0)
                 return r;
 

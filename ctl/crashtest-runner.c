@@ -379,17 +379,29 @@ bool state_is_ready(const char *state) {
 
 /* List: each wanted service's state and pid. ret_all: every service in the
  * unit directory with (wanted start, or default and enabled), when asked. */
-int runner_list(Runner *r, bool collect_wanted) {
-        _cleanup_json_ json_t *reply = NULL;
+/* List's reply (*ret), and its array of services (*ret_services, borrowed from it). */
+static int list_services(Runner *r, json_t **ret, json_t **ret_services) {
         const char *err = NULL;
         VarlinkClient *c = NULL;
-        int q = call(r, "io.svd.Manager.List", NULL, &reply, &err, &c);
+        int q = call(r, "io.svd.Manager.List", NULL, ret, &err, &c);
         if (q < 0)
                 return runner_fail(r, "Failed to call List: %s", strerror(-q));
+        if (err) {
+                q = runner_fail(r, "List failed: %s", err);
+                varlink_client_free(c);
+                return q;
+        }
         varlink_client_free(c);
-        if (err)
-                return runner_fail(r, "List failed: %s", err);
-        json_t *v = json_object_get(json_object_get(reply, "parameters"), "services");
+        *ret_services = json_object_get(json_object_get(*ret, "parameters"), "services");
+        return 0;
+}
+
+int runner_list(Runner *r, bool collect_wanted) {
+        _cleanup_json_ json_t *reply = NULL;
+        json_t *v;
+        int q = list_services(r, &reply, &v);
+        if (q < 0)
+                return q;
         size_t i;
         json_t *s;
         json_array_foreach(v, i, s) {
@@ -458,18 +470,12 @@ void runner_save_logs(Runner *r, unsigned round) {
 int runner_check_names(Runner *r) {
         _cleanup_json_ json_t *reply = NULL;
         _cleanup_free_ char *errors = NULL;
-        const char *err = NULL;
-        VarlinkClient *c = NULL;
+        json_t *units, *s;
         size_t i;
-        json_t *s;
 
-        int q = call(r, "io.svd.Manager.List", NULL, &reply, &err, &c);
+        int q = list_services(r, &reply, &units);
         if (q < 0)
-                return runner_fail(r, "Failed to call List: %s", strerror(-q));
-        varlink_client_free(c);
-        if (err)
-                return runner_fail(r, "List failed: %s", err);
-        json_t *units = json_object_get(json_object_get(reply, "parameters"), "services");
+                return q;
 
         /* Every unit svd could not load, each with its file, line and reason. */
         json_array_foreach(units, i, s) {

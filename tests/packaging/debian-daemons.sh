@@ -87,19 +87,28 @@ in_root sh -c 'mkdir -p -m 700 /root/.ssh && ssh-keygen -q -t ed25519 -N "" -f /
         cp /root/.ssh/id_ed25519.pub /root/.ssh/authorized_keys' || bail_out "ssh-keygen in the root failed"
 
 # ---- svd, as on a machine: the root is "/" of a mount namespace, with its own network ----
-unshare --mount --net --propagation=private sh -c '
-        set -e
-        mount --bind "$1" "$1"
-        mount -t proc proc "$1/proc"
-        mount --rbind /sys "$1/sys"
-        mount --rbind /dev "$1/dev"
-        cd "$1"
-        mkdir -p .oldroot
-        pivot_root . .oldroot
-        umount -l /.oldroot
-        rmdir /.oldroot
-        ip link set lo up
-        exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /usr/sbin/svd' sh "$R" >"$W/svd.log" 2>&1 &
+# as_machine COMMAND ARG...: COMMAND in the root as on a machine: "/" of a
+# mount namespace of its own, with a network of its own, an empty
+# environment but PATH and LC_ALL. It execs: run it in a subshell (or in
+# the background, where $! is then the command's pid).
+as_machine() {
+        exec unshare --mount --net --propagation=private sh -c '
+                set -e
+                r=$1
+                shift
+                mount --bind "$r" "$r"
+                mount -t proc proc "$r/proc"
+                mount --rbind /sys "$r/sys"
+                mount --rbind /dev "$r/dev"
+                cd "$r"
+                mkdir -p .oldroot
+                pivot_root . .oldroot
+                umount -l /.oldroot
+                rmdir /.oldroot
+                ip link set lo up
+                exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 "$@"' sh "$R" "$@"
+}
+as_machine /usr/sbin/svd >"$W/svd.log" 2>&1 &
 svd_pid=$!
 in_ns() { nsenter -t "$svd_pid" -m -n -r -w /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
         LC_ALL=C.UTF-8 "$@"; }
@@ -258,21 +267,8 @@ check "kill -9 of svd: no process of the five daemons survives it" wait_until 10
 # A private svd with php-fpm's unit alone, in the same kind of namespace;
 # the runner holds a pidfd of the master and every worker before each kill.
 mkdir -p "$R/var/tmp/ct-units" && cp "$R/lib/systemd/system/php8.2-fpm.service" "$R/var/tmp/ct-units/"
-unshare --mount --net --propagation=private sh -c '
-        set -e
-        mount --bind "$1" "$1"
-        mount -t proc proc "$1/proc"
-        mount --rbind /sys "$1/sys"
-        mount --rbind /dev "$1/dev"
-        cd "$1"
-        mkdir -p .oldroot
-        pivot_root . .oldroot
-        umount -l /.oldroot
-        rmdir /.oldroot
-        ip link set lo up
-        exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /usr/bin/svd-crashtest \
-                --units /var/tmp/ct-units --services php8.2-fpm --dir /var/tmp/ct-run --seed 8282 \
-                --rounds 5 --fault svd-kill --at random:100-1000 --death-timeout 2000' sh "$R" >"$W/ct.out" 2>"$W/ct.err"
+(as_machine /usr/bin/svd-crashtest --units /var/tmp/ct-units --services php8.2-fpm --dir /var/tmp/ct-run \
+        --seed 8282 --rounds 5 --fault svd-kill --at random:100-1000 --death-timeout 2000) >"$W/ct.out" 2>"$W/ct.err"
 RC=$?
 sed 's/^/#   /' "$W/ct.out"
 [ "$RC" = 0 ] || diag "$(tail -n 20 "$W/ct.err")"
