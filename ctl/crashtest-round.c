@@ -841,9 +841,12 @@ int round_run(Runner *r, unsigned number, Round *rd) {
                 return q;
         round_aim(r, rd, &s);
         round_describe_moment(rd, &s);
+        runner_output_follow(r);
         q = round_await_moment(r, rd, &s);
-        if (q <= 0)
+        if (q <= 0) {
+                runner_output_done(r, number, rd->failed);
                 return q;
+        }
 
         /* For a fault that svd survives, subscribe first: no event of the recovery is missed. */
         _cleanup_(varlink_client_freep) VarlinkClient *ev = NULL;
@@ -898,6 +901,7 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         workload_stop(r);
         rd->counters = r->counters;
         round_check(r, rd);
+        runner_output_done(r, rd->number, rd->failed);
         if (rd->failed) {
                 round_keep_data(r, rd);
                 if (r->svd_pid > 0)

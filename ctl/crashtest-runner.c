@@ -76,6 +76,8 @@ void runner_reap(void *userdata) {
 }
 
 void runner_done(Runner *r) {
+        for (size_t i = 0; i < OUTPUT_FOLLOW_MAX; i++)
+                r->output[i] = varlink_client_free(r->output[i]);
         for (size_t i = 0; i < r->n_services; i++)
                 free(r->services[i].name);
         free(r->services);
@@ -433,6 +435,69 @@ int runner_list(Runner *r, bool collect_wanted) {
         return 0;
 }
 
+void runner_output_follow(Runner *r) {
+        runner_output_done(r, 0, /* keep= */ false); /* a round that ended early left its own */
+        for (size_t i = 0; i < r->n_services && i < OUTPUT_FOLLOW_MAX; i++) {
+                VarlinkClient *c = NULL;
+                _cleanup_json_ json_t *params =
+                    json_pack("{s:s,s:i,s:b}", "name", r->services[i].name, "lines", 0, "follow", true);
+                _cleanup_json_ json_t *first = NULL;
+                if (!params || varlink_client_connect(r->socket, &c) < 0)
+                        continue;
+                /* The first reply (the lines asked for: none) says the stream is on. */
+                if (varlink_client_send(c, "io.svd.Manager.Logs", params, /* more= */ true) < 0 ||
+                    varlink_client_read(c, CALL_TIMEOUT_USEC, &first) < 0 || json_object_get(first, "error")) {
+                        varlink_client_free(c);
+                        continue;
+                }
+                r->output[i] = c;
+        }
+}
+
+/* "[2026-12-06 10:01:11.123456] stdout: message" for one LogLine. */
+static void log_line_write(FILE *f, json_t *line) {
+        int64_t usec = json_integer_value(json_object_get(line, "timeUsec"));
+        time_t t = (time_t)(usec / 1000000);
+        struct tm tm;
+        char when[32] = "";
+        if (gmtime_r(&t, &tm))
+                strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+        fprintf(f, "[%s.%06ld] %s: %s\n", when, (long)(usec % 1000000),
+                strna(json_string_value(json_object_get(line, "stream"))),
+                strna(json_string_value(json_object_get(line, "message"))));
+}
+
+void runner_output_done(Runner *r, unsigned round, bool keep) {
+        for (size_t i = 0; i < OUTPUT_FOLLOW_MAX; i++) {
+                if (!r->output[i])
+                        continue;
+                FILE *f = NULL;
+                if (keep && i < r->n_services) {
+                        char path[PATH_MAX];
+                        snprintf(path, sizeof(path), "%s/round-%u.%s.before.log", r->dir, round, r->services[i].name);
+                        f = fopen(path, "we");
+                }
+                /* What is there now, without waiting: svd sent it before it died, or up to now. */
+                for (;;) {
+                        _cleanup_json_ json_t *m = NULL;
+                        if (varlink_client_read(r->output[i], 0, &m) < 0)
+                                break;
+                        json_t *p = json_object_get(m, "parameters");
+                        size_t k;
+                        json_t *line;
+                        json_array_foreach(json_object_get(p, "lines"), k, line)
+                                if (f)
+                                        log_line_write(f, line);
+                        json_t *dropped = json_object_get(p, "dropped");
+                        if (f && json_integer_value(dropped) > 0)
+                                fprintf(f, "(%lld lines dropped)\n", (long long)json_integer_value(dropped));
+                }
+                if (f)
+                        fclose(f);
+                r->output[i] = varlink_client_free(r->output[i]);
+        }
+}
+
 void runner_save_logs(Runner *r, unsigned round) {
         for (size_t i = 0; i < r->n_services; i++) {
                 const char *name = r->services[i].name;
@@ -450,17 +515,8 @@ void runner_save_logs(Runner *r, unsigned round) {
                         json_t *line;
                         if (err)
                                 fprintf(f, "(Logs failed: %s)\n", err);
-                        json_array_foreach(json_object_get(json_object_get(reply, "parameters"), "lines"), k, line) {
-                                time_t t = (time_t)(json_integer_value(json_object_get(line, "timeUsec")) / 1000000);
-                                long us = (long)(json_integer_value(json_object_get(line, "timeUsec")) % 1000000);
-                                struct tm tm;
-                                char when[32] = "";
-                                if (gmtime_r(&t, &tm))
-                                        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-                                fprintf(f, "[%s.%06ld] %s: %s\n", when, us,
-                                        strna(json_string_value(json_object_get(line, "stream"))),
-                                        strna(json_string_value(json_object_get(line, "message"))));
-                        }
+                        json_array_foreach(json_object_get(json_object_get(reply, "parameters"), "lines"), k, line)
+                                log_line_write(f, line);
                         fclose(f);
                 }
                 varlink_client_free(c);

@@ -30,6 +30,7 @@
 #define SERVICES_MAX 1024U
 #define LINE_MAX_BYTES 4096U /* of the workload's output, for the marker; cut beyond */
 #define RUNNER_ERROR_MAX 512U
+#define OUTPUT_FOLLOW_MAX 16U /* services whose output a round follows (svd counts connections per uid) */
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(VarlinkClient *, varlink_client_free);
 
@@ -76,6 +77,7 @@ typedef struct Runner {
         siginfo_t workload_si; /* how it ended */
         Service *services;
         size_t n_services;
+        VarlinkClient *output[OUTPUT_FOLLOW_MAX]; /* Logs with follow, one per service, this round */
 } Runner;
 
 /* What the options name checked against what svd loaded from --units, before the first round:
@@ -83,6 +85,13 @@ typedef struct Runner {
  * loaded). With no service to test, says why, with what svd said of every unit it could not load
  * (file, line, reason). 0, or -EINVAL said on stderr. */
 int runner_check_names(Runner *r);
+
+/* Follows the output of the first OUTPUT_FOLLOW_MAX services from now on (Logs with follow,
+ * nothing older): what svd streams before it dies waits in each connection, to be saved if the
+ * round fails. */
+void runner_output_follow(Runner *r);
+/* Writes what the followers got to DIR/round-N.NAME.before.log when keep, and closes them. */
+void runner_output_done(Runner *r, unsigned round, bool keep);
 
 /* Each service's output that svd holds now (what it printed since svd last started it: svd keeps a
  * service's lines in memory, so those before a crash of svd are gone with it), one file per

@@ -37,6 +37,8 @@ WRAP=
 
 mkdir -p "$T/ok.units" "$T/bad.units"
 printf '%s\n' "[Service]" "ExecStart=$SLEEP 31000" "[Install]" "WantedBy=default.target" >"$T/ok.units/anchor.service"
+printf '%s\n' "[Service]" "ExecStart=$SH -c 'i=0; while :; do i=\$((i + 1)); echo \"said \$i\"; $SLEEP 0.1; done'" \
+        "[Install]" "WantedBy=default.target" >"$T/ok.units/talker.service"
 printf '%s\n' "[Service]" "ExecStart=$SLEEP 31001" "Restart=sometimes" "[Install]" "WantedBy=default.target" \
         >"$T/bad.units/broken.service"
 
@@ -139,7 +141,9 @@ expect_eq "... keeps the data directory as the check found it (--keep-data)" "st
         "$(cat "$T/kd.dir/round-1.data/data/sub/file" 2>/dev/null)"
 expect_eq "... and the workload's log says which round each line is of" "--- round 1 ---,working" \
         "$(paste -s -d, "$T/kd.dir/workload.log")"
-check "... and each service's output since svd restarted it" test -f "$T/kd.dir/round-1.anchor.log"
+check "... each service's output since svd restarted it" grep -q '^\[20.*\] stdout: said [0-9]' "$T/kd.dir/round-1.talker.log"
+check "... and what it printed in the round before svd died" grep -q '^\[20.*\] stdout: said [0-9]' \
+        "$T/kd.dir/round-1.talker.before.log"
 refused keeprel "--keep-data 'data': an absolute path" --keep-data data
 
 # ---- a check that hangs ----
