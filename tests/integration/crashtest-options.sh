@@ -134,7 +134,7 @@ check "... the round says how long after the event the fault came" grep -q '^rou
 expect_contains "... the JSON names the line that matched" "$(cat "$T/marker.out")" '"trigger":"go 7"'
 
 mkdir -p "$T/data/sub" && echo "state 42" >"$T/data/sub/file"
-ct keepdata ok --seed 1 --rounds 1 --at random:100-200 --dir "$T/kd.dir" --keep-data "$T/data" --check "exit 1" \
+ct keepdata ok --seed 1 --rounds 1 --at random:600-700 --dir "$T/kd.dir" --keep-data "$T/data" --check "exit 1" \
         --workload "echo working; exec $SLEEP 1000"
 expect_eq "a round whose check fails" 1 "$RC"
 expect_eq "... keeps the data directory as the check found it (--keep-data)" "state 42" \
