@@ -31,5 +31,7 @@ expect_eq "the example passes" 0 "$RC"
 expect_eq "... 5 rounds, each checked" 5 "$(grep -c '^round [0-9]* ok .*survivors=0 .*check=ok' "$T/out")"
 writes=$(sed -n 's/^crashtest-redis: \([0-9]*\) acknowledged writes checked$/\1/p' "$T/out")
 check "... over acknowledged writes ($writes)" test "${writes:-0}" -gt 0
+expect_eq "... and says 'kept' of no directory it then removed" "" \
+        "$(grep 'kept' "$T/out" "$T/err")"
 
 done_testing
