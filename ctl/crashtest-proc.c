@@ -204,12 +204,9 @@ static int children_append(pid_t pid, pid_t **queue, size_t *n, size_t *allocate
         return 0;
 }
 
-/* Whether pid is one of v's. */
-static bool pid_seen(const ProcEntry *v, size_t n, pid_t pid) {
-        for (size_t i = 0; i < n; i++)
-                if (v[i].pid == pid)
-                        return true;
-        return false;
+static int cmp_pid(const void *a, const void *b) {
+        pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+        return x < y ? -1 : x > y;
 }
 
 /* top and every process below it, by the children files: a walk of the tree, not of every
@@ -228,10 +225,12 @@ static int proc_snapshot_below(pid_t top, ProcEntry **ret, size_t *ret_n) {
          * above it (svd, or the runner), whose children may have been read already: the
          * children of everything found are read again, and what is new walked too, until a
          * pass finds nothing new. */
+        _cleanup_free_ pid_t *seen = NULL; /* the pids of v, sorted, from the second pass on */
+        size_t n_seen = 0;
         for (unsigned pass = 0; r >= 0 && pass < 4; pass++) {
                 size_t from = n;
                 for (size_t i = 0; r >= 0 && i < nq; i++) {
-                        if (pid_seen(v, n, queue[i]))
+                        if (seen && bsearch(&queue[i], seen, n_seen, sizeof(pid_t), cmp_pid))
                                 continue;
                         ProcEntry e;
                         if (proc_stat_read(queue[i], &e) < 0)
@@ -256,6 +255,16 @@ static int proc_snapshot_below(pid_t top, ProcEntry **ret, size_t *ret_n) {
                 if (r < 0 || (pass > 0 && n == from))
                         break;
                 /* Again: every child of every process found. */
+                pid_t *ns = realloc(seen, (n ? n : 1) * sizeof(pid_t));
+                if (!ns) {
+                        r = -ENOMEM;
+                        break;
+                }
+                seen = ns;
+                n_seen = n;
+                for (size_t i = 0; i < n; i++)
+                        seen[i] = v[i].pid;
+                qsort(seen, n_seen, sizeof(pid_t), cmp_pid);
                 nq = 0;
                 for (size_t i = 0; r >= 0 && i < n; i++)
                         r = children_append(v[i].pid, &queue, &nq, &aq);
