@@ -72,6 +72,22 @@ int proc_stat_read(pid_t pid, ProcEntry *ret) {
         return -EBADMSG;
 }
 
+/* Appends e to the snapshot *v (*n of *allocated): -E2BIG beyond PROC_SNAPSHOT_MAX. */
+static int entry_append(ProcEntry **v, size_t *n, size_t *allocated, const ProcEntry *e) {
+        if (*n >= PROC_SNAPSHOT_MAX)
+                return -E2BIG;
+        if (*n == *allocated) {
+                size_t na = *allocated ? *allocated * 2 : 512;
+                ProcEntry *nv = realloc(*v, na * sizeof(**v));
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+                *allocated = na;
+        }
+        (*v)[(*n)++] = *e;
+        return 0;
+}
+
 int proc_snapshot(ProcEntry **ret, size_t *ret_n) {
         assert(ret);
         assert(ret_n);
@@ -92,21 +108,9 @@ int proc_snapshot(ProcEntry **ret, size_t *ret_n) {
                 ProcEntry e;
                 if (proc_stat_read((pid_t)pid, &e) < 0)
                         continue; /* gone between readdir and open */
-                if (n >= PROC_SNAPSHOT_MAX) {
-                        r = -E2BIG;
+                r = entry_append(&v, &n, &allocated, &e);
+                if (r < 0)
                         break;
-                }
-                if (n == allocated) {
-                        size_t na = allocated ? allocated * 2 : 512;
-                        ProcEntry *nv = realloc(v, na * sizeof(*v));
-                        if (!nv) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        v = nv;
-                        allocated = na;
-                }
-                v[n++] = e;
         }
         closedir(d);
         if (r < 0) {
@@ -235,22 +239,9 @@ static int proc_snapshot_below(pid_t top, ProcEntry **ret, size_t *ret_n) {
                         ProcEntry e;
                         if (proc_stat_read(queue[i], &e) < 0)
                                 continue;
-                        if (n >= PROC_SNAPSHOT_MAX) {
-                                r = -E2BIG;
-                                break;
-                        }
-                        if (n == allocated) {
-                                size_t na = allocated ? allocated * 2 : 64;
-                                ProcEntry *nv = realloc(v, na * sizeof(*v));
-                                if (!nv) {
-                                        r = -ENOMEM;
-                                        break;
-                                }
-                                v = nv;
-                                allocated = na;
-                        }
-                        v[n++] = e;
-                        r = children_append(queue[i], &queue, &nq, &aq);
+                        r = entry_append(&v, &n, &allocated, &e);
+                        if (r >= 0)
+                                r = children_append(queue[i], &queue, &nq, &aq);
                 }
                 if (r < 0 || (pass > 0 && n == from))
                         break;

@@ -31,68 +31,64 @@ static void environment_set(const Round *rd) {
                 (void)unsetenv("SVD_CRASHTEST_FAULT_USEC");
 }
 
-/* Reads the workload's counters, without waiting. */
-static void counters_drain(Runner *r) {
-        while (r->counters_fd >= 0) {
-                char buf[1024];
-                ssize_t n = read(r->counters_fd, buf, sizeof(buf));
+/* Reads what is there on *fd without waiting, a line at a time into line (len of size used; a
+ * longer line is cut): each chunk to on_chunk (may be NULL), each whole line to on_line. Closes
+ * *fd at its end. */
+static void lines_drain(Runner *r, int *fd, char *line, size_t size, size_t *len,
+                        void (*on_chunk)(Runner *r, const char *buf, size_t n),
+                        void (*on_line)(Runner *r, const char *line)) {
+        while (*fd >= 0) {
+                char buf[4096];
+                ssize_t n = read(*fd, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0) {
                         if (n == 0 || errno != EAGAIN)
-                                r->counters_fd = safe_close(r->counters_fd);
+                                *fd = safe_close(*fd);
                         return;
                 }
+                if (on_chunk)
+                        on_chunk(r, buf, (size_t)n);
                 for (ssize_t i = 0; i < n; i++) {
                         if (buf[i] != '\n') {
-                                if (r->counters_line_len < sizeof(r->counters_line) - 1)
-                                        r->counters_line[r->counters_line_len++] = buf[i];
+                                if (*len < size - 1)
+                                        line[(*len)++] = buf[i];
                                 continue;
                         }
-                        r->counters_line[r->counters_line_len] = 0;
-                        r->counters_line_len = 0;
-                        if (!counters_set_line(&r->counters, r->counters_line))
-                                fprintf(stderr, "svd-crashtest: the workload's counter line '%s' is no KEY=NUMBER "
-                                                "(or one key too many), ignored\n",
-                                        r->counters_line);
+                        line[*len] = 0;
+                        *len = 0;
+                        on_line(r, line);
                 }
         }
 }
 
-void workload_drain(Runner *r) {
-        counters_drain(r);
-        if (r->workload_out < 0)
-                return;
-        for (;;) {
-                char buf[4096];
-                ssize_t n = read(r->workload_out, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0) {
-                        if (n == 0 || errno != EAGAIN)
-                                r->workload_out = safe_close(r->workload_out);
-                        return;
-                }
-                if (r->workload_log >= 0)
-                        (void)!write(r->workload_log, buf, (size_t)n);
-                for (ssize_t i = 0; i < n; i++) {
-                        if (buf[i] != '\n') {
-                                if (r->workload_line_len < sizeof(r->workload_line) - 1)
-                                        r->workload_line[r->workload_line_len++] = buf[i];
-                                continue;
-                        }
-                        r->workload_line[r->workload_line_len] = 0;
-                        r->workload_line_len = 0;
-                        if (arg_at == AT_MARKER && !r->marker_seen &&
-                            regexec(&arg_at_regex, r->workload_line, 0, NULL, 0) == 0) {
-                                r->marker_seen = true;
-                                r->marker_usec = now_usec(CLOCK_REALTIME);
-                                size_t l = strnlen(r->workload_line, sizeof(r->marker_line) - 1);
-                                memcpy(r->marker_line, r->workload_line, l);
-                                r->marker_line[l] = 0;
-                        }
-                }
+static void counter_line(Runner *r, const char *line) {
+        if (!counters_set_line(&r->counters, line))
+                fprintf(stderr, "svd-crashtest: the workload's counter line '%s' is no KEY=NUMBER "
+                                "(or one key too many), ignored\n",
+                        line);
+}
+
+static void workload_chunk(Runner *r, const char *buf, size_t n) {
+        if (r->workload_log >= 0)
+                (void)!write(r->workload_log, buf, n);
+}
+
+static void workload_line(Runner *r, const char *line) {
+        if (arg_at == AT_MARKER && !r->marker_seen && regexec(&arg_at_regex, line, 0, NULL, 0) == 0) {
+                r->marker_seen = true;
+                r->marker_usec = now_usec(CLOCK_REALTIME);
+                size_t l = strnlen(line, sizeof(r->marker_line) - 1);
+                memcpy(r->marker_line, line, l);
+                r->marker_line[l] = 0;
         }
+}
+
+void workload_drain(Runner *r) {
+        lines_drain(r, &r->counters_fd, r->counters_line, sizeof(r->counters_line), &r->counters_line_len, NULL,
+                    counter_line);
+        lines_drain(r, &r->workload_out, r->workload_line, sizeof(r->workload_line), &r->workload_line_len,
+                    workload_chunk, workload_line);
 }
 
 bool workload_has_ended(Runner *r) {
