@@ -14,6 +14,7 @@
 #include "basic/file-util.h"
 #include "basic/macros.h"
 #include "basic/missing-syscall.h"
+#include "basic/time-util.h"
 
 /* Enables whichever of memory, pids and cpu the cgroup offers for its children. */
 static void enable_controllers(int dir_fd, CgroupRoot *r, bool record) {
@@ -183,6 +184,104 @@ int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd) {
         return k < 0 ? k : fresh;
 }
 
+/* Calls fn for each process that cgroup.procs lists in the cgroup dir_fd and in the cgroups below it,
+ * depth first, until fn returns nonzero (which is returned). Cgroups that vanish meanwhile are
+ * skipped. 0 when fn never stopped the walk, or -errno. */
+#define CGROUP_WALK_DEPTH_MAX 32
+static int walk_procs(int dir_fd, unsigned depth, int (*fn)(pid_t pid, void *userdata), void *userdata) {
+        _cleanup_close_ int procs = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        if (procs < 0)
+                return errno == ENOENT ? 0 : -errno;
+        _cleanup_fclose_ FILE *f = fdopen(procs, "re");
+        if (!f)
+                return -errno;
+        TAKE_FD(procs);
+        int pid, r;
+        while (fscanf(f, "%d", &pid) == 1)
+                if ((r = fn(pid, userdata)) != 0)
+                        return r;
+        if (depth >= CGROUP_WALK_DEPTH_MAX)
+                return 0;
+
+        int d = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d < 0)
+                return -errno;
+        _cleanup_closedir_ DIR *dir = fdopendir(d);
+        if (!dir) {
+                r = -errno;
+                (void) close(d);
+                return r;
+        }
+        struct dirent *de;
+        while ((errno = 0, de = readdir(dir))) {
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_close_ int sub = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (sub < 0) {
+                        if (errno == ENOENT)
+                                continue;
+                        return -errno;
+                }
+                if ((r = walk_procs(sub, depth + 1, fn, userdata)) != 0)
+                        return r;
+        }
+        return errno > 0 ? -errno : 0;
+}
+
+static int stop_at_first(pid_t pid, void *userdata) {
+        (void) pid;
+        (void) userdata;
+        return 1;
+}
+
+int cgroup_subtree_has_processes(int cg_fd) {
+        return walk_procs(cg_fd, 0, stop_at_first, NULL);
+}
+
+typedef struct Description {
+        char *buf;
+        size_t size, len;
+        unsigned n;
+} Description;
+
+static int describe_one(pid_t pid, void *userdata) {
+        Description *d = userdata;
+        char path[64], stat[512] = "", comm[64] = "?", state = '?';
+
+        if (d->n++ >= CGROUP_DESCRIBE_MAX)
+                return 0;
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, stat, sizeof(stat) - 1);
+        if (n > 0) {
+                stat[n] = 0;
+                /* "PID (COMM) STATE ...": the name may hold anything, ")" too; the last ")" ends it. */
+                char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
+                if (open_paren && close_paren && close_paren > open_paren && close_paren[1] == ' ') {
+                        snprintf(comm, sizeof(comm), "%.*s", (int) (close_paren - open_paren - 1), open_paren + 1);
+                        state = close_paren[2];
+                }
+        }
+        int k = snprintf(d->buf + d->len, d->size - d->len, "%s%d (%s) %c", d->len ? ", " : "", (int) pid, comm,
+                         state);
+        if (k > 0)
+                d->len = MIN(d->len + (size_t) k, d->size - 1);
+        return 0;
+}
+
+int cgroup_describe_processes(int cg_fd, char *buf, size_t size) {
+        Description d = { .buf = buf, .size = size };
+
+        assert(size > 0);
+        buf[0] = 0;
+        int r = walk_procs(cg_fd, 0, describe_one, &d);
+        if (r < 0)
+                return r;
+        if (d.n > CGROUP_DESCRIBE_MAX && d.len < size - 1)
+                snprintf(buf + d.len, size - d.len, " and %u more", d.n - CGROUP_DESCRIBE_MAX);
+        return (int) d.n;
+}
+
 int cgroup_kill_and_wait(int cg_fd, int timeout_msec) {
         _cleanup_close_ int events = -EBADF;
         int k = cgroup_open_events(cg_fd, &events);
@@ -194,13 +293,22 @@ int cgroup_kill_and_wait(int cg_fd, int timeout_msec) {
         k = cgroup_kill(cg_fd);
         if (k < 0)
                 return k;
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + (uint64_t) timeout_msec * USEC_PER_MSEC;
         struct pollfd p = { .fd = events, .events = POLLPRI };
         while ((k = cgroup_events_populated(events)) > 0) {
-                int n = poll(&p, 1, timeout_msec);
-                if (n == 0)
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+                if (now >= deadline)
                         return -ETIMEDOUT;
+                /* "populated" goes to 0 only once the last process has left, which for one that is
+                 * exiting can come a while after it stopped running (an autoreaped child is released
+                 * first, a slow machine takes its time). A process that cgroup.procs no longer lists
+                 * anywhere below is such a one: it runs no more code of its own, and there is nothing
+                 * left to wait for. No event says that a process began to exit, so look now and then. */
+                int n = poll(&p, 1, (int) MIN((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC, CGROUP_LOOK_MSEC));
                 if (n < 0 && errno != EINTR)
                         return -errno;
+                if (n == 0 && cgroup_subtree_has_processes(cg_fd) == 0)
+                        return 1;
         }
         return k < 0 ? k : 1;
 }

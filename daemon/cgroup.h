@@ -60,9 +60,20 @@ int cgroup_service_open(CgroupRoot *r, const char *name, int *ret_fd);
 /* Removes a service's (empty) cgroup; -EBUSY while processes remain. */
 int cgroup_service_remove(CgroupRoot *r, const char *name);
 
-/* Kills everything in the cgroup cg_fd and below it (cgroup.kill) and waits, at most timeout_msec,
- * until it is empty: 1 when there was something, 0 when it was empty, -ETIMEDOUT, -errno. */
+/* Kills everything in the cgroup cg_fd and below it (cgroup.kill) and waits, at most timeout_msec in
+ * all, until it is empty, or until no cgroup.procs in it lists a process (what is left is exiting;
+ * see cgroup_has_processes()): 1 when there was something, 0 when it was empty, -ETIMEDOUT, -errno. */
+#define CGROUP_LOOK_MSEC 10 /* how often the wait looks for processes that are only exiting */
 int cgroup_kill_and_wait(int cg_fd, int timeout_msec);
+
+/* Whether cgroup.procs lists a process in the cgroup cg_fd or in any cgroup below it: 1, 0, -errno. */
+int cgroup_subtree_has_processes(int cg_fd);
+
+/* "PID (COMM) STATE" of each process that cgroup.procs lists in the cgroup cg_fd and below it, the
+ * first CGROUP_DESCRIBE_MAX of them, joined by ", " into buf (cut to fit). Returns how many were
+ * listed, or -errno. For a report of what would not die. */
+#define CGROUP_DESCRIBE_MAX 16U
+int cgroup_describe_processes(int cg_fd, char *buf, size_t size);
 
 /* Opens an existing service cgroup; -ENOENT when there is none. */
 int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd);

@@ -35,11 +35,6 @@ uid_t dynamic_user_hash_uid(const char *name) {
         return DYNAMIC_UID_MIN + (uid_t) (h % DYNAMIC_UID_COUNT);
 }
 
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
-
 bool dynamic_user_ids_in_use(uid_t uid, gid_t gid) {
         _cleanup_(closedirp) DIR *d = opendir("/proc");
         struct dirent *de;

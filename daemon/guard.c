@@ -44,9 +44,13 @@ int guard_takeover(const CgroupRoot *cg) {
                         log_info("Ended the guard of a previous svd.");
         }
         r = cgroup_kill_and_wait(cg->services_fd, GUARD_KILL_TIMEOUT_MSEC);
-        if (r < 0)
-                return log_error_errno(r, "Failed to kill what a previous svd's services left in %s: %m",
-                                       cg->services_path);
+        if (r < 0) {
+                char left[1024] = "";
+                if (r == -ETIMEDOUT)
+                        (void) cgroup_describe_processes(cg->services_fd, left, sizeof(left));
+                return log_error_errno(r, "Failed to kill what a previous svd's services left in %s: %m%s%s",
+                                       cg->services_path, *left ? "; still there: " : "", left);
+        }
         if (r > 0)
                 log_warning("Killed the processes a previous svd's services left in %s.", cg->services_path);
         return r;
@@ -218,7 +222,11 @@ int guard_main(void) {
         uint64_t woke = now_usec(CLOCK_MONOTONIC);
         int r = cgroup_kill_and_wait(GUARD_FD_CGROUP, GUARD_KILL_TIMEOUT_MSEC);
         if (r < 0) {
-                fprintf(stderr, "svd-guard: svd is gone; killing its services failed: %s\n", strerror(-r));
+                char left[1024] = "";
+                if (r == -ETIMEDOUT)
+                        (void) cgroup_describe_processes(GUARD_FD_CGROUP, left, sizeof(left));
+                fprintf(stderr, "svd-guard: svd is gone; killing its services failed: %s%s%s\n", strerror(-r),
+                        *left ? "; still there: " : "", left);
                 return 1;
         }
         if (r > 0)

@@ -24,11 +24,6 @@
 
 #define IPC_LINE_MAX 512
 
-static void fclosep(FILE **f) {
-        if (*f)
-                (void) fclose(*f);
-}
-#define _cleanup_fclose_ _cleanup_(fclosep)
 #define SHM_DEPTH_MAX 16 /* directories in /dev/shm, bounded */
 
 static bool owned(uid_t uid, gid_t gid, uid_t u, gid_t g) {

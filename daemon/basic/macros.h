@@ -104,3 +104,15 @@ static inline void closedirp(DIR **d) {
                 *d = NULL;
         }
 }
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+#include <stdio.h>
+static inline void fclosep(FILE **f) {
+        if (*f) {
+                (void) fclose(*f);
+                *f = NULL;
+        }
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
