@@ -13,6 +13,8 @@ static const char *const fault_table[_FAULT_MAX] = {
     [FAULT_SERVICE_KILL_SOME] = "service-kill-some",
     [FAULT_SERVICE_KILL_ALL] = "service-kill-all",
     [FAULT_SERVICE_STOP] = "service-stop",
+    [FAULT_POWER_LOSS] = "power-loss",
+    [FAULT_POWER_LOSS_TORN] = "power-loss-torn",
 };
 
 const char *fault_to_string(Fault f) {
@@ -27,11 +29,16 @@ Fault fault_from_string(const char *s) {
 }
 
 bool fault_is_svd(Fault f) {
-        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_STOP, FAULT_SVD_TERM, FAULT_SVD_OOM);
+        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_STOP, FAULT_SVD_TERM, FAULT_SVD_OOM, FAULT_POWER_LOSS,
+                      FAULT_POWER_LOSS_TORN);
 }
 
 bool fault_ends_svd(Fault f) {
-        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_TERM, FAULT_SVD_OOM);
+        return IN_SET(f, FAULT_SVD_KILL, FAULT_SVD_TERM, FAULT_SVD_OOM, FAULT_POWER_LOSS, FAULT_POWER_LOSS_TORN);
+}
+
+bool fault_loses_power(Fault f) {
+        return IN_SET(f, FAULT_POWER_LOSS, FAULT_POWER_LOSS_TORN);
 }
 
 bool fault_kills(Fault f) {

@@ -19,6 +19,8 @@ typedef enum Fault {
         FAULT_SERVICE_KILL_SOME,
         FAULT_SERVICE_KILL_ALL,
         FAULT_SERVICE_STOP,
+        FAULT_POWER_LOSS,      /* svd-kill, then what was not durable in the --data directories is lost */
+        FAULT_POWER_LOSS_TORN, /* the same, and each file's last unsynced write survives in part */
         _FAULT_MAX,
         _FAULT_INVALID = -EINVAL,
 } Fault;
@@ -29,3 +31,4 @@ Fault fault_from_string(const char *s); /* _FAULT_INVALID for an unknown name */
 bool fault_is_svd(Fault f);   /* dealt to svd, not to services */
 bool fault_ends_svd(Fault f); /* svd is gone after the fault and the runner starts it again */
 bool fault_kills(Fault f);    /* kills processes (all but the stop faults) */
+bool fault_loses_power(Fault f); /* power-loss and power-loss-torn */

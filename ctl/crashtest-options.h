@@ -46,6 +46,9 @@ extern char *arg_replay;        /* the command line that replays a round, but --
 extern bool arg_workload_may_exit;
 extern char **arg_keep_data; /* --keep-data: copied into DIR/round-N.data/ when a round failed */
 extern size_t arg_n_keep_data; /* a workload that ended before the fault does not fail the round */
+extern char **arg_data; /* --data: the directories a power-loss fault cuts */
+extern size_t arg_n_data;
+extern const char *arg_powerfs; /* the svd-powerfs binary */
 extern const char *arg_check;
 extern uint64_t arg_check_timeout_usec; /* --check-timeout: a check that runs longer is killed and fails */
 /* The signal (SIGINT, SIGTERM) that interrupted the runner, or 0: the run ends after the round. */

@@ -138,8 +138,16 @@ static const char *root_owner(const ProcRoot *roots, size_t n_roots, pid_t pid) 
 
 /* The owner of e: its nearest root ancestor (or itself), "escaped" for a
  * stray child of self, NULL for a process that is none of ours. */
-static const char *entry_owner(const ProcEntry *v, size_t n, const ProcEntry *e, const ProcRoot *roots,
-                               size_t n_roots, pid_t self, pid_t skip_sid, bool include_escaped) {
+static bool pid_in(const pid_t *v, size_t n, pid_t pid) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i] == pid)
+                        return true;
+        return false;
+}
+
+static const char *entry_owner(const ProcTracker *t, const ProcEntry *v, size_t n, const ProcEntry *e,
+                               const ProcRoot *roots, size_t n_roots, pid_t self, pid_t skip_sid,
+                               bool include_escaped) {
         const ProcEntry *cur = e;
         for (unsigned depth = 0; cur && depth < PROC_DEPTH_MAX; depth++) {
                 const char *o = root_owner(roots, n_roots, cur->pid);
@@ -149,7 +157,8 @@ static const char *entry_owner(const ProcEntry *v, size_t n, const ProcEntry *e,
                         /* A child of the runner that is no root: an orphan that
                          * was reparented to the runner (a child subreaper). The
                          * workload's own are in its session. */
-                        if (include_escaped && cur->pid != self && cur->sid != skip_sid)
+                        if (include_escaped && cur->pid != self && cur->sid != skip_sid &&
+                            !pid_in(t->skip, t->n_skip, cur->pid))
                                 return "escaped";
                         return NULL;
                 }
@@ -289,7 +298,7 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
                 if (v[i].pid == self || v[i].state == 'Z' || v[i].state == 'X')
                         continue;
                 const char *owner =
-                    entry_owner(v, n, &v[i], roots, n_roots, self, skip_sid, include_escaped);
+                    entry_owner(t, v, n, &v[i], roots, n_roots, self, skip_sid, include_escaped);
                 if (!owner || proc_tracker_has(t, v[i].pid, v[i].starttime))
                         continue;
                 if (t->n >= PROC_TRACK_MAX)

@@ -58,6 +58,8 @@ typedef struct ProcRoot {
 typedef struct ProcTracker {
         TrackedProc *procs;
         size_t n;
+        const pid_t *skip; /* children of `self` that are the runner's own helpers: never "escaped" */
+        size_t n_skip;
 } ProcTracker;
 
 /* Tracks every process below one of roots (and the roots themselves), each

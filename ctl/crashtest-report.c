@@ -4,6 +4,7 @@
 #include "crashtest-report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -116,6 +117,14 @@ void round_print(const Round *rd, FILE *f) {
                 counters_text(&rd->counters, c, sizeof(c));
                 fprintf(f, " counters=%s", c);
         }
+        if (rd->cut) {
+                fprintf(f, " dropped=%" PRIu64 "B/%zu-files/%zu-names", rd->dropped_bytes, rd->dropped_files,
+                        rd->dropped_names);
+                if (rd->fault == FAULT_POWER_LOSS_TORN)
+                        fprintf(f, " torn=%zu", rd->torn_files);
+                if (!isempty(rd->dropped_list))
+                        fprintf(f, " dropped-files=%s", rd->dropped_list);
+        }
         if (rd->failed)
                 fprintf(f, " reason=\"%s\" replay: %s --seed %llu --round %u", rd->reason, strna(arg_replay),
                         (unsigned long long)arg_seed, rd->number);
@@ -158,6 +167,13 @@ static json_t *round_json(const Round *rd) {
                 (void)json_object_set_new(o, "svdDoing", json_string(rd->svd_doing));
         if (!isempty(rd->survivor_details))
                 (void)json_object_set_new(o, "survivorDetails", json_string(rd->survivor_details));
+        if (rd->cut) {
+                (void)json_object_set_new(o, "droppedBytes", json_integer((json_int_t)rd->dropped_bytes));
+                (void)json_object_set_new(o, "droppedFiles", json_integer((json_int_t)rd->dropped_files));
+                (void)json_object_set_new(o, "droppedNames", json_integer((json_int_t)rd->dropped_names));
+                (void)json_object_set_new(o, "tornFiles", json_integer((json_int_t)rd->torn_files));
+                (void)json_object_set_new(o, "droppedList", json_string(rd->dropped_list));
+        }
         if (rd->fault == FAULT_SVD_OOM) {
                 (void)json_object_set_new(o, "oomKills", json_integer((json_int_t)rd->oom_kills));
                 (void)json_object_set_new(o, "oomMemoryCurrent", json_integer((json_int_t)rd->oom_usage));

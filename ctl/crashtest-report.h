@@ -62,6 +62,10 @@ typedef struct Round {
         char survivor_details[4 * TEXT_MAX]; /* one line per survivor: proc_describe() */
         int64_t last_death_usec; /* -1: not measured */
         int64_t recover_usec;    /* -1: did not recover */
+        bool cut;                /* power-loss: the layers cut, and what they dropped */
+        uint64_t dropped_bytes;
+        size_t dropped_files, dropped_names, torn_files;
+        char dropped_list[TEXT_MAX]; /* the files whose data were dropped */
         char missing[TEXT_MAX];
         int check_rc; /* -1: no check */
         char check_log[PATH_MAX];

@@ -19,6 +19,7 @@
 
 #include "crashtest-cgroup.h"
 #include "crashtest-options.h"
+#include "crashtest-powerloss.h"
 #include "crashtest-proc.h"
 #include "crashtest-workload.h"
 #include "missing-syscall.h"
@@ -619,6 +620,8 @@ static void fault_kill_services(Runner *r, Round *rd) {
 static void round_deal_fault(Runner *r, Round *rd, uint64_t *ret_oom_before) {
         switch (rd->fault) {
         case FAULT_SVD_KILL:
+        case FAULT_POWER_LOSS:
+        case FAULT_POWER_LOSS_TORN:
                 (void)sys_pidfd_send_signal(r->svd_pidfd, SIGKILL, NULL, 0);
                 snprintf(rd->via, sizeof(rd->via), "sigkill");
                 break;
@@ -856,7 +859,7 @@ int round_run(Runner *r, unsigned number, Round *rd) {
                         return runner_fail(r, "Failed to subscribe: %s", strerror(-q));
         }
 
-        _cleanup_(proc_tracker_done) ProcTracker t = {};
+        _cleanup_(proc_tracker_done) ProcTracker t = {.skip = r->layer_pids, .n_skip = DATA_MAX};
         if (fault_kills(rd->fault)) {
                 q = round_track(r, rd, &t);
                 if (q < 0)
@@ -890,6 +893,12 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         }
         if (rd->fault == FAULT_SVD_OOM)
                 fault_oom_verify(r, rd, oom_before);
+        if (fault_loses_power(rd->fault)) {
+                /* Every process that could write is dead: what was not durable goes now. */
+                q = powerloss_cut(r, rd, rd->fault == FAULT_POWER_LOSS_TORN);
+                if (q < 0)
+                        return q;
+        }
 
         q = round_recover(r, rd, &ev, t_fault);
         if (q < 0)
@@ -902,6 +911,7 @@ int round_run(Runner *r, unsigned number, Round *rd) {
         rd->counters = r->counters;
         round_check(r, rd);
         runner_output_done(r, rd->number, rd->failed);
+        powerloss_forget(r, rd);
         if (rd->failed) {
                 round_keep_data(r, rd);
                 if (r->svd_pid > 0)

@@ -31,6 +31,14 @@
 #define LINE_MAX_BYTES 4096U /* of the workload's output, for the marker; cut beyond */
 #define RUNNER_ERROR_MAX 512U
 #define OUTPUT_FOLLOW_MAX 16U /* services whose output a round follows (svd counts connections per uid) */
+#define DATA_MAX 16U          /* --data directories */
+
+/* A power-loss layer (svd-powerfs) over one --data directory. */
+typedef struct PowerLayer {
+        pid_t pid; /* 0: none */
+        int pidfd;
+        int out; /* its stdout: "ready", then the cut's summary */
+} PowerLayer;
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(VarlinkClient *, varlink_client_free);
 
@@ -78,6 +86,9 @@ typedef struct Runner {
         Service *services;
         size_t n_services;
         VarlinkClient *output[OUTPUT_FOLLOW_MAX]; /* Logs with follow, one per service, this round */
+        PowerLayer layers[DATA_MAX]; /* one per --data directory, with a power-loss fault */
+        pid_t layer_pids[DATA_MAX];  /* the same, for the judge: never "escaped" */
+        unsigned layer_starts;       /* layers started so far: each one's seed */
 } Runner;
 
 /* What the options name checked against what svd loaded from --units, before the first round:

@@ -41,6 +41,7 @@
 
 #include "crashtest-cgroup.h"
 #include "crashtest-options.h"
+#include "crashtest-powerloss.h"
 #include "crashtest-report.h"
 #include "crashtest-round.h"
 #include "crashtest-runner.h"
@@ -81,6 +82,9 @@ const char *arg_chart;
 bool arg_workload_may_exit;
 char **arg_keep_data;
 size_t arg_n_keep_data;
+char **arg_data;
+size_t arg_n_data;
+const char *arg_powerfs;
 uint64_t arg_stop_usec = USEC_PER_SEC;
 StopBy arg_stop_by = STOP_BY_AUTO;
 uint64_t arg_ready_timeout_usec = 60 * USEC_PER_SEC;
@@ -212,7 +216,11 @@ static void help(void) {
                "     --check CMD           Run after recovery: exit 0 means consistent\n"
                "     --fault F[,F...]      svd-kill (default), svd-stop, svd-term, svd-oom,\n"
                "                           service-kill, service-kill-some, service-kill-all,\n"
-               "                           service-stop; each round picks one of the list\n"
+               "                           service-stop, power-loss, power-loss-torn; each round\n"
+               "                           picks one of the list\n"
+               "     --data DIR[,DIR...]   What power-loss cuts: what was not made durable there is lost\n"
+               "     --powerfs PATH        The svd-powerfs binary (default: $SVD_POWERFS, else next\n"
+               "                           to this program)\n"
                "     --target A,B          Services a service fault picks from (default: all wanted)\n"
                "     --at WHEN             random:MIN-MAX (ms, default random:0-1000), delay:MS,\n"
                "                           state:NAME=STATE, log:NAME=REGEX, marker:REGEX,\n"
@@ -264,6 +272,8 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_WORKLOAD_MAY_EXIT,
                 ARG_CHECK_TIMEOUT,
                 ARG_KEEP_DATA,
+                ARG_DATA,
+                ARG_POWERFS,
         };
         static const struct option options[] = {
             {"help", no_argument, NULL, 'h'},
@@ -291,6 +301,8 @@ static int parse_argv(int argc, char *argv[]) {
             {"trigger-timeout", required_argument, NULL, ARG_TRIGGER_TIMEOUT},
             {"check-timeout", required_argument, NULL, ARG_CHECK_TIMEOUT},
             {"keep-data", required_argument, NULL, ARG_KEEP_DATA},
+            {"data", required_argument, NULL, ARG_DATA},
+            {"powerfs", required_argument, NULL, ARG_POWERFS},
             {"json", no_argument, NULL, ARG_JSON},
             {"keep", no_argument, NULL, ARG_KEEP},
             {"chart", required_argument, NULL, ARG_CHART},
@@ -442,6 +454,15 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_WORKLOAD_MAY_EXIT:
                         arg_workload_may_exit = true;
                         break;
+                case ARG_DATA:
+                        if (split_list(optarg, &arg_data, &arg_n_data) < 0)
+                                return -ENOMEM;
+                        if (arg_n_data > DATA_MAX)
+                                return fail("--data: at most %u directories", DATA_MAX);
+                        break;
+                case ARG_POWERFS:
+                        arg_powerfs = optarg;
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -454,6 +475,23 @@ static int parse_argv(int argc, char *argv[]) {
                 arg_fault_set[FAULT_SVD_KILL] = true;
         if (arg_at == AT_MARKER && !arg_workload)
                 return fail("--at marker: needs --workload");
+        bool power = arg_fault_set[FAULT_POWER_LOSS] || arg_fault_set[FAULT_POWER_LOSS_TORN];
+        if (power && arg_n_data == 0)
+                return fail("power-loss needs --data DIR[,DIR...]: the directories whose unsynced writes it loses");
+        if (!power && arg_n_data > 0)
+                return fail("--data applies to the faults power-loss and power-loss-torn, and --fault names neither");
+        for (size_t k = 0; k < arg_n_data; k++) {
+                struct stat dst;
+                if (arg_data[k][0] != '/')
+                        return fail("--data '%s': an absolute path", arg_data[k]);
+                if (stat(arg_data[k], &dst) < 0)
+                        return fail("--data '%s': %m", arg_data[k]);
+                if (!S_ISDIR(dst.st_mode))
+                        return fail("--data '%s': not a directory", arg_data[k]);
+                for (size_t j = 0; j < k; j++)
+                        if (streq(arg_data[j], arg_data[k]))
+                                return fail("--data '%s': named twice", arg_data[k]);
+        }
         bool stops = arg_fault_set[FAULT_SVD_STOP] || arg_fault_set[FAULT_SERVICE_STOP];
         if (arg_stop_by_set && !stops)
                 return fail("--stop-by applies to the faults svd-stop and service-stop, and --fault names neither");
@@ -549,12 +587,12 @@ static char *replay_prefix(int argc, char **argv) {
         return buf;
 }
 
-/* svd next to this program: build/ctl/svd-crashtest → build/daemon/svd,
- * /usr/bin/svd-crashtest → /usr/sbin/svd. */
-static char *find_svd(void) {
-        const char *env = getenv("SVD");
-        if (env)
-                return strdup(env);
+/* A program of svd's: $env, else the first of rel (relative to this program's directory) that
+ * exists, else fallback. */
+static char *find_program(const char *env, const char *const *rel, size_t n_rel, const char *fallback) {
+        const char *e = getenv(env);
+        if (e)
+                return strdup(e);
         char self[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
         if (n > 0) {
@@ -562,8 +600,7 @@ static char *find_svd(void) {
                 char *slash = strrchr(self, '/');
                 if (slash) {
                         *slash = 0;
-                        const char *rel[] = {"/../daemon/svd", "/svd", "/../sbin/svd"};
-                        for (size_t i = 0; i < ELEMENTSOF(rel); i++) {
+                        for (size_t i = 0; i < n_rel; i++) {
                                 char *p;
                                 if (asprintf(&p, "%s%s", self, rel[i]) < 0)
                                         return NULL;
@@ -573,7 +610,19 @@ static char *find_svd(void) {
                         }
                 }
         }
-        return strdup("/usr/sbin/svd");
+        return strdup(fallback);
+}
+
+/* svd next to this program: build/ctl/svd-crashtest → build/daemon/svd,
+ * /usr/bin/svd-crashtest → /usr/sbin/svd. */
+static char *find_svd(void) {
+        static const char *const rel[] = {"/../daemon/svd", "/svd", "/../sbin/svd"};
+        return find_program("SVD", rel, ELEMENTSOF(rel), "/usr/sbin/svd");
+}
+
+static char *find_powerfs(void) {
+        static const char *const rel[] = {"/svd-powerfs"};
+        return find_program("SVD_POWERFS", rel, ELEMENTSOF(rel), "/usr/bin/svd-powerfs");
 }
 
 static void strv_list_free(char **v, size_t n) {
@@ -586,6 +635,7 @@ static void options_done(void) {
         strv_list_free(arg_services, arg_n_services);
         strv_list_free(arg_targets, arg_n_targets);
         strv_list_free(arg_keep_data, arg_n_keep_data);
+        strv_list_free(arg_data, arg_n_data);
         free(arg_replay);
         free(arg_at_name);
         free(arg_at_value);
@@ -624,6 +674,15 @@ int main(int argc, char *argv[]) {
         if (!svd)
                 return 2;
         arg_svd = svd;
+        _cleanup_free_ char *powerfs = NULL;
+        if (arg_n_data > 0) {
+                powerfs = arg_powerfs ? strdup(arg_powerfs) : find_powerfs();
+                if (!powerfs)
+                        return 2;
+                if (access(powerfs, X_OK) < 0)
+                        return fail("power-loss needs svd-powerfs (built with libfuse3): %s: %m", powerfs), 2;
+                arg_powerfs = powerfs;
+        }
         if (!arg_seed_set && getrandom(&arg_seed, sizeof(arg_seed), 0) != sizeof(arg_seed))
                 arg_seed = now_usec(CLOCK_REALTIME);
         arg_seed &= SEED_MAX;
@@ -704,6 +763,10 @@ int main(int argc, char *argv[]) {
         fprintf(stderr, "svd-crashtest: seed %llu (replay with --seed %llu), directory %s\n",
                 (unsigned long long)arg_seed, (unsigned long long)arg_seed, r.dir);
 
+        /* The power-loss layers cover the data before anything uses it. */
+        q = arg_n_data > 0 ? powerloss_start(&r) : 0;
+        if (q < 0)
+                goto finish_setup;
         /* First start: the wanted services, or those asked for. */
         q = runner_start_svd(&r);
         if (q < 0)
@@ -719,6 +782,7 @@ int main(int argc, char *argv[]) {
 finish_setup:
         if (q < 0) {
                 runner_stop_svd(&r);
+                powerloss_stop(&r);
                 crash_cgroup_done(&r.cg);
                 /* What svd logged is what explains a start that failed: the directory stays. A
                  * directory given by --dir is the user's, and never removed anyway. */
@@ -774,6 +838,7 @@ finish_setup:
 
         workload_stop(&r);
         runner_stop_svd(&r);
+        powerloss_stop(&r);
         runner_reap(&r);
         crash_cgroup_done(&r.cg);
         if (r.dir_owned && !arg_keep && failures == 0 && !runner_interrupted) {

@@ -116,3 +116,4 @@ static inline void fclosep(FILE **f) {
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -91,3 +91,6 @@ svd_integration_test(crashtest-trees)
 # load, bounds the check, reports the workload's end.
 svd_integration_test(crashtest-options)
 set_tests_properties(crashtest-trees PROPERTIES TIMEOUT 300)
+# The power-loss fault: svd-powerfs alone (what survives a cut), and through svd-crashtest the
+# controls: writers that skip an fsync fail, the same writers done right pass.
+svd_integration_test(crashtest-powerloss)

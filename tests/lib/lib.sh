@@ -670,6 +670,12 @@ cleanup() {
                 fi
         done
         [ -n "$TEST_CG" ] && _cg_kill_rm "$TEST_CG"
+        # What a test mounted below $T (a layer that did not unmount), deepest first.
+        if [ -n "$T" ]; then
+                for _m in $(awk -v t="$T/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+                        umount -l "$_m" 2>/dev/null
+                done
+        fi
         if [ "$_rc" -ne 0 ] && [ "$_rc" -ne 77 ] && [ -n "$T" ] && [ -s "$T/svd.log" ]; then
                 echo "# --- last lines of svd's log ($SVD_LOG) ---"
                 tail -n 60 "$T/svd.log" | sed 's/^/#   /'

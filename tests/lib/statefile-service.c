@@ -3,7 +3,7 @@
  * statefile-service: a Type=notify test service that keeps a counter in a
  * state file and recovers it at start, for svd-crashtest's own tests.
  *
- *   statefile-service correct|torn STATE JOURNAL
+ *   statefile-service MODE STATE JOURNAL
  *
  * At start it reads STATE: a record "count N\n", filler lines, "end N\n".
  * A whole record gives N; no file gives 0; anything else is a torn record,
@@ -17,6 +17,19 @@
  *   torn     rewrites STATE in place (O_TRUNC, then the record in 1 KiB
  *            pieces with a pause between them, no fsync): a kill in that
  *            window leaves a torn record, and the recovered count goes back.
+ *
+ * Modes whose only flaw, if any, is durability (what a power cut loses and
+ * a kill does not), for the power-loss fault:
+ *
+ *   rename-nodirsync  as correct, but the directory is never fsynced: the
+ *                     rename is not durable, and a power cut brings back
+ *                     an older record.
+ *   append-sync       appends "rec N" lines to STATE, each fdatasync'd
+ *                     before its ack (the file, when it made it, fsynced
+ *                     with its directory); the count is the number of
+ *                     whole lines, a torn last line is no record.
+ *   append-nosync     the same without any fsync: acknowledged after
+ *                     write() alone.
  *
  * The invariant a check tests: every "start" is a number no smaller than
  * the last "ack" before it.
@@ -78,6 +91,34 @@ static void record_build(char *buf, long n) {
         buf[RECORD_PIECES * PIECE_BYTES - tl - 1] = '\n';
 }
 
+/* The count of an append log: its whole "rec N" lines, numbered from 1 (a torn last line is none);
+ * -1 when a whole line is not the record expected there. */
+static long append_read(const char *path) {
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? 0 : -1;
+        char line[64];
+        long n = 0, k;
+        while (fgets(line, sizeof(line), f)) {
+                if (!strchr(line, '\n'))
+                        break; /* torn: the write that was cut */
+                if (sscanf(line, "rec %ld", &k) != 1 || k != n + 1) {
+                        fclose(f);
+                        return -1;
+                }
+                n = k;
+        }
+        fclose(f);
+        return n;
+}
+
+static void fsync_dir(const char *d) {
+        int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || fsync(dfd) < 0)
+                die("fsync directory");
+        close(dfd);
+}
+
 /* -1: torn; else the count. */
 static long record_read(const char *path) {
         static char buf[RECORD_PIECES * PIECE_BYTES + 1], want[RECORD_PIECES * PIECE_BYTES];
@@ -113,11 +154,17 @@ static void journal_append(int jfd, const char *line) {
 }
 
 int main(int argc, char *argv[]) {
-        if (argc != 4 || (strcmp(argv[1], "correct") != 0 && strcmp(argv[1], "torn") != 0)) {
-                fprintf(stderr, "usage: statefile-service correct|torn STATE JOURNAL\n");
+        static const char *const modes[] = {"correct", "torn", "rename-nodirsync", "append-sync", "append-nosync"};
+        int mode = -1;
+        for (int i = 0; argc == 4 && i < 5; i++)
+                if (strcmp(argv[1], modes[i]) == 0)
+                        mode = i;
+        if (mode < 0) {
+                fprintf(stderr, "usage: statefile-service correct|torn|rename-nodirsync|append-sync|append-nosync "
+                                "STATE JOURNAL\n");
                 return 2;
         }
-        int correct = strcmp(argv[1], "correct") == 0;
+        int correct = mode == 0 || mode == 2, dirsync = mode == 0, append = mode >= 3, datasync = mode == 3;
         const char *state = argv[2];
         char tmp[4096], dir[4096];
         snprintf(tmp, sizeof(tmp), "%s.tmp", state);
@@ -128,7 +175,7 @@ int main(int argc, char *argv[]) {
         if (jfd < 0)
                 die("open journal");
 
-        long n = record_read(state);
+        long n = append ? append_read(state) : record_read(state);
         char line[64];
         if (n < 0)
                 snprintf(line, sizeof(line), "start torn\n");
@@ -139,9 +186,39 @@ int main(int argc, char *argv[]) {
                 n = 0;
         notify_ready();
 
+        int afd = -1;
+        if (append) {
+                struct stat st;
+                int fresh = stat(state, &st) < 0;
+                afd = open(state, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+                if (afd < 0)
+                        die("open state");
+                /* A torn last line ends the log: the next record starts on a line of its own. */
+                if (!fresh && st.st_size > 0) {
+                        char last = '\n';
+                        int rfd = open(state, O_RDONLY | O_CLOEXEC);
+                        if (rfd >= 0 && pread(rfd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+                                write_all(afd, "\n", 1);
+                        if (rfd >= 0)
+                                close(rfd);
+                }
+                if (datasync && (fsync(afd) < 0 || (fresh && (fsync_dir(d), 0))))
+                        die("fsync state");
+        }
+
         static char rec[RECORD_PIECES * PIECE_BYTES];
         for (;;) {
                 n++;
+                if (append) {
+                        snprintf(line, sizeof(line), "rec %ld\n", n);
+                        write_all(afd, line, strlen(line));
+                        if (datasync && fdatasync(afd) < 0)
+                                die("fdatasync state");
+                        snprintf(line, sizeof(line), "ack %ld\n", n);
+                        journal_append(jfd, line);
+                        pause_msec(5);
+                        continue;
+                }
                 record_build(rec, n);
                 if (correct) {
                         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -153,10 +230,8 @@ int main(int argc, char *argv[]) {
                         close(fd);
                         if (rename(tmp, state) < 0)
                                 die("rename");
-                        int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                        if (dfd < 0 || fsync(dfd) < 0)
-                                die("fsync directory");
-                        close(dfd);
+                        if (dirsync)
+                                fsync_dir(d);
                 } else {
                         int fd = open(state, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
                         if (fd < 0)
