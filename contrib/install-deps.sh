@@ -28,7 +28,7 @@ print=0
 for arg in "$@"; do
         case $arg in
         --lab) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-source-6.12 flex bison bc libelf-dev libssl-dev patch xz-utils rsync libcap-dev" ;;
-        --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq debootstrap lintian redis-server redis-tools podman runc busybox-static dbus-daemon fuse3" ;;
+        --test) pkgs="$pkgs clang libclang-rt-dev valgrind shfmt jq debootstrap lintian redis-server redis-tools podman runc busybox-static dbus-daemon fuse3 postgresql-15 postgresql-client-common" ;;
         --bench) pkgs="$pkgs runit s6 supervisor gnuplot-nox git" ;;
         --print) print=1 ;;
         *) echo "install-deps: unknown option '$arg' (--lab, --test, --bench, --print)" >&2; exit 2 ;;

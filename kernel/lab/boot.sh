@@ -4,11 +4,14 @@
 # boot.sh: run one command in a QEMU (TCG) VM and exit with its status.
 #
 # Usage: boot.sh [--timeout SEC] [--initrd FILE] [--mem MB] [--smp N]
-#                [--append ARGS] KERNEL -- COMMAND [ARG...]
+#                [--append ARGS] [--disk FILE] KERNEL -- COMMAND [ARG...]
 #
 # QEMU runs with -accel ${SVD_LAB_ACCEL:-tcg,thread=single} -m ${SVD_LAB_MEM:-4096} -smp 2
 # -nographic -no-reboot -nic none and the kernel command line
-# "console=ttyS0 rdinit=/init panic=-1 quiet" (plus --append).
+# "console=ttyS0 rdinit=/init panic=-1 quiet" (plus --append). --disk FILE
+# attaches a raw image as a virtio disk (the guest's /dev/vda; QEMU writes
+# it through the host's page cache, so what the guest wrote to it survives a
+# kill -9 of QEMU, and what the guest kept in its own page cache does not).
 # 4 GiB because the guest's root is a tmpfs and the ASan suite's 200
 # concurrent hostile clients alone take ~2.5 GiB (1 GiB OOM-killed svd);
 # QEMU backs only the pages the guest touches.
@@ -37,6 +40,7 @@ mem=${SVD_LAB_MEM:-4096}
 smp=2
 accel=${SVD_LAB_ACCEL:-tcg,thread=single}
 append=""
+disk=""
 
 while [ $# -gt 0 ]; do
         case $1 in
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
         --mem) [ $# -ge 2 ] || die "--mem needs MB"; mem=$2; shift ;;
         --smp) [ $# -ge 2 ] || die "--smp needs a count"; smp=$2; shift ;;
         --append) [ $# -ge 2 ] || die "--append needs arguments"; append=$2; shift ;;
+        --disk) [ $# -ge 2 ] || die "--disk needs a file"; disk=$2; shift ;;
         -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
         --) die "no KERNEL given before --" ;;
         -*) die "unknown option '$1'" ;;
@@ -116,6 +121,7 @@ reader_pid=$!
 timeout -k 10 "$timeout_sec" \
         qemu-system-x86_64 -accel "$accel" -m "$mem" -smp "$smp" -nographic -no-reboot -nic none \
         -kernel "$kernel" -initrd "$work/initrd" \
+        ${disk:+-drive "file=$disk,if=virtio,format=raw,cache=writeback"} \
         -append "console=ttyS0 rdinit=/init panic=-1 quiet${append:+ $append}" \
         </dev/null 2>"$work/qemu.err" >"$work/console" &
 qemu_pid=$!

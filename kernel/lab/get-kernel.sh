@@ -18,7 +18,13 @@
 #
 # Cache: ${SVD_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/svd-lab}
 #   apt/                      private apt state (sources.list, lists, pkgcache)
-#   kernels/<pkg>_<version>/  vmlinuz and kernel.release, one per package version
+#   kernels/<pkg>_<version>/  vmlinuz and kernel.release, one per package version,
+#                             and modules/: the modules of LAB_MODULES (virtio_blk
+#                             and ext4: a data disk for the power-cut test; from
+#                             linux-modules-<flavour>, those not built in) with
+#                             what they depend on, uncompressed (busybox's insmod
+#                             reads them as they are), and modules/order, the
+#                             order to load them in
 #
 # Network use: `apt-get update` runs only when the private lists are missing,
 # older than SVD_LAB_REFRESH_SEC (default 86400) or --refresh is given; the
@@ -238,7 +244,7 @@ resolved=$apt_dir/resolved
 if [ -z "$want_pkg" ] && [ "$need_update" = 0 ] && [ -f "$resolved" ] && [ "$resolved" -nt "$stamp" ]; then
         read -r best_pkg best_ver <"$resolved" || true
         dir=$kernels_dir/${best_pkg:-none}_${best_ver:-none}
-        if [ -f "$dir/vmlinuz" ]; then
+        if [ -f "$dir/vmlinuz" ] && [ -f "$dir/modules/order" ]; then
                 echo "$dir/vmlinuz"
                 exit 0
         fi
@@ -267,7 +273,7 @@ done < <(apt-cache "${apt_opts[@]}" show --no-all-versions $candidates 2>/dev/nu
 
 [ -n "$want_pkg" ] || echo "$best_pkg $best_ver" >"$resolved"
 dir=$kernels_dir/${best_pkg}_$best_ver
-if [ -f "$dir/vmlinuz" ]; then
+if [ -f "$dir/vmlinuz" ] && [ -f "$dir/modules/order" ]; then
         echo "$dir/vmlinuz"
         exit 0
 fi
@@ -283,6 +289,14 @@ deb=$(echo "$work"/*.deb)
 [ -f "$deb" ] || die "apt-get download left no .deb for $best_pkg"
 mkdir "$work/x"
 dpkg-deb -x "$deb" "$work/x"
+# The modules are a package of their own, of the same version.
+modules_pkg=linux-modules-${best_pkg#linux-binary-}
+mkdir "$work/m"
+if ! (cd "$work/m" && apt-get "${apt_opts[@]}" -q download "$modules_pkg=$best_ver" >"$work/download.log" 2>&1); then
+        cp "$work/download.log" "$apt_dir/download.log" 2>/dev/null || true
+        use_cached_or_die "apt-get download $modules_pkg=$best_ver failed (see $apt_dir/download.log)"
+fi
+dpkg-deb -x "$(echo "$work"/m/*.deb)" "$work/x"
 vmlinuz=$(find "$work/x" \( -path '*/lib/modules/*/vmlinuz' -o -name 'vmlinuz-*' \) -type f | head -n 1)
 [ -n "$vmlinuz" ] || die "no vmlinuz in $best_pkg $best_ver"
 
@@ -293,6 +307,43 @@ case $vmlinuz in
 *) release=${vmlinuz##*/vmlinuz-} ;;
 esac
 echo "$release" >"$work/k/kernel.release"
+moddir=$(find "$work/x" -path "*/lib/modules/$release" -type d | head -n 1)
+[ -n "$moddir" ] || die "no lib/modules/$release in $best_pkg $best_ver"
+mkdir "$work/k/modules"
+# Every module by its name ("-" as "_"). The package ships no modules.dep (its postinst runs
+# depmod): what a module depends on is read from its own .modinfo ("depends=a,b").
+declare -A module_path=() loaded=()
+while IFS= read -r -d '' f; do
+        n=$(basename "$f")
+        n=${n%%.ko*}
+        module_path[${n//-/_}]=$f
+done < <(find "$moddir" -name '*.ko*' -print0)
+uncompressed() {
+        case $1 in
+        *.xz) xz -dc "$1" ;;
+        *.gz) gzip -dc "$1" ;;
+        *) cat "$1" ;;
+        esac
+}
+# load NAME: its dependencies first, then itself, each once, uncompressed into modules/ and
+# named in modules/order.
+load() {
+        local name=${1//-/_} path dep
+        [ -z "${loaded[$name]:-}" ] || return 0
+        loaded[$name]=1
+        path=${module_path[$name]:-}
+        [ -n "$path" ] || die "no module $name in $best_pkg $best_ver"
+        uncompressed "$path" >"$work/k/modules/$name.ko"
+        for dep in $(tr '\0' '\n' <"$work/k/modules/$name.ko" | sed -n 's/^depends=//p' | head -n 1 | tr ',' ' '); do
+                load "$dep"
+        done
+        echo "$name.ko" >>"$work/k/modules/order"
+}
+# One that is no module is built in, or not there at all: the guest finds out.
+for m in ${LAB_MODULES:-virtio_blk ext4}; do
+        [ -z "${module_path[$m]:-}" ] || load "$m"
+done
+touch "$work/k/modules/order"
 echo "$best_ver" >"$work/k/version"
 echo "$best_pkg" >"$work/k/package"
 rm -rf "$dir"

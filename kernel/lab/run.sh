@@ -5,12 +5,13 @@
 # tree's build inside. This is how a developer runs anything in the lab.
 #
 # Usage: run.sh [--kernel PATH] [--timeout SEC] [--build DIR] [--keep-initrd FILE] [--env N=V]...
-#               [--add SRC[:DEST]]... -- COMMAND [ARG...]
+#               [--add SRC[:DEST]]... [--disk FILE] -- COMMAND [ARG...]
 #
 #   --kernel PATH   boot this vmlinuz instead of get-kernel.sh's
 #   --build DIR     the CMake build directory (default ${SVD_BUILD:-build},
 #                   relative to the source tree)
 #   --timeout SEC   passed to boot.sh (default 300)
+#   --disk FILE     passed to boot.sh: a raw image as the guest's /dev/vda
 #   --keep-initrd F also write the image to F (to boot it again by hand)
 #   --env N=V       export N=V in the guest (repeatable)
 #   --add SRC[:DEST] also put this file or directory in the image (as
@@ -48,7 +49,8 @@ while [ $# -gt 0 ]; do
         case $1 in
         --kernel) [ $# -ge 2 ] || die "--kernel needs a path"; kernel=$2; shift ;;
         --build) [ $# -ge 2 ] || die "--build needs a directory"; build=$2; shift ;;
-        --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout_args=(--timeout "$2"); shift ;;
+        --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout_args+=(--timeout "$2"); shift ;;
+        --disk) [ $# -ge 2 ] || die "--disk needs a file"; timeout_args+=(--disk "$2"); shift ;;
         --keep-initrd) [ $# -ge 2 ] || die "--keep-initrd needs a file"; keep=$2; shift ;;
         --skip-missing) skip_missing=1 ;;
         --env) [ $# -ge 2 ] || die "--env needs NAME=VALUE"; extra_envs+=("$2"); shift ;;
