@@ -109,6 +109,10 @@ void runner_output_done(Runner *r, unsigned round, bool keep);
  * service: DIR/round-N.NAME.log, "TIME STREAM MESSAGE" lines. For a failed round. */
 void runner_save_logs(Runner *r, unsigned round);
 
+/* The StateDirectory= paths of the services under test, as svd reports them (where the data are),
+ * each once, in a new array of new strings: 0, or -errno (said). */
+int runner_state_directories(Runner *r, char ***ret, size_t *ret_n);
+
 /* Prints the runner's failure and keeps it in r->error; returns -EINVAL. */
 _printf_(2, 3) int runner_fail(Runner *r, const char *fmt, ...);
 

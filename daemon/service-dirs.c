@@ -289,6 +289,33 @@ uid_t service_dirs_dynamic_hint(Service *s) {
         return (uid_t) -1;
 }
 
+int service_dirs_paths(const Service *s, ExecDirectoryType t, char ***ret) {
+        const Unit *u = s->def->unit;
+        _cleanup_free_ char *base = NULL;
+        size_t n = 0;
+
+        *ret = NULL;
+        if (!u || !u->exec_directories[t] || !u->exec_directories[t][0])
+                return 0;
+        int r = service_dirs_base(t, &base);
+        if (r < 0)
+                return r;
+        while (u->exec_directories[t][n])
+                n++;
+        char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        bool private = exec_directory_private(s, t);
+        for (size_t i = 0; i < n; i++)
+                if (asprintf(&v[i], private ? "%s/private/%s" : "%s/%s", base, u->exec_directories[t][i]) < 0) {
+                        v[i] = NULL;
+                        strv_free(v);
+                        return -ENOMEM;
+                }
+        *ret = v;
+        return 0;
+}
+
 int service_dirs_prepare(Service *s, char ***env, char **ret_error) {
         const Unit *u = s->def->unit;
 

@@ -18,6 +18,11 @@ void service_dirs_remove_runtime(Service *s, bool for_good);
  * 0, -ENXIO when an unprivileged svd's environment names none, -ENOMEM. */
 int service_dirs_base(ExecDirectoryType t, char **ret);
 
+/* Where the directories of type t of s are, as absolute paths (below BASE/private for DynamicUser=,
+ * where the data are), NULL-terminated in *ret (NULL when it has none): 0, -ENXIO (no base
+ * directory), -ENOMEM. */
+int service_dirs_paths(const Service *s, ExecDirectoryType t, char ***ret);
+
 /* DynamicUser=: the uid a run of s had before, kept while its StateDirectory=, CacheDirectory= or
  * LogsDirectory= (below BASE/private) exist; (uid_t) -1 when none does. */
 uid_t service_dirs_dynamic_hint(Service *s);

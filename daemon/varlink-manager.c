@@ -15,6 +15,7 @@
 #include "manager.h"
 #include "reexec.h"
 #include "service-control.h"
+#include "service-dirs.h"
 #include "service.h"
 #include "wanted.h"
 #include "varlink-access.h"
@@ -163,6 +164,12 @@ static json_t *service_to_json(const Service *s) {
                             s->restored_usec > 0 ? json_integer((json_int_t) s->restored_usec) : json_null());
         json_object_set_new(o, "reloadPending", json_boolean(s->next != NULL));
         json_object_set_new(o, "diesWithSvd", json_string(service_dies_with_svd(s)));
+        _cleanup_strv_free_ char **state_dirs = NULL;
+        json_t *sd = json_array();
+        if (service_dirs_paths(s, EXEC_DIRECTORY_STATE, &state_dirs) >= 0)
+                for (char **d = state_dirs; d && *d; d++)
+                        json_array_append_new(sd, json_string(*d));
+        json_object_set_new(o, "stateDirectories", sd);
         json_object_set_new(o, "conditionFailed", s->condition_failed ? json_string(s->condition_failed) : json_null());
         json_object_set_new(o, "conditionUsec",
                             s->condition_usec > 0 ? json_integer((json_int_t) s->condition_usec) : json_null());

@@ -173,10 +173,38 @@ crashtest good-append append-sync --seed 7 --rounds 5 --at random:100-400 --faul
 expect_eq "the append done right (fdatasync before the ack) passes every round" 0 "$RC"
 expect_eq "... 5 rounds, each checked" 5 "$(grep -c '^round [0-9]* ok .*check=ok' "$T/good-append.out")"
 
+# Without --data: the StateDirectory= of the services under test (as root: below /var/lib).
+if [ "$(id -u)" = 0 ]; then
+        sd=svd-test-powerloss-$$
+        mkdir -p "$T/sd.units"
+        cat >"$T/sd.units/counter.service" <<EOF
+[Service]
+Type=notify
+StateDirectory=$sd
+ExecStart=$SH -c 'exec $STATEFILE append-nosync "\$STATE_DIRECTORY/state" $T/sd.journal'
+[Install]
+WantedBy=default.target
+EOF
+        # shellcheck disable=SC2086
+        $WRAP "$CRASHTEST" --units "$T/sd.units" --svd "$SVD" --powerfs "$POWERFS" --dir "$T/sd.dir" --seed 7 \
+                --rounds 5 --stop-on-failure --at random:100-400 --fault power-loss \
+                --check "$SH $T/check-journal.sh $T/sd.journal" >"$T/sd.out" 2>"$T/sd.err" </dev/null
+        RC=$?
+        sed 's/^/#   /' "$T/sd.out" | cut -c1-250
+        expect_eq "no --data: the services' StateDirectory= is cut, and the writer without fsync fails" 1 "$RC"
+        expect_contains "... the runner says which directory" "$(cat "$T/sd.err")" \
+                "power-loss cuts /var/lib/$sd (StateDirectory=)"
+        check "... unmounted at the end" sh -c "! grep -q ' /var/lib/$sd ' /proc/self/mountinfo"
+        rm -rf "/var/lib/$sd"
+else
+        skip "no --data: the services' StateDirectory= is cut" "needs root (StateDirectory= below /var/lib)"
+fi
+
 # Option checks.
-"$CRASHTEST" --units "$T/nosync.units" --fault power-loss >"$T/opt.out" 2>&1
-expect_eq "power-loss without --data: a usage error" 2 "$?"
+"$CRASHTEST" --units "$T/nosync.units" --svd "$SVD" --dir "$T/opt.dir" --fault power-loss >"$T/opt.out" 2>&1
+expect_eq "power-loss without --data: an error" 2 "$?"
 expect_contains "... that says so" "$(cat "$T/opt.out")" "power-loss needs --data"
+expect_contains "... when no service has StateDirectory= either" "$(cat "$T/opt.out")" "no service under test has StateDirectory="
 "$CRASHTEST" --units "$T/nosync.units" --data "$T/nosync.data" >"$T/opt.out" 2>&1
 expect_eq "--data without a power-loss fault: a usage error" 2 "$?"
 
