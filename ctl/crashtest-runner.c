@@ -494,8 +494,7 @@ void runner_output_follow(Runner *r) {
                         continue;
                 /* The first reply (the lines asked for: none) says the stream is on. */
                 if (varlink_client_send(c, "io.svd.Manager.Logs", params, /* more= */ true) < 0 ||
-                    varlink_client_read(c, CALL_TIMEOUT_USEC, &first) < 0 ||
-                    json_object_get(first, "error")) {
+                    varlink_client_read(c, CALL_TIMEOUT_USEC, &first) < 0 || json_object_get(first, "error")) {
                         varlink_client_free(c);
                         continue;
                 }
@@ -523,8 +522,7 @@ void runner_output_done(Runner *r, unsigned round, bool keep) {
                 FILE *f = NULL;
                 if (keep && i < r->n_services) {
                         char path[PATH_MAX];
-                        snprintf(path, sizeof(path), "%s/round-%u.%s.before.log", r->dir, round,
-                                 r->services[i].name);
+                        snprintf(path, sizeof(path), "%s/round-%u.%s.before.log", r->dir, round, r->services[i].name);
                         f = fopen(path, "we");
                 }
                 /* What is there now, without waiting: svd sent it before it died, or up to now. */
@@ -535,8 +533,9 @@ void runner_output_done(Runner *r, unsigned round, bool keep) {
                         json_t *p = json_object_get(m, "parameters");
                         size_t k;
                         json_t *line;
-                        json_array_foreach(json_object_get(p, "lines"), k, line) if (f)
-                            log_line_write(f, line);
+                        json_array_foreach(json_object_get(p, "lines"), k, line)
+                                if (f)
+                                        log_line_write(f, line);
                         json_t *dropped = json_object_get(p, "dropped");
                         if (f && json_integer_value(dropped) > 0)
                                 fprintf(f, "(%lld lines dropped)\n", (long long)json_integer_value(dropped));
@@ -564,8 +563,8 @@ void runner_save_logs(Runner *r, unsigned round) {
                         json_t *line;
                         if (err)
                                 fprintf(f, "(Logs failed: %s)\n", err);
-                        json_array_foreach(json_object_get(json_object_get(reply, "parameters"), "lines"), k,
-                                           line) log_line_write(f, line);
+                        json_array_foreach(json_object_get(json_object_get(reply, "parameters"), "lines"), k, line)
+                                log_line_write(f, line);
                         fclose(f);
                 }
                 varlink_client_free(c);
@@ -595,41 +594,34 @@ int runner_check_names(Runner *r) {
         }
         if (r->n_services == 0) {
                 if (errors)
-                        return runner_fail(
-                            r,
-                            "No service to test: none is wanted in '%s' and --services names none. "
-                            "svd could not load:%s",
-                            arg_units, errors);
-                return runner_fail(
-                    r,
-                    "No service to test: none is wanted in '%s' (WantedBy=default.target) and "
-                    "--services names none",
-                    arg_units);
+                        return runner_fail(r, "No service to test: none is wanted in '%s' and --services names none. "
+                                              "svd could not load:%s", arg_units, errors);
+                return runner_fail(r, "No service to test: none is wanted in '%s' (WantedBy=default.target) and "
+                                      "--services names none", arg_units);
         }
         for (size_t k = 0; k < r->n_services; k++) {
                 json_t *found = NULL;
-                json_array_foreach(units, i, s) if (streq_ptr(json_string_value(json_object_get(s, "name")),
-                                                              r->services[k].name)) found = s;
+                json_array_foreach(units, i, s)
+                        if (streq_ptr(json_string_value(json_object_get(s, "name")), r->services[k].name))
+                                found = s;
                 if (!found)
-                        return runner_fail(r, "--services: svd has no unit '%s' in '%s'",
-                                           r->services[k].name, arg_units);
+                        return runner_fail(r, "--services: svd has no unit '%s' in '%s'", r->services[k].name,
+                                           arg_units);
                 const char *why = json_string_value(json_object_get(found, "loadError"));
                 if (why)
-                        return runner_fail(r, "--services: svd could not load '%s': %s", r->services[k].name,
-                                           why);
+                        return runner_fail(r, "--services: svd could not load '%s': %s", r->services[k].name, why);
         }
         for (size_t k = 0; k < arg_n_targets; k++)
                 if (!runner_find(r, arg_targets[k]))
-                        return runner_fail(r, "--target '%s' is not one of the services under test",
-                                           arg_targets[k]);
+                        return runner_fail(r, "--target '%s' is not one of the services under test", arg_targets[k]);
         if (IN_SET(arg_at, AT_STATE, AT_LOG)) {
                 bool known = false;
-                json_array_foreach(units, i, s) if (streq_ptr(json_string_value(json_object_get(s, "name")),
-                                                              arg_at_name)) known = true;
+                json_array_foreach(units, i, s)
+                        if (streq_ptr(json_string_value(json_object_get(s, "name")), arg_at_name))
+                                known = true;
                 if (!known)
                         return runner_fail(r, "--at %s:%s=...: svd has no unit '%s' in '%s'",
-                                           arg_at == AT_STATE ? "state" : "log", arg_at_name, arg_at_name,
-                                           arg_units);
+                                           arg_at == AT_STATE ? "state" : "log", arg_at_name, arg_at_name, arg_units);
         }
         return 0;
 }
@@ -642,8 +634,8 @@ int runner_start_services(Runner *r) {
                 VarlinkClient *c = NULL;
                 /* Start answers once the service is ready: as long as --ready-timeout allows, and a
                  * little longer for svd's own answer. */
-                int q = call_within(r, "io.svd.Manager.Start", params,
-                                    arg_ready_timeout_usec + CALL_TIMEOUT_USEC, &reply, &err, &c);
+                int q = call_within(r, "io.svd.Manager.Start", params, arg_ready_timeout_usec + CALL_TIMEOUT_USEC,
+                                    &reply, &err, &c);
                 if (q == -ETIMEDOUT)
                         return runner_fail(r, "'%s' was not ready within --ready-timeout (%llu s)",
                                            r->services[i].name,

@@ -390,8 +390,7 @@ static int parse_argv(int argc, char *argv[]) {
                         errno = 0;
                         arg_seed = strtoull(optarg, &end, 10);
                         if (!ascii_isdigit(optarg[0]) || errno || *end || arg_seed > SEED_MAX)
-                                return fail("Invalid --seed '%s' (0..%llu)", optarg,
-                                            (unsigned long long)SEED_MAX);
+                                return fail("Invalid --seed '%s' (0..%llu)", optarg, (unsigned long long)SEED_MAX);
                         arg_seed_set = true;
                         break;
                 case ARG_ROUND:
@@ -416,8 +415,8 @@ static int parse_argv(int argc, char *argv[]) {
                         errno = 0;
                         u = strtoull(optarg, &end, 10);
                         if (!ascii_isdigit(optarg[0]) || errno || *end || u == 0 || u > 365ULL * 24 * 3600)
-                                return fail("Invalid --%s '%s' (seconds, 1..%llu)", option_name(options, c),
-                                            optarg, 365ULL * 24 * 3600);
+                                return fail("Invalid --%s '%s' (seconds, 1..%llu)", option_name(options, c), optarg,
+                                            365ULL * 24 * 3600);
                         u *= USEC_PER_SEC;
                         if (c == ARG_DURATION)
                                 arg_duration_usec = u;
@@ -479,8 +478,7 @@ static int parse_argv(int argc, char *argv[]) {
                 return fail("--at marker: needs --workload");
         bool power = arg_fault_set[FAULT_POWER_LOSS] || arg_fault_set[FAULT_POWER_LOSS_TORN];
         if (!power && arg_n_data > 0)
-                return fail("--data applies to the faults power-loss and power-loss-torn, and --fault names "
-                            "neither");
+                return fail("--data applies to the faults power-loss and power-loss-torn, and --fault names neither");
         for (size_t k = 0; k < arg_n_data; k++) {
                 struct stat dst;
                 if (arg_data[k][0] != '/')
@@ -495,17 +493,14 @@ static int parse_argv(int argc, char *argv[]) {
         }
         bool stops = arg_fault_set[FAULT_SVD_STOP] || arg_fault_set[FAULT_SERVICE_STOP];
         if (arg_stop_by_set && !stops)
-                return fail(
-                    "--stop-by applies to the faults svd-stop and service-stop, and --fault names neither");
+                return fail("--stop-by applies to the faults svd-stop and service-stop, and --fault names neither");
         if (arg_stop_time_set && !stops)
-                return fail("--stop-time applies to the faults svd-stop and service-stop, and --fault names "
-                            "neither");
+                return fail("--stop-time applies to the faults svd-stop and service-stop, and --fault names neither");
         if (arg_at == AT_STATE && service_state_from_string(arg_at_value) < 0)
                 return fail("--at state:%s=%s: '%s' is no state of svd's (inactive, starting, running, ...)",
                             arg_at_name, arg_at_value, arg_at_value);
-        if (arg_n_targets > 0 && !arg_fault_set[FAULT_SERVICE_KILL] &&
-            !arg_fault_set[FAULT_SERVICE_KILL_SOME] && !arg_fault_set[FAULT_SERVICE_KILL_ALL] &&
-            !arg_fault_set[FAULT_SERVICE_STOP])
+        if (arg_n_targets > 0 && !arg_fault_set[FAULT_SERVICE_KILL] && !arg_fault_set[FAULT_SERVICE_KILL_SOME] &&
+            !arg_fault_set[FAULT_SERVICE_KILL_ALL] && !arg_fault_set[FAULT_SERVICE_STOP])
                 return fail("--target applies to the service faults, and --fault names none");
         struct stat st;
         if (stat(arg_units, &st) < 0)
@@ -685,8 +680,7 @@ int main(int argc, char *argv[]) {
                 if (!powerfs)
                         return 2;
                 if (access(powerfs, X_OK) < 0)
-                        return fail("power-loss needs svd-powerfs (built with libfuse3): %s: %m", powerfs),
-                               2;
+                        return fail("power-loss needs svd-powerfs (built with libfuse3): %s: %m", powerfs), 2;
                 arg_powerfs = powerfs;
         }
         if (!arg_seed_set && getrandom(&arg_seed, sizeof(arg_seed), 0) != sizeof(arg_seed))
@@ -791,13 +785,11 @@ int main(int argc, char *argv[]) {
                  * they wrote is synced, the layers go over the directories, and svd starts again. */
                 q = runner_state_directories(&r, &arg_data, &arg_n_data);
                 if (q >= 0 && arg_n_data == 0)
-                        q = runner_fail(
-                            &r, "power-loss needs --data DIR[,DIR...] (the directories whose unsynced "
-                                "writes it loses): no service under test has StateDirectory=");
+                        q = runner_fail(&r, "power-loss needs --data DIR[,DIR...] (the directories whose unsynced "
+                                            "writes it loses): no service under test has StateDirectory=");
                 if (q >= 0) {
                         for (size_t k = 0; k < arg_n_data; k++)
-                                fprintf(stderr, "svd-crashtest: power-loss cuts %s (StateDirectory=)\n",
-                                        arg_data[k]);
+                                fprintf(stderr, "svd-crashtest: power-loss cuts %s (StateDirectory=)\n", arg_data[k]);
                         runner_stop_svd(&r);
                         sync();
                         q = powerloss_start(&r);
@@ -877,8 +869,7 @@ finish_setup:
         runner_done(&r);
         options_done();
         if (runner_interrupted) {
-                fprintf(stderr, "svd-crashtest: interrupted by SIG%s\n",
-                        strna(sigabbrev_np(runner_interrupted)));
+                fprintf(stderr, "svd-crashtest: interrupted by SIG%s\n", strna(sigabbrev_np(runner_interrupted)));
                 return 128 + runner_interrupted;
         }
         return failures > 0 ? 1 : 0;
