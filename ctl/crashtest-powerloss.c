@@ -102,6 +102,7 @@ static int layer_start(Runner *r, size_t i) {
                 int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
                 if (null >= 0)
                         (void)dup2(null, STDIN_FILENO);
+                runner_child_nofile();
                 execl(arg_powerfs, "svd-powerfs", "--seed", seed, "--log", log, arg_data[i], shadow,
                       (char *)NULL);
                 fprintf(stderr, "svd-crashtest: exec %s: %m\n", arg_powerfs);

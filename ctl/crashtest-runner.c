@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -332,6 +333,7 @@ int runner_start_svd(Runner *r) {
                 }
                 (void)setenv("NOTIFY_SOCKET", r->notify_path, 1);
                 (void)setenv("SVD_LOG_TIME", "1", 1);
+                runner_child_nofile();
                 const char *argv[] = {arg_svd,    "--units", arg_units,
                                       "--socket", r->socket, arg_fallback ? "--mode=fallback" : NULL,
                                       NULL};
@@ -483,22 +485,48 @@ fail:
         return q;
 }
 
+static struct rlimit nofile_saved;
+static bool nofile_raised;
+
+void runner_raise_nofile(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return;
+        nofile_saved = rl;
+        nofile_raised = true;
+        if (rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void)setrlimit(RLIMIT_NOFILE, &rl);
+        }
+}
+
+void runner_child_nofile(void) {
+        if (nofile_raised)
+                (void)setrlimit(RLIMIT_NOFILE, &nofile_saved);
+}
+
 void runner_output_follow(Runner *r) {
         runner_output_done(r, 0, /* keep= */ false); /* a round that ended early left its own */
-        for (size_t i = 0; i < r->n_services && i < OUTPUT_FOLLOW_MAX; i++) {
+        size_t n = MIN(r->n_services, (size_t)OUTPUT_FOLLOW_MAX);
+        /* Every call sent first, then every first reply read: one round trip for all of them. */
+        for (size_t i = 0; i < n; i++) {
                 VarlinkClient *c = NULL;
                 _cleanup_json_ json_t *params =
                     json_pack("{s:s,s:i,s:b}", "name", r->services[i].name, "lines", 0, "follow", true);
-                _cleanup_json_ json_t *first = NULL;
                 if (!params || varlink_client_connect(r->socket, &c) < 0)
                         continue;
-                /* The first reply (the lines asked for: none) says the stream is on. */
-                if (varlink_client_send(c, "io.svd.Manager.Logs", params, /* more= */ true) < 0 ||
-                    varlink_client_read(c, CALL_TIMEOUT_USEC, &first) < 0 || json_object_get(first, "error")) {
+                if (varlink_client_send(c, "io.svd.Manager.Logs", params, /* more= */ true) < 0) {
                         varlink_client_free(c);
                         continue;
                 }
                 r->output[i] = c;
+        }
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_json_ json_t *first = NULL;
+                /* The first reply (the lines asked for: none) says the stream is on. */
+                if (r->output[i] && (varlink_client_read(r->output[i], CALL_TIMEOUT_USEC, &first) < 0 ||
+                                     json_object_get(first, "error")))
+                        r->output[i] = varlink_client_free(r->output[i]);
         }
 }
 

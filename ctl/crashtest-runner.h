@@ -30,7 +30,9 @@
 #define SERVICES_MAX 1024U
 #define LINE_MAX_BYTES 4096U /* of the workload's output, for the marker; cut beyond */
 #define RUNNER_ERROR_MAX 512U
-#define OUTPUT_FOLLOW_MAX 16U /* services whose output a round follows (svd counts connections per uid) */
+/* Services whose output a round follows, a connection each: well below svd's connections per uid
+ * (1024), which the workload's and check's own calls share. */
+#define OUTPUT_FOLLOW_MAX 256U
 #define DATA_MAX 16U          /* --data directories */
 
 /* A power-loss layer (svd-powerfs) over one --data directory. */
@@ -112,6 +114,14 @@ void runner_save_logs(Runner *r, unsigned round);
 /* The StateDirectory= paths of the services under test, as svd reports them (where the data are),
  * each once, in a new array of new strings: 0, or -errno (said). */
 int runner_state_directories(Runner *r, char ***ret, size_t *ret_n);
+
+/* The runner holds a pidfd for every process it tracks and a connection for every service it
+ * follows: more than the usual soft limit of 1024 descriptors. runner_raise_nofile() raises its soft
+ * limit to the hard one; runner_child_nofile(), in a child before its exec, gives back the soft limit
+ * the runner was started with, so that svd, its services, the workload and the check run as they
+ * would without the runner. */
+void runner_raise_nofile(void);
+void runner_child_nofile(void);
 
 /* Prints the runner's failure and keeps it in r->error; returns -EINVAL. */
 _printf_(2, 3) int runner_fail(Runner *r, const char *fmt, ...);

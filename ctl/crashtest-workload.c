@@ -149,6 +149,7 @@ int workload_start(Runner *r, const Round *rd) {
                 char b[32];
                 snprintf(b, sizeof(b), "%d", (int)r->svd_pid);
                 (void)setenv("SVD_CRASHTEST_SVD_PID", b, 1);
+                runner_child_nofile();
                 execl("/bin/sh", "sh", "-c", arg_workload, (char *)NULL);
                 _exit(127);
         }
@@ -226,6 +227,7 @@ int command_run(const char *cmd, const Round *rd, const char *log_path, uint64_t
                         (void)dup2(fd, 2);
                 }
                 environment_set(rd);
+                runner_child_nofile();
                 execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
                 _exit(127);
         }

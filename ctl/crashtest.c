@@ -687,6 +687,7 @@ int main(int argc, char *argv[]) {
                 arg_seed = now_usec(CLOCK_REALTIME);
         arg_seed &= SEED_MAX;
 
+        runner_raise_nofile();
         /* Orphans of svd's services come to us, not to the host's init. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
                 return fail("PR_SET_CHILD_SUBREAPER: %m"), 2;

@@ -105,6 +105,21 @@ refused roundseed "--round N replays round N of a run: it needs that run's --see
 ct mayexit ok --seed 1 --rounds 1 --at random:300-400 --workload "true" --workload-may-exit
 expect_eq "--workload-may-exit: the round passes" 0 "$RC"
 check "... and says the workload exited before the fault" grep -q '^round 1 ok .* workload=exited:0,before-fault' "$T/mayexit.out"
+# The runner raises its own limit of open files (a pidfd per tracked process); the workload and the
+# check get the one it was started with.
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -gt 1000 ]; then
+        (
+                ulimit -Sn 1000
+                ct nofile ok --seed 1 --rounds 1 --at random:100-200 --workload "ulimit -n >$T/nofile.workload; exec $SLEEP 1000" \
+                        --check "ulimit -n >$T/nofile.check"
+        )
+        expect_eq "the workload runs with the runner's own limit of open files" 1000 "$(cat "$T/nofile.workload" 2>/dev/null)"
+        expect_eq "... and so does the check" 1000 "$(cat "$T/nofile.check" 2>/dev/null)"
+else
+        skip "the workload runs with the runner's own limit of open files" "the hard limit is $hard"
+        skip "... and so does the check" "the hard limit is $hard"
+fi
 ct steady ok --seed 1 --rounds 1 --at random:100-200 --workload "exec $SLEEP 1000"
 expect_eq "a workload that runs through the round" 0 "$RC"
 check "... is reported running" grep -q '^round 1 ok .* workload=running' "$T/steady.out"
