@@ -25,9 +25,9 @@
 #include "version.h"
 #include "wanted.h"
 
-/* What RLIMIT_NOFILE's soft limit is raised to for svd itself (connections
- * and pidfds); services get the limit svd started with. */
-#define MANAGER_NOFILE_WANT 65536U
+/* A service without LimitNOFILE= gets systemd's default: this soft limit (programs that use
+ * select() break above it), and svd's hard limit. */
+#define SERVICE_NOFILE_SOFT 1024U
 /* How long start-up waits for a crashed predecessor's leftovers to die. */
 
 static int env_path(const char *var, const char *suffix, char **ret) {
@@ -343,13 +343,17 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         if (r < 0)
                 return r;
 
-        /* Services get the limit svd was started with; svd itself needs more
-         * for pidfds and connections. */
-        if (getrlimit(RLIMIT_NOFILE, &m->ctx.nofile) < 0)
+        /* svd itself needs a descriptor or two per service (pidfds, output) and per connection: its
+         * soft limit goes up to the hard one. Services get systemd's default instead (soft 1024, or
+         * the hard limit where that is lower; hard as svd's). */
+        struct rlimit raised;
+        if (getrlimit(RLIMIT_NOFILE, &raised) < 0)
                 return -errno;
-        struct rlimit raised = m->ctx.nofile;
-        if (raised.rlim_cur < MANAGER_NOFILE_WANT)
-                raised.rlim_cur = raised.rlim_max < MANAGER_NOFILE_WANT ? raised.rlim_max : MANAGER_NOFILE_WANT;
+        m->ctx.nofile = (struct rlimit){
+                .rlim_cur = raised.rlim_max < SERVICE_NOFILE_SOFT ? raised.rlim_max : SERVICE_NOFILE_SOFT,
+                .rlim_max = raised.rlim_max,
+        };
+        raised.rlim_cur = raised.rlim_max;
         (void) setrlimit(RLIMIT_NOFILE, &raised);
 
         r = sd_event_default(&m->event);

@@ -78,6 +78,16 @@ expect_eq "LimitNPROC=77" "77 77" "$(echo "$R" | sed -n 's/^Max processes *\([0-
 expect_eq "LimitCORE=0" "0 0" "$(echo "$R" | sed -n 's/^Max core file size *\([0-9]*\) *\([0-9]*\).*/\1 \2/p')"
 expect_eq "the service has exactly fds 0, 1 and 2" "0 1 2 " "$(echo "$R" | sed -n '/^fds:/,/^fds-end/p' | grep -v fds | tr '\n' ' ')"
 
+# Without LimitNOFILE=: systemd's default, soft 1024 (or the hard limit where lower), hard as svd's.
+write_unit deflimit <<EOF
+[Service]
+ExecStart=$SH -c 'grep "^Max open files" /proc/self/limits >$T/report/default; exec $SLEEP 10000'
+EOF
+HARD0=$(ulimit -Hn)
+[ "$HARD0" = unlimited ] && HARD0=$(cat /proc/sys/fs/nr_open)
+SOFT0=1024
+[ "$HARD0" -lt 1024 ] && SOFT0=$HARD0
+
 # A hard limit above svd's own: set where svd may raise it (CAP_SYS_RESOURCE), else clamped to svd's
 # hard limit (as systemd does; many containers lack the capability), never a failed start.
 HARD=$(ulimit -Hn)
@@ -104,6 +114,12 @@ start_svd
 run svctl start badcaps
 expect_rc "an ambient capability outside the bounding set fails" 1
 expect_contains "the error names the step" "$ERR" "capabilities"
+
+run svctl start deflimit
+expect_rc "a service without LimitNOFILE= starts" 0
+check "... and reports its limits" wait_until 10 test -s "$T/report/default"
+expect_eq "... systemd's default: soft $SOFT0, hard as svd's" "$SOFT0 $HARD0" \
+        "$(sed -n 's/^Max open files *\([0-9]*\) *\([0-9]*\).*/\1 \2/p' "$T/report/default")"
 
 run svctl start biglimit
 expect_rc "LimitNOFILE= above svd's hard limit ($HARD) starts" 0

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # svd under a low RLIMIT_NOFILE. svd raises its soft limit to
-# min(hard, 65536) at start-up, so the hard limit is lowered (ulimit -n sets
+# the hard limit at start-up, so the hard limit is lowered (ulimit -n sets
 # both) in a wrapper that then execs svd. Clients take every fd svd has left:
 # accept() fails with EMFILE and svd says so, pauses accepting, and keeps
 # serving the connections it has; a Start then fails to create the process's
