@@ -177,9 +177,13 @@ typedef struct ServiceContext {
         const char *notify_path; /* $NOTIFY_SOCKET given to services */
         bool notify_ready;       /* ... and it is bound: else Type=notify and WatchdogSec= cannot start */
         uid_t uid;               /* svd's own user */
-        struct rlimit nofile;    /* RLIMIT_NOFILE as svd found it, restored for services */
+        struct rlimit nofile;    /* RLIMIT_NOFILE for services without LimitNOFILE= */
         bool shutting_down;
         bool guarded;            /* svd's guard ends every service's whole tree when svd dies (guard.h) */
+        /* Starts that failed for want of svd's own descriptors, processes or memory are logged once a
+         * second at most: when the last was logged, and how many were not since. */
+        uint64_t exhausted_log_usec;
+        unsigned exhausted_suppressed;
 
         Service **services;
         size_t n_services;
@@ -310,6 +314,7 @@ struct Service {
         int dynamic_user_fd;            /* DynamicUser=: the lock of creds.uid while allocated (dynamic-user.h) */
         char *last_error;
         unsigned restarts;
+        unsigned exhausted; /* starts in a row that failed for want of svd's own resources */
         /* Condition*=/Assert*= at the last start (service-condition.c): the one not met, as written,
          * or NULL; when they were checked (CLOCK_REALTIME, 0 = never). */
         char *condition_failed, *assert_failed;

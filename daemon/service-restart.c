@@ -81,6 +81,17 @@ void service_start_limit_reset(Service *s, bool counting) {
         s->start_limit_count = counting ? 1 : 0;
 }
 
+bool service_error_is_exhaustion(int r) {
+        return IN_SET(r, -EMFILE, -ENFILE, -EAGAIN, -ENOMEM);
+}
+
 uint64_t service_restart_delay(const Service *s) {
-        return unit_restart_delay_usec(s->def->unit, s->restarts + 1);
+        uint64_t delay = unit_restart_delay_usec(s->def->unit, s->restarts + 1);
+        /* A start that failed for want of svd's own resources cannot succeed before something is
+         * freed: whatever RestartSec= says, the next try waits 100 ms, doubled each time up to 6.4 s. */
+        if (s->exhausted > 0) {
+                uint64_t backoff = SERVICE_EXHAUSTED_DELAY_USEC << MIN(s->exhausted - 1, 6U);
+                delay = MAX(delay, backoff);
+        }
+        return delay;
 }

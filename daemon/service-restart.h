@@ -18,3 +18,9 @@ void service_start_limit_reset(Service *s, bool counting);
 char *service_start_limit_message(const Service *s);
 /* How long the next restart waits (RestartSec=, with RestartSteps= back-off). */
 uint64_t service_restart_delay(const Service *s);
+
+/* Whether a failed start failed for want of svd's own resources (EMFILE, ENFILE, EAGAIN, ENOMEM):
+ * then the restart waits SERVICE_EXHAUSTED_DELAY_USEC at least, doubled for each such failure in a
+ * row (s->exhausted) up to 64 times that. */
+#define SERVICE_EXHAUSTED_DELAY_USEC (100 * USEC_PER_MSEC)
+bool service_error_is_exhaustion(int r);

@@ -443,6 +443,25 @@ static int service_spawn(Service *s) {
         return service_spawn_main(s);
 }
 
+/* A start that failed for want of svd's own resources, in svd's log once a second at most. */
+static void service_log_exhausted(Service *s, const char *msg) {
+        ServiceContext *c = s->ctx;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (c->exhausted_log_usec != 0 && now - c->exhausted_log_usec < USEC_PER_SEC) {
+                c->exhausted_suppressed++;
+                return;
+        }
+        if (c->exhausted_suppressed > 0)
+                log_error("%s: %s (retrying with a back-off; %u more start(s) failed for want of svd's resources "
+                          "in the last second, not logged)",
+                          s->name, msg ? msg : "Failed to spawn", c->exhausted_suppressed);
+        else
+                log_error("%s: %s (retrying with a back-off)", s->name, msg ? msg : "Failed to spawn");
+        c->exhausted_log_usec = now;
+        c->exhausted_suppressed = 0;
+}
+
 static int service_spawn_main(Service *s) {
         _cleanup_(service_exec_done) ServiceExec exec = {};
         _cleanup_free_ char *log_error = NULL;
@@ -478,7 +497,8 @@ static int service_spawn_main(Service *s) {
         r = s->control.log_fresh ? service_log_prepare(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error)
                                  : service_log_attach(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error);
         if (r < 0) {
-                log_error("%s: %s", s->name, strna(log_error));
+                if (!exec.error) /* said once, below */
+                        exec.error = TAKE_PTR(log_error);
                 goto fail;
         }
         s->control.log_fresh = false;
@@ -486,6 +506,7 @@ static int service_spawn_main(Service *s) {
         service_log_spawned(s->log);
         if (r < 0)
                 goto fail;
+        s->exhausted = 0;
 
         service_run_reset(&s->run);
         s->run.main = proc;
@@ -551,10 +572,15 @@ fail:
                         msg = strdup(exec.error);
                 else if (asprintf(&msg, "Failed to spawn '%s': %s", service_main_command(s)->argv[0], strerror(-r)) < 0)
                         msg = NULL;
-                if (exec.error)
-                        log_error("%s: %s", s->name, exec.error);
-                else
-                        log_error_errno(r, "%s: Failed to spawn '%s': %m", s->name, service_main_command(s)->argv[0]);
+                if (service_error_is_exhaustion(r)) {
+                        /* svd itself is out of descriptors, processes or memory: every start fails
+                         * alike until something is freed, so say it once a second, with a count. */
+                        s->exhausted++;
+                        service_log_exhausted(s, msg);
+                } else {
+                        s->exhausted = 0;
+                        log_error("%s: %s", s->name, msg ? msg : "Failed to spawn");
+                }
                 service_set_last_error(s, msg);
                 s->spawn_error = true; /* service_start_failed answers with SpawnFailed */
                 /* This start never got a process: the previous run's readiness must not make it look
@@ -584,7 +610,11 @@ int service_on_restart_timer(sd_event_source *source, uint64_t usec, void *userd
         }
         s->restarts++;
         s->result = SERVICE_SUCCESS; /* the failure that caused the restart is history now */
-        log_info("%s: restarting (restart %u)", s->name, s->restarts);
+        if (s->exhausted > 0)
+                log_debug("%s: restarting (restart %u, after %u start(s) that svd's resources failed)",
+                          s->name, s->restarts, s->exhausted);
+        else
+                log_info("%s: restarting (restart %u)", s->name, s->restarts);
         (void) service_spawn(s);
         return 0;
 }
@@ -595,7 +625,7 @@ static int service_schedule_restart(Service *s) {
         int r = service_arm_timer(s, delay, service_on_restart_timer);
         if (r < 0)
                 return r;
-        if (delay != s->def->unit->restart_usec)
+        if (delay != s->def->unit->restart_usec && s->exhausted == 0)
                 log_info("%s: restarting in %s (back-off step %u).", s->name,
                          format_timespan((char[FORMAT_TIMESPAN_MAX]){}, FORMAT_TIMESPAN_MAX, delay), s->restarts + 1);
         return 0;

@@ -99,3 +99,5 @@ set_tests_properties(crashtest-trees PROPERTIES TIMEOUT 300)
 # The power-loss fault: svd-powerfs alone (what survives a cut), and through svd-crashtest the
 # controls: writers that skip an fsync fail, the same writers done right pass.
 svd_integration_test(crashtest-powerloss)
+# Out of descriptors with services that restart at once: a back-off of svd's own, a quiet log.
+svd_integration_test(exhaust-restart)
