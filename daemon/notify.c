@@ -149,7 +149,7 @@ static Service *service_by_cgroup(Manager *m, pid_t pid) {
         if (lp > ls || !streq(m->cgroup.services_path + ls - lp, path))
                 return NULL;
         Service *s = service_lookup(&m->ctx, slash + 1);
-        return s && s->cgroup_fd >= 0 ? s : NULL;
+        return s && s->cgroup ? s : NULL;
 }
 
 /* With PrivatePIDs=yes the command is a child of svd's init, the main process. */

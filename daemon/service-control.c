@@ -225,7 +225,7 @@ static bool control_spawn(Service *s, ServiceControlEnd *ret) {
 fail:
         {
                 char *msg = NULL;
-                s->cgroup_fd = safe_close(s->cgroup_fd);
+                s->cgroup = false;
                 if (exec.error || log_error)
                         msg = strdup(exec.error ?: log_error);
                 else if (asprintf(&msg, "Failed to spawn %s= '%s': %s", unit_exec_to_string(c->kind), cmd->argv[0],

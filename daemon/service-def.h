@@ -310,7 +310,8 @@ struct Service {
         bool spawn_error;               /* clone failed: the waiting start gets SpawnFailed */
         bool have_exit;
         ExitStatus last_exit;
-        int cgroup_fd;                  /* the service's cgroup, when svd has a subtree */
+        bool cgroup;                    /* its cgroup exists (made at a start): opened where needed
+                                         * (service_cgroup_open), so that it costs no descriptor */
         int dynamic_user_fd;            /* DynamicUser=: the lock of creds.uid while allocated (dynamic-user.h) */
         char *last_error;
         unsigned restarts;

@@ -83,6 +83,10 @@ static uint64_t capability_mask(int last) {
 }
 
 void service_exec_done(ServiceExec *e) {
+        if (e->owns_cgroup_fd) {
+                e->params.cgroup_fd = safe_close(e->params.cgroup_fd);
+                e->owns_cgroup_fd = false;
+        }
         e->env = strv_free(e->env);
         free(e->path);
         e->path = NULL;
@@ -90,6 +94,14 @@ void service_exec_done(ServiceExec *e) {
         free(e->error);
         e->error = NULL;
         e->sandbox = NULL; /* the unit's */
+}
+
+int service_cgroup_open(const Service *s) {
+        int fd = -EBADF;
+        if (!s->cgroup)
+                return -ENOENT;
+        int r = cgroup_service_open_existing(s->ctx->cgroup, s->name, &fd);
+        return r < 0 ? r : fd;
 }
 
 static bool exec_is_main(const Unit *u, const ExecCommand *cmd) {
@@ -269,22 +281,29 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
 
         if (c->cgroup->available) {
                 bool fresh = false;
-                if (s->cgroup_fd < 0) {
-                        r = cgroup_service_open(c->cgroup, s->name, &s->cgroup_fd);
+                int cg = -EBADF;
+                /* Made at the first start, and again when it was removed (the service stopped, or
+                 * someone else removed it); opened for this spawn only. */
+                r = s->cgroup ? cgroup_service_open_existing(c->cgroup, s->name, &cg) : -ENOENT;
+                if (r == -ENOENT) {
+                        r = cgroup_service_open(c->cgroup, s->name, &cg);
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to create cgroup, running without: %m", s->name);
                         fresh = r > 0;
-                }
-                if (s->cgroup_fd >= 0) {
+                } else if (r < 0)
+                        log_warning_errno(r, "%s: Failed to open its cgroup, running without: %m", s->name);
+                s->cgroup = cg >= 0;
+                if (cg >= 0) {
+                        e->params.cgroup_fd = cg;
+                        e->owns_cgroup_fd = true;
                         unsigned skipped = 0;
-                        r = cgroup_apply_limits(c->cgroup, s->cgroup_fd, fresh, u->memory_max, u->tasks_max,
+                        r = cgroup_apply_limits(c->cgroup, cg, fresh, u->memory_max, u->tasks_max,
                                                 u->cpu_weight, &skipped);
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to set cgroup limits, ignoring: %m", s->name);
                         if (skipped > 0) /* warned about at load, and listed in NotApplied */
                                 log_debug("%s: %u cgroup limits set but their controllers are not available, ignoring.",
                                           s->name, skipped);
-                        params->cgroup_fd = s->cgroup_fd;
                 }
         } else if (u->memory_max != UINT64_MAX || u->tasks_max != UINT64_MAX || u->cpu_weight != 0)
                 log_debug("%s: MemoryMax=/TasksMax=/CPUWeight= need a cgroup and svd has none (%s), ignoring.",

@@ -15,6 +15,7 @@ typedef struct ServiceExec {
         char **argv;  /* the command line with the variables of env substituted */
         char *error;  /* why preparing failed, when it was not memory (for the log and status) */
         const SandboxPlan *sandbox; /* params.sandbox, the unit's (compiled once per unit); NULL without */
+        bool owns_cgroup_fd;        /* params.cgroup_fd is open for this spawn, closed with the rest */
 } ServiceExec;
 
 /* Fills e for the next spawn of s running cmd (the main command or one around it, with extra_env,
@@ -23,4 +24,8 @@ typedef struct ServiceExec {
  * -ENOTCONN when the unit needs the notify socket and svd has none. */
 int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, ServiceExec *e);
 void service_exec_done(ServiceExec *e);
+
+/* The cgroup of s, opened for one use (it is not kept open while the service runs): the fd, or
+ * -ENOENT when s has none (svd has no cgroups, or it was not made), or -errno. */
+int service_cgroup_open(const Service *s);
 bool service_exec_joins_pidns(const Service *s, const ExecCommand *cmd);

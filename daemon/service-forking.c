@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "process-pidns.h"
+#include "service-exec.h"
 #include "service-forking.h"
 #include "svd-log.h"
 
@@ -218,8 +219,9 @@ bool service_forking_take_over(Service *s, const ExitStatus *st) {
                 if (r < 0 && asprintf(&msg, "Failed to read PID file '%s' after the command exited: %s",
                                       s->def->unit->pid_file, strerror(-r)) < 0)
                         msg = NULL;
-        } else if (s->cgroup_fd >= 0) {
-                r = cgroup_only_process(s->cgroup_fd, &pid);
+        } else if (s->cgroup) {
+                _cleanup_close_ int cg = service_cgroup_open(s);
+                r = cg < 0 ? cg : cgroup_only_process(cg, &pid);
                 if (r != 1 && asprintf(&msg, "cannot tell the main process: %d processes are left in the "
                                              "service's cgroup and there is no PIDFile=", r) < 0)
                         msg = NULL;

@@ -99,7 +99,7 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
                 SET("spawnFailure", json_pack("{s:i,s:i}", "stage", (int) s->run.spawn_failure.stage, "errno",
                                               s->run.spawn_failure.error));
         SET("spawnError", json_boolean(s->spawn_error));
-        SET("cgroupFd", reexec_fd_to_json(fds, s->cgroup_fd));
+        SET("cgroup", json_boolean(s->cgroup));
         /* DynamicUser=: the uid of this run and the lock that holds it (dynamic-user.h). */
         if (s->dynamic_user_fd >= 0) {
                 SET("dynamicUserFd", reexec_fd_to_json(fds, s->dynamic_user_fd));
@@ -304,9 +304,12 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                                                    .error = (int) reexec_i64(j, "errno", EIO) };
         }
         s->spawn_error = reexec_bool(o, "spawnError", false);
-        r = reexec_fd_take(o, "cgroupFd");
-        if (r >= 0)
-                s->cgroup_fd = r;
+        s->cgroup = reexec_bool(o, "cgroup", false);
+        r = reexec_fd_take(o, "cgroupFd"); /* a state from before svd opened cgroups only where needed */
+        if (r >= 0) {
+                s->cgroup = true;
+                (void) close(r);
+        }
         r = reexec_fd_take(o, "dynamicUserFd");
         if (r >= 0 && s->def->creds.dynamic) {
                 s->dynamic_user_fd = r;

@@ -567,7 +567,7 @@ fail:
                 char *msg = NULL;
                 /* The cgroup may be what failed (removed under svd's feet:
                  * CLONE_INTO_CGROUP says ENOENT): the next start opens it anew. */
-                s->cgroup_fd = safe_close(s->cgroup_fd);
+                s->cgroup = false;
                 if (exec.error)
                         msg = strdup(exec.error);
                 else if (asprintf(&msg, "Failed to spawn '%s': %s", service_main_command(s)->argv[0], strerror(-r)) < 0)
@@ -994,9 +994,9 @@ void service_finish_exit(Service *s) {
                         return;
         }
 
-        if (s->cgroup_fd >= 0) {
+        if (s->cgroup) {
                 /* Empty now; the next start gets a fresh one (see cgroup.h). */
-                s->cgroup_fd = safe_close(s->cgroup_fd);
+                s->cgroup = false;
                 int r = cgroup_service_remove(s->ctx->cgroup, s->name);
                 if (r < 0)
                         log_debug_errno(r, "%s: Failed to remove cgroup, ignoring: %m", s->name);
@@ -1050,13 +1050,16 @@ int service_on_cgroup_event(sd_event_source *source, int fd, uint32_t revents, v
 static int service_kill_leftovers(Service *s) {
         int r;
 
-        if (s->cgroup_fd < 0)
+        if (!s->cgroup)
                 return 0;
         /* systemd.kill(5): KillMode=process and none leave the other processes alone. */
         if (IN_SET(s->def->unit->kill_mode, KILL_MODE_PROCESS, KILL_MODE_NONE))
                 return 0;
+        _cleanup_close_ int cg = service_cgroup_open(s);
+        if (cg < 0)
+                return log_debug_errno(cg, "%s: Failed to open its cgroup, taking it for empty: %m", s->name), 0;
         /* Watch first, then kill, then look: no change can slip in between. */
-        r = cgroup_open_events(s->cgroup_fd, &s->run.cgroup_events_fd);
+        r = cgroup_open_events(cg, &s->run.cgroup_events_fd);
         if (r < 0)
                 return log_warning_errno(r, "%s: Failed to open cgroup.events: %m", s->name), 0;
         r = cgroup_events_populated(s->run.cgroup_events_fd);
@@ -1064,10 +1067,10 @@ static int service_kill_leftovers(Service *s) {
                 service_unwatch_cgroup(s);
                 return 0;
         }
-        bool leftovers = cgroup_has_processes(s->cgroup_fd) != 0; /* an error: kill to be sure */
+        bool leftovers = cgroup_has_processes(cg) != 0; /* an error: kill to be sure */
         if (leftovers) {
                 log_info("%s: killing the processes the main process left behind.", s->name);
-                r = cgroup_kill(s->cgroup_fd);
+                r = cgroup_kill(cg);
                 if (r < 0)
                         log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
         } else
@@ -1146,8 +1149,9 @@ int service_on_stop_timeout(sd_event_source *source, uint64_t usec, void *userda
         int r = process_kill(&s->run.main, SIGKILL);
         if (r < 0 && r != -ESRCH)
                 log_error_errno(r, "%s: Failed to send SIGKILL: %m", s->name);
-        if (s->cgroup_fd >= 0 && IN_SET(s->def->unit->kill_mode, KILL_MODE_CONTROL_GROUP, KILL_MODE_MIXED)) {
-                r = cgroup_kill(s->cgroup_fd);
+        if (s->cgroup && IN_SET(s->def->unit->kill_mode, KILL_MODE_CONTROL_GROUP, KILL_MODE_MIXED)) {
+                _cleanup_close_ int cg = service_cgroup_open(s);
+                r = cg < 0 ? cg : cgroup_kill(cg);
                 if (r < 0)
                         log_error_errno(r, "%s: Failed to write cgroup.kill: %m", s->name);
         }
@@ -1163,8 +1167,9 @@ static int service_signal(Service *s, int sig) {
 
         if (s->def->unit->kill_mode == KILL_MODE_NONE)
                 return 0;
-        if (s->def->unit->kill_mode == KILL_MODE_CONTROL_GROUP && s->cgroup_fd >= 0 && !s->run.main_pid1) {
-                r = cgroup_signal(s->cgroup_fd, sig);
+        if (s->def->unit->kill_mode == KILL_MODE_CONTROL_GROUP && s->cgroup && !s->run.main_pid1) {
+                _cleanup_close_ int cg = service_cgroup_open(s);
+                r = cg < 0 ? cg : cgroup_signal(cg, sig);
                 if (r >= 0)
                         return 0;
                 log_warning_errno(r, "%s: Failed to signal the cgroup, signalling the main process: %m", s->name);
@@ -1750,7 +1755,6 @@ int service_new(ServiceContext *c, const char *name, UnitDefinition *def, Servic
                 .ctx = c,
                 .handlers = &service_handlers,
                 .def = TAKE_PTR(d),
-                .cgroup_fd = -EBADF,
                 .dynamic_user_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
@@ -1774,7 +1778,6 @@ Service *service_free(Service *s) {
         service_unset_timer(s);
         service_deps_done(&s->deps);
         service_control_done(&s->control);
-        s->cgroup_fd = safe_close(s->cgroup_fd);
         if (process_is_set(&s->run.main) && s->run.main.mode == SPAWN_MODE_FALLBACK) {
                 /* Only at exit with the service still up after its stop sequence. */
                 (void) process_kill(&s->run.main, SIGKILL);
