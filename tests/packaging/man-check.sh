@@ -107,5 +107,38 @@ for want in "no entry for 'daemon-reexec'" "no entry for '--state-version'" "no 
         fi
 done
 
+# The bash completion offers every command and every long option of `svctl --help`.
+# complete_check FILE: one line per command or option FILE's lists lack.
+complete_check() {
+        awk '/local commands=/ { on = 1 } on { print } on && /\x27$/ && !/=\x27[^\x27]*$/ { on = 0 }' "$1" |
+                tr -s " '\t" '\n' >"$T/words"
+        awk '/local options=/ { on = 1 } on { print } on && /\x27$/ && !/=\x27[^\x27]*$/ { on = 0 }' "$1" |
+                tr -s " '\t" '\n' >>"$T/words"
+        while read -r w; do
+                case $w in --*) ;; -*) continue ;; esac
+                grep -qxF -- "$w" "$T/words" || echo "completion: no '$w'"
+        done <"$T/svctl.verbs" 2>/dev/null
+        grep -h -- '^--' "$T/svctl.options" | while read -r w; do
+                grep -qxF -- "$w" "$T/words" || echo "completion: no '$w'"
+        done
+}
+completion=$SVD_SOURCE_DIR/contrib/svctl.bash-completion
+complete_check "$completion" >"$T/out.complete"
+if [ ! -s "$T/out.complete" ]; then
+        ok "the bash completion offers every command and long option of svctl --help"
+else
+        sed 's/^/# /' "$T/out.complete"
+        not_ok "the bash completion offers every command and long option of svctl --help"
+fi
+sed -e 's/ daemon-reexec//' -e 's/ --follow//' "$completion" >"$T/broken.completion"
+complete_check "$T/broken.completion" >"$T/out.complete.broken"
+for want in "no 'daemon-reexec'" "no '--follow'"; do
+        if grep -qF "$want" "$T/out.complete.broken"; then
+                ok "a completion without it fails: $want"
+        else
+                not_ok "a completion without it fails: $want"
+        fi
+done
+
 echo "1..$n"
 [ "$failed" = 0 ]
