@@ -52,13 +52,12 @@ static int supplementary_add(Credentials *c, char *const *supplementary, char **
         for (char *const *g = supplementary; g && *g; g++) {
                 struct group *gr;
                 gid_t gid;
-                errno = 0;
                 if (parse_gid(*g, &gid) < 0) {
                         gr = getgrnam(*g);
                         if (!gr) {
                                 if (ret_error && asprintf(ret_error, "Group '%s' does not exist", *g) < 0)
                                         *ret_error = NULL;
-                                return errno > 0 ? -errno : -ESRCH;
+                                return -ESRCH;
                         }
                         gid = gr->gr_gid;
                 }
@@ -139,7 +138,6 @@ int credentials_resolve(const char *user, const char *group, char *const *supple
         c.set = true;
 
         if (user) {
-                errno = 0;
                 if (parse_uid(user, &uid) >= 0)
                         pw = getpwuid(uid);
                 else
@@ -147,7 +145,7 @@ int credentials_resolve(const char *user, const char *group, char *const *supple
                 if (!pw && parse_uid(user, &uid) < 0) {
                         if (ret_error && asprintf(ret_error, "User '%s' does not exist", user) < 0)
                                 *ret_error = NULL;
-                        return errno > 0 ? -errno : -ESRCH;
+                        return -ESRCH;
                 }
                 if (pw) {
                         c.uid = pw->pw_uid;
@@ -167,7 +165,6 @@ int credentials_resolve(const char *user, const char *group, char *const *supple
 
         if (group) {
                 struct group *gr;
-                errno = 0;
                 if (parse_gid(group, &gid) >= 0)
                         c.gid = gid;
                 else if ((gr = getgrnam(group)))
@@ -175,7 +172,7 @@ int credentials_resolve(const char *user, const char *group, char *const *supple
                 else {
                         if (ret_error && asprintf(ret_error, "Group '%s' does not exist", group) < 0)
                                 *ret_error = NULL;
-                        return errno > 0 ? -errno : -ESRCH;
+                        return -ESRCH;
                 }
         }
 

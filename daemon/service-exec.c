@@ -131,6 +131,11 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
 
         if ((u->type == SERVICE_TYPE_NOTIFY || u->watchdog_usec > 0) && !c->notify_ready)
                 return -ENOTCONN; /* svd has no notify socket: said at start-up */
+        /* A user or group that did not exist when the unit was loaded: looked up again, and no
+         * process of the service starts while it still does not. */
+        r = unit_definition_resolve_pending(s->def, &e->error);
+        if (r < 0)
+                return r;
         r = service_build_environment(s, extra_env, &e->env, &e->error);
         if (r < 0)
                 return r;

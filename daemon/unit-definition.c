@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "svd-log.h"
+
 /* FNV-1a over the bytes u was parsed from (for a unit that did not load: over error), never 0. */
 static uint64_t unit_definition_hash(const Unit *u, const char *error) {
         const char *p = u ? u->source : error;
@@ -48,7 +50,15 @@ int unit_definition_new(const char *path, Unit *u, const char *load_error, uid_t
         if (unit) {
                 _cleanup_free_ char *err = NULL;
                 int r = definition_resolve(d, unit, svd_uid, &err);
-                if (r < 0) {
+                if (r == -ESRCH && !unit->dynamic_user) {
+                        /* Not there yet: loaded, and every start looks again (systemd's 217/USER). */
+                        credentials_done(&d->creds);
+                        if (!err && !(err = strdup("User=/Group= names a user or group that does not exist")))
+                                return -ENOMEM;
+                        log_warning("%s: %s: loaded, and each start fails while it does not.", d->path, err);
+                        d->creds_error = TAKE_PTR(err);
+                        d->unit = TAKE_PTR(unit);
+                } else if (r < 0) {
                         credentials_done(&d->creds);
                         free(d->load_error);
                         if ((err ? asprintf(&d->load_error, "%s: %s", d->path, err)
@@ -70,7 +80,24 @@ UnitDefinition *unit_definition_free(UnitDefinition *d) {
         free(d->path);
         unit_free(d->unit);
         free(d->load_error);
+        free(d->creds_error);
         credentials_done(&d->creds);
         free(d);
         return NULL;
+}
+
+int unit_definition_resolve_pending(UnitDefinition *d, char **ret_error) {
+        Credentials c = {};
+
+        assert(d && d->unit);
+        if (!d->creds_error)
+                return 0;
+        int r = credentials_resolve(d->unit->user, d->unit->group, d->unit->supplementary_groups, &c, ret_error);
+        if (r < 0)
+                return r;
+        credentials_done(&d->creds);
+        d->creds = c;
+        free(d->creds_error);
+        d->creds_error = NULL;
+        return 0;
 }

@@ -19,12 +19,22 @@ typedef struct UnitDefinition {
         Unit *unit;        /* NULL when it did not load */
         char *load_error;  /* why it did not load (file, line, reason), or why it left the graph */
         Credentials creds; /* User=/Group= resolved when it was built */
+        /* Why User=/Group= could not be resolved when it was built (the user or a group does not exist
+         * yet: a package's postinst makes it after it installs the unit), or NULL. creds are empty then,
+         * and every start looks them up again first (unit_definition_resolve_pending()). */
+        char *creds_error;
         uint64_t hash;     /* of the bytes the unit was parsed from (of the error when it did not load) */
 } UnitDefinition;
 
 /* Builds a definition from the unit u (taken) loaded from path, or from its load_error when u is NULL.
- * User=/Group= are resolved now: when that fails the definition carries the error instead of the
- * unit. svd_uid is svd's own user: DynamicUser= needs root. 0, or -ENOMEM (u is freed). */
+ * User=/Group= are resolved now. When a user or group does not exist (yet), the unit loads with
+ * creds_error set, as systemd loads it and fails its start; any other failure leaves the definition
+ * with the error instead of the unit. svd_uid is svd's own user: DynamicUser= needs root. 0, or
+ * -ENOMEM (u is freed). */
 int unit_definition_new(const char *path, Unit *u, const char *load_error, uid_t svd_uid, UnitDefinition **ret);
 UnitDefinition *unit_definition_free(UnitDefinition *d);
+
+/* For a definition with creds_error: looks User=/Group= up again. 0 once they resolve (creds set,
+ * creds_error cleared), else -errno with *ret_error saying which does not exist (may stay NULL). */
+int unit_definition_resolve_pending(UnitDefinition *d, char **ret_error);
 DEFINE_TRIVIAL_CLEANUP_FUNC(UnitDefinition *, unit_definition_free);

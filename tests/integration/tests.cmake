@@ -101,3 +101,5 @@ set_tests_properties(crashtest-trees PROPERTIES TIMEOUT 300)
 svd_integration_test(crashtest-powerloss)
 # Out of descriptors with services that restart at once: a back-off of svd's own, a quiet log.
 svd_integration_test(exhaust-restart)
+# A unit whose User= does not exist yet loads; its start fails with the reason until the user exists.
+svd_integration_test(user-later)
