@@ -167,7 +167,7 @@ system_mirror() {
                                 echo "${uri%/}"; break ;;
                         esac
                 done
-        done | head -n 1
+        done | awk 'NR == 1' # not head: it would leave the loop a SIGPIPE, which pipefail makes fatal
 }
 
 mirror=${SVD_LAB_MIRROR:-$(system_mirror)}
