@@ -320,6 +320,29 @@ static int open_sdir(Node *n, int parent, const char *name) {
         return 0;
 }
 
+/* A directory stream of the directory dir (which may be an O_PATH fd): 0, or -errno. */
+static int dir_open(int dir, DIR **ret) {
+        int d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d < 0)
+                return -errno;
+        *ret = fdopendir(d);
+        if (!*ret) {
+                int r = -errno;
+                close(d);
+                return r;
+        }
+        return 0;
+}
+
+/* The next entry of dp but "." and "..", or NULL at the end (errno > 0 for an error). */
+static struct dirent *dir_next(DIR *dp) {
+        struct dirent *de;
+        while ((errno = 0, de = readdir(dp)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+                        return de;
+        return NULL;
+}
+
 /* Mirrors the backing directory (dir) into the shadow directory sdir, recursively: at the start,
  * everything there is durable. path: dir's path below the data directory, for the log. */
 static int mirror(int dir, int sdir, const char *path, unsigned depth) {
@@ -327,19 +350,14 @@ static int mirror(int dir, int sdir, const char *path, unsigned depth) {
 
         if (depth > 256)
                 return -ELOOP;
-        _cleanup_close_ int d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (d < 0)
-                return -errno;
-        _cleanup_closedir_ DIR *dp = fdopendir(d);
-        if (!dp)
-                return -errno;
-        TAKE_FD(d);
+        _cleanup_closedir_ DIR *dp = NULL;
+        int k = dir_open(dir, &dp);
+        if (k < 0)
+                return k;
         struct dirent *de;
-        while ((errno = 0, de = readdir(dp))) {
+        while ((de = dir_next(dp))) {
                 struct stat st;
                 char sub[PATH_MAX];
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
                 if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         return -errno;
                 snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "/" : "", de->d_name);
@@ -376,18 +394,12 @@ static int mirror(int dir, int sdir, const char *path, unsigned depth) {
 static int empty_dir(int dir, unsigned depth) {
         if (depth > 256)
                 return -ELOOP;
-        _cleanup_close_ int d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (d < 0)
-                return -errno;
-        _cleanup_closedir_ DIR *dp = fdopendir(d);
-        if (!dp)
-                return -errno;
-        TAKE_FD(d);
+        _cleanup_closedir_ DIR *dp = NULL;
+        int r = dir_open(dir, &dp);
+        if (r < 0)
+                return r;
         struct dirent *de;
-        int r = 0;
-        while ((errno = 0, de = readdir(dp))) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        while ((de = dir_next(dp))) {
                 if (unlinkat(dirfd(dp), de->d_name, 0) == 0)
                         continue;
                 if (errno != EISDIR && errno != EPERM)
@@ -421,19 +433,14 @@ static int restore_tree(int sdir, int dir, const char *path, unsigned depth) {
         int r;
         if (depth > 256)
                 return -ELOOP;
-        _cleanup_close_ int d = openat(sdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (d < 0)
-                return -errno;
-        _cleanup_closedir_ DIR *dp = fdopendir(d);
-        if (!dp)
-                return -errno;
-        TAKE_FD(d);
+        _cleanup_closedir_ DIR *dp = NULL;
+        int k = dir_open(sdir, &dp);
+        if (k < 0)
+                return k;
         struct dirent *de;
-        while ((errno = 0, de = readdir(dp))) {
+        while ((de = dir_next(dp))) {
                 struct stat st;
                 char sub[PATH_MAX];
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
                 if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         return -errno;
                 snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "/" : "", de->d_name);
@@ -631,20 +638,15 @@ static int sync_dir(Node *d, const char *dpath) {
                 if ((r = open_sdir(d, store_fd, sname)) < 0)
                         return r;
         }
-        int sd = openat(d->sdir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (sd < 0)
-                return -errno;
-        _cleanup_closedir_ DIR *sdp = fdopendir(sd);
-        if (!sdp) {
-                safe_close(sd);
-                return -errno;
-        }
+        _cleanup_closedir_ DIR *sdp = NULL;
+        r = dir_open(d->sdir_fd, &sdp);
+        if (r < 0)
+                return r;
+        int sd = dirfd(sdp);
         struct dirent *de;
         /* What the shadow names that the backing directory does not (or names as another inode). */
-        while ((errno = 0, de = readdir(sdp))) {
+        while ((de = dir_next(sdp))) {
                 struct stat sst, bst;
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
                 if (fstatat(sd, de->d_name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
                         return -errno;
                 Node *n = node_find_sino(sst.st_ino);
@@ -671,18 +673,13 @@ static int sync_dir(Node *d, const char *dpath) {
         if (errno > 0)
                 return -errno;
 
-        _cleanup_close_ int bd2 = openat(bd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (bd2 < 0)
-                return -errno;
-        _cleanup_closedir_ DIR *bdp = fdopendir(bd2);
-        if (!bdp)
-                return -errno;
-        TAKE_FD(bd2);
-        while ((errno = 0, de = readdir(bdp))) {
+        _cleanup_closedir_ DIR *bdp = NULL;
+        r = dir_open(bd, &bdp);
+        if (r < 0)
+                return r;
+        while ((de = dir_next(bdp))) {
                 struct stat bst, sst;
                 char sub[PATH_MAX];
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
                 if (fstatat(sd, de->d_name, &sst, AT_SYMLINK_NOFOLLOW) == 0)
                         continue; /* the same inode (the first pass left only those) */
                 if (fstatat(bd, de->d_name, &bst, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -959,7 +956,8 @@ static int pf_write(const char *path, const char *buf, size_t size, off_t off, s
          * file) fails its fsync later, not this write. */
         int r = ensure_read_fd(n, h->fd);
         if (r < 0)
-                fprintf(stderr, "svd-powerfs: %s: cannot read it back for an fsync: %s\n", path, strerror(-r));
+                fprintf(stderr, "svd-powerfs: %s: cannot read it back for an fsync: %s\n", path,
+                        strerror(-r));
         /* O_SYNC and O_DSYNC (O_SYNC holds O_DSYNC's bit): durable when write() returns. */
         if ((h->flags & O_DSYNC) &&
             (r = sync_file(n, h->fd, (uint64_t)off, (uint64_t)off + (uint64_t)k)) < 0)

@@ -26,13 +26,7 @@ ExecStart=$SLEEP 1004
 EOF
 
 NOFILE=${EXHAUST_NOFILE:-64}
-cat >"$T/lowfd" <<EOF
-#!/bin/sh
-ulimit -n $NOFILE || exit 125
-exec "\$@"
-EOF
-chmod +x "$T/lowfd"
-SVD_WRAPPER=$T/lowfd
+low_nofile_wrapper "$NOFILE"
 start_svd
 hostile_baseline
 

@@ -29,13 +29,7 @@ StartLimitIntervalSec=0
 WantedBy=default.target
 EOF
 done
-cat >"$T/lowfd" <<EOF
-#!/bin/sh
-ulimit -n $NOFILE || exit 125
-exec "\$@"
-EOF
-chmod +x "$T/lowfd"
-SVD_WRAPPER=$T/lowfd
+low_nofile_wrapper "$NOFILE"
 start_svd
 t0=$(now_ms)
 

@@ -549,6 +549,14 @@ as_user() {
         fi
 }
 
+# low_nofile_wrapper N: sets SVD_WRAPPER to a script that runs svd with RLIMIT_NOFILE N, soft and
+# hard (svd raises its soft limit to the hard one, so the hard one is what counts).
+low_nofile_wrapper() {
+        printf '%s\n' '#!/bin/sh' "ulimit -n $1 || exit 125" 'exec "$@"' >"$T/lowfd"
+        chmod +x "$T/lowfd"
+        SVD_WRAPPER=$T/lowfd
+}
+
 # as_user_prefix: the command words that as_user would put in front (for SVD_WRAPPER).
 as_user_prefix() {
         _ru=$(find_helper runas)
