@@ -654,6 +654,91 @@ static void on_signal(int sig) {
         runner_interrupted = sig;
 }
 
+/* The run's directory (--dir, or a new one), its paths and the environment that names them: 0, or
+ * -errno (said). */
+static int setup_directory(Runner *r) {
+        /* The directory holds svd's notify socket: a service that runs as another user (User=) must
+         * reach it, so others may pass through (0711) but not list it; what the runner writes there
+         * is its own (0600). A directory given that exists already keeps its mode. */
+        bool made = false;
+        if (arg_dir) {
+                if (mkdir(arg_dir, 0700) < 0) {
+                        if (errno != EEXIST)
+                                return fail("mkdir '%s': %m", arg_dir);
+                } else
+                        made = true;
+                r->dir = realpath(arg_dir, NULL);
+        } else {
+                char tmpl[PATH_MAX];
+                snprintf(tmpl, sizeof(tmpl), "%s/svd-crashtest.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+                if (mkdtemp(tmpl))
+                        r->dir = strdup(tmpl);
+                r->dir_owned = made = true;
+        }
+        if (!r->dir)
+                return fail("Failed to create the directory: %m");
+        if (made && chmod(r->dir, 0711) < 0)
+                return fail("chmod '%s': %m", r->dir);
+        if (asprintf(&r->socket, "%s/svd.sock", r->dir) < 0 || asprintf(&r->notify_path, "%s/notify", r->dir) < 0 ||
+            asprintf(&r->svd_log, "%s/svd.log", r->dir) < 0)
+                return -ENOMEM;
+
+        char wl[PATH_MAX];
+        snprintf(wl, sizeof(wl), "%s/workload.log", r->dir);
+        if (arg_workload)
+                r->workload_log = open(wl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+        /* Workload and check talk to this svd: svctl and the others find it here. */
+        (void)setenv("SVD_SOCKET", r->socket, 1);
+        (void)setenv("SVD_CRASHTEST_DIR", r->dir, 1);
+        return 0;
+}
+
+/* The first start: the power-loss layers, svd, the wanted services (or those asked for), checked
+ * against the options; without --data for a power-loss fault, the services' StateDirectory= covered
+ * by layers before svd starts again. 0, or -errno (said). */
+static int first_start(Runner *r, bool power) {
+        int q;
+
+        /* The power-loss layers cover the data before anything uses it. */
+        q = arg_n_data > 0 ? powerloss_start(r) : 0;
+        if (q < 0)
+                return q;
+        /* First start: the wanted services, or those asked for. */
+        q = runner_start_svd(r);
+        if (q < 0)
+                return q;
+        for (size_t i = 0; i < arg_n_services && q >= 0; i++)
+                q = runner_add_service(r, arg_services[i]);
+        if (q >= 0 && arg_n_services == 0)
+                q = runner_list(r, /* collect_wanted= */ true);
+        if (q >= 0)
+                q = runner_check_names(r);
+        if (q >= 0)
+                q = runner_start_services(r);
+        if (q >= 0 && power && arg_n_data == 0) {
+                /* No --data: the services' StateDirectory=, which svd made and reports. The layers
+                 * must cover them before anything opens them: svd stops (its services with it), what
+                 * they wrote is synced, the layers go over the directories, and svd starts again. */
+                q = runner_state_directories(r, &arg_data, &arg_n_data);
+                if (q >= 0 && arg_n_data == 0)
+                        q = runner_fail(r, "power-loss needs --data DIR[,DIR...] (the directories whose unsynced "
+                                            "writes it loses): no service under test has StateDirectory=");
+                if (q >= 0) {
+                        for (size_t k = 0; k < arg_n_data; k++)
+                                fprintf(stderr, "svd-crashtest: power-loss cuts %s (StateDirectory=)\n", arg_data[k]);
+                        runner_stop_svd(r);
+                        sync();
+                        q = powerloss_start(r);
+                }
+                if (q >= 0)
+                        q = runner_start_svd(r);
+                if (q >= 0)
+                        q = runner_start_services(r);
+        }
+        return q;
+}
+
 int main(int argc, char *argv[]) {
         Runner r = {.notify_fd = -EBADF,
                     .cg = CRASH_CGROUP_NULL,
@@ -725,82 +810,13 @@ int main(int argc, char *argv[]) {
                         fprintf(stderr, "svd-crashtest: svd runs in the cgroup %s/supervisor\n", r.cg.path);
         }
 
-        /* The directory holds svd's notify socket: a service that runs as another user (User=) must
-         * reach it, so others may pass through (0711) but not list it; what the runner writes there
-         * is its own (0600). A directory given that exists already keeps its mode. */
-        bool made = false;
-        if (arg_dir) {
-                if (mkdir(arg_dir, 0700) < 0) {
-                        if (errno != EEXIST)
-                                return fail("mkdir '%s': %m", arg_dir), 2;
-                } else
-                        made = true;
-                r.dir = realpath(arg_dir, NULL);
-        } else {
-                char tmpl[PATH_MAX];
-                snprintf(tmpl, sizeof(tmpl), "%s/svd-crashtest.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-                if (mkdtemp(tmpl))
-                        r.dir = strdup(tmpl);
-                r.dir_owned = made = true;
-        }
-        if (!r.dir)
-                return fail("Failed to create the directory: %m"), 2;
-        if (made && chmod(r.dir, 0711) < 0)
-                return fail("chmod '%s': %m", r.dir), 2;
-        if (asprintf(&r.socket, "%s/svd.sock", r.dir) < 0 ||
-            asprintf(&r.notify_path, "%s/notify", r.dir) < 0 ||
-            asprintf(&r.svd_log, "%s/svd.log", r.dir) < 0)
+        if (setup_directory(&r) < 0)
                 return 2;
-
-        char wl[PATH_MAX];
-        snprintf(wl, sizeof(wl), "%s/workload.log", r.dir);
-        if (arg_workload)
-                r.workload_log = open(wl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-
-        /* Workload and check talk to this svd: svctl and the others find it here. */
-        (void)setenv("SVD_SOCKET", r.socket, 1);
-        (void)setenv("SVD_CRASHTEST_DIR", r.dir, 1);
 
         fprintf(stderr, "svd-crashtest: seed %llu (replay with --seed %llu), directory %s\n",
                 (unsigned long long)arg_seed, (unsigned long long)arg_seed, r.dir);
 
-        /* The power-loss layers cover the data before anything uses it. */
-        q = arg_n_data > 0 ? powerloss_start(&r) : 0;
-        if (q < 0)
-                goto finish_setup;
-        /* First start: the wanted services, or those asked for. */
-        q = runner_start_svd(&r);
-        if (q < 0)
-                goto finish_setup;
-        for (size_t i = 0; i < arg_n_services && q >= 0; i++)
-                q = runner_add_service(&r, arg_services[i]);
-        if (q >= 0 && arg_n_services == 0)
-                q = runner_list(&r, /* collect_wanted= */ true);
-        if (q >= 0)
-                q = runner_check_names(&r);
-        if (q >= 0)
-                q = runner_start_services(&r);
-        if (q >= 0 && power && arg_n_data == 0) {
-                /* No --data: the services' StateDirectory=, which svd made and reports. The layers
-                 * must cover them before anything opens them: svd stops (its services with it), what
-                 * they wrote is synced, the layers go over the directories, and svd starts again. */
-                q = runner_state_directories(&r, &arg_data, &arg_n_data);
-                if (q >= 0 && arg_n_data == 0)
-                        q = runner_fail(&r, "power-loss needs --data DIR[,DIR...] (the directories whose unsynced "
-                                            "writes it loses): no service under test has StateDirectory=");
-                if (q >= 0) {
-                        for (size_t k = 0; k < arg_n_data; k++)
-                                fprintf(stderr, "svd-crashtest: power-loss cuts %s (StateDirectory=)\n", arg_data[k]);
-                        runner_stop_svd(&r);
-                        sync();
-                        q = powerloss_start(&r);
-                }
-                if (q >= 0)
-                        q = runner_start_svd(&r);
-                if (q >= 0)
-                        q = runner_start_services(&r);
-        }
-finish_setup:
+        q = first_start(&r, power);
         if (q < 0) {
                 runner_stop_svd(&r);
                 powerloss_stop(&r);
