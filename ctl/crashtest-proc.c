@@ -306,7 +306,9 @@ int proc_tracker_collect(ProcTracker *t, const ProcRoot *roots, size_t n_roots, 
 
                 int fd = sys_pidfd_open(v[i].pid, 0);
                 if (fd < 0) {
-                        if (errno == ESRCH)
+                        /* Gone, or gone and its number taken by a thread of another process
+                         * (pidfd_open() says EINVAL for a thread that leads no group). */
+                        if (IN_SET(errno, ESRCH, EINVAL))
                                 continue;
                         return -errno;
                 }
