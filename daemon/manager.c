@@ -350,7 +350,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         if (getrlimit(RLIMIT_NOFILE, &raised) < 0)
                 return -errno;
         m->ctx.nofile = (struct rlimit){
-                .rlim_cur = raised.rlim_max < SERVICE_NOFILE_SOFT ? raised.rlim_max : SERVICE_NOFILE_SOFT,
+                .rlim_cur = MIN(raised.rlim_max, (rlim_t) SERVICE_NOFILE_SOFT),
                 .rlim_max = raised.rlim_max,
         };
         raised.rlim_cur = raised.rlim_max;
