@@ -326,9 +326,19 @@ static int log_setup(ServiceLog *l, const Unit *u, bool attach, int *ret_stdout_
                 out[1] = out[0];
                 path[1] = path[0];
         }
+        /* Both to the log, or both to one file: one pipe, one stream, as systemd's journal takes them
+         * (its _TRANSPORT=stdout covers both), and one fd in svd per service. */
+        bool shared = (out[0] == LOG_OUTPUT_LOG && out[1] == LOG_OUTPUT_LOG) ||
+                      (IN_SET(out[0], LOG_OUTPUT_FILE, LOG_OUTPUT_APPEND) &&
+                       IN_SET(out[1], LOG_OUTPUT_FILE, LOG_OUTPUT_APPEND) && streq_ptr(path[0], path[1]));
 
         for (size_t i = 0; i < 2; i++) {
                 LogFile *file = NULL;
+                if (i == 1 && shared) {
+                        l->files[1] = l->files[0];
+                        fd[1] = fd[0];
+                        break;
+                }
                 switch (out[i]) {
                 case LOG_OUTPUT_INHERIT:
                         fd[i] = 0; /* svd's own stdout, or stderr */

@@ -2,8 +2,11 @@
 #pragma once
 
 /*
- * The output of one service: a pipe for stdout and one for stderr into svd
- * (StandardOutput=/StandardError= log, file: or append:), read without
+ * The output of one service: a pipe into svd for stdout and stderr together
+ * when both go to the log or to one file (the default; the lines' stream is
+ * "stdout", as systemd's journal takes both as one stream), or one for each
+ * that goes to a place of its own (StandardOutput=/StandardError= log,
+ * file: or append:), read without
  * ever blocking the loop, split into lines (logbuf.h), kept in the
  * service's ring buffer, written to the unit's file if it names one
  * (logfile.h), and sent to the clients that follow the log.
@@ -64,7 +67,7 @@ struct ServiceLog {
         sd_event *event;
         const char *name; /* borrowed from the Service */
         LogBuffer buffer;
-        LogPipe pipes[2]; /* stdout, stderr */
+        LogPipe pipes[2]; /* stdout (with stderr when they share it), stderr */
         LogFile *files[2]; /* owned; stderr uses files[0] when both name one path */
         int null_fd;       /* /dev/null for StandardOutput=null, until the child has it */
         LogRateLimit rate;

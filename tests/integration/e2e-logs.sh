@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Logs: stdout and stderr of services reach svd through pipes, land in the
-# ring buffer with time and stream (svctl logs, -n, --json, the tail of
+# Logs: stdout and stderr of services reach svd through one pipe (two
+# where the unit sends them to different places, with the stream kept),
+# land in the ring buffer with time and stream (svctl logs, -n, --json, the tail of
 # svctl status), in files with StandardOutput=file:/append: and size-based
 # rotation, nowhere with null; long lines are split, a partial last line is
 # kept, a flood is cut by the rate limit and counted; svctl logs -f streams
@@ -18,7 +19,7 @@ cat >"$T/talk.sh" <<'SCRIPT'
 echo "hello out"
 echo "hello err" >&2
 printf 'no newline at the end'
-exec sleep 1000 >/dev/null
+exec sleep 1000 >/dev/null 2>&1
 SCRIPT
 write_unit talk <<UNIT
 [Service]
@@ -47,6 +48,12 @@ ExecStart=$SH $T/lines.sh
 StandardOutput=file:$T/out.log
 LogRotateSize=1K
 LogRotateKeep=2
+UNIT
+write_unit apart <<UNIT
+[Service]
+ExecStart=$SH -c 'echo apart out; echo apart err >&2; exec $SLEEP 1000'
+StandardOutput=file:$T/apart.log
+StandardError=journal
 UNIT
 write_unit both <<UNIT
 [Service]
@@ -98,17 +105,20 @@ log_count_is() {
 run svctl start talk
 expect_rc "start talk" 0
 check "stdout reaches the log" wait_until 10 has_line talk "stdout: hello out"
-check "stderr too, as stderr" wait_until 10 has_line talk "stderr: hello err"
+check "stderr too, in the one stream of both (as systemd's journal takes them)" \
+        wait_until 10 has_line talk "stdout: hello err"
+expect_eq "... in the order they were written" "hello out,hello err" \
+        "$(svctl logs talk | sed -n 's/.*stdout: \(hello .*\)/\1/p' | paste -sd, -)"
 run svctl logs talk
 expect_contains "lines carry a date and time" "$OUT" "$(date +%Y-)"
 check "a last line without newline is kept" wait_until 10 has_line talk "stdout: no newline at the end"
 run svctl logs -n 1 talk
 expect_eq "-n 1 shows one line" 1 "$(printf '%s\n' "$OUT" | grep -c .)"
 run svctl --json logs talk -n 3
-expect_contains "--json: one object a line, with the stream" "$OUT" '"stream":"stderr"'
+expect_contains "--json: one object a line, with the stream" "$OUT" '"stream":"stdout"'
 expect_contains "--json: ... and the time" "$OUT" '"timeUsec":'
 run svctl status talk
-expect_contains "status ends with the log's last lines" "$OUT" "stderr: hello err"
+expect_contains "status ends with the log's last lines" "$OUT" "stdout: hello err"
 run svctl logs nosuch
 expect_rc "logs of an unknown service exits 4" 4
 
@@ -130,9 +140,16 @@ expect_eq "file: truncates at each start: no line twice in the files" 1 \
         "$(cat "$T/out.log" "$T/out.log.1" "$T/out.log.2" 2>/dev/null | grep -c '^the end')"
 
 run svctl start both
-# stdout and stderr are two pipes: their lines reach the file in the order svd reads them.
 check "stderr follows StandardOutput= into the file" wait_until 10 grep -q "to stderr" "$T/both.log"
-check "... next to stdout" grep -q "to stdout" "$T/both.log"
+expect_eq "... after stdout, in the order written (one pipe)" "to stdout,to stderr" \
+        "$(paste -sd, "$T/both.log")"
+
+run svctl start apart
+expect_rc "start apart" 0
+check "StandardError=journal apart from a file: stderr in the log as stderr" \
+        wait_until 10 has_line apart "stderr: apart err"
+check "... stdout in the file" wait_until 10 grep -q "apart out" "$T/apart.log"
+expect_not_contains "... and not stderr" "$(cat "$T/apart.log")" "apart err"
 
 run svctl start toappend
 check "append: writes" wait_until 10 grep -q appended "$T/append.log"
@@ -173,5 +190,18 @@ check "logs -f prints new lines as they come" wait_until 10 count_is_at_least "$
 kill -INT $FOLLOW
 wait $FOLLOW
 expect_eq "logs -f exits 0 on SIGINT" 0 "$?"
+
+# ---- descriptors ----
+TICK=$(svc_pid tick)
+expect_eq "tick's stdout and stderr are one pipe" "$(readlink "/proc/$TICK/fd/1")" "$(readlink "/proc/$TICK/fd/2")"
+APART=$(svc_pid apart)
+expect_ne "apart's are two" "$(readlink "/proc/$APART/fd/1")" "$(readlink "/proc/$APART/fd/2")"
+# svd's own ends of tick's pipe: one.
+PIPE=$(readlink "/proc/$TICK/fd/1")
+N=0
+for f in /proc/"$SVD_PID"/fd/*; do
+        [ "$(readlink "$f" 2>/dev/null)" = "$PIPE" ] && N=$((N + 1))
+done
+expect_eq "svd holds one fd of tick's pipe" 1 "$N"
 
 done_testing

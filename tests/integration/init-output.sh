@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# --forward-output: services' lines on svd's own stdout and stderr, as a
+# --forward-output: services' lines on svd's own stdout (their one stream
+# of stdout and stderr) and stderr (a stderr of its own), as a
 # container engine collects them ("NAME: LINE", with =time the time first),
 # with the log ring's line cut and rate limit; a stdout that nobody reads
 # never stops svd. TAP output.
@@ -36,13 +37,23 @@ Environment=SLEEP=$SLEEP AWK=$AWK
 [Install]
 WantedBy=default.target
 EOF
+# apart: stderr to the log, stdout nowhere: a stream of its own, "stderr".
+write_unit apart <<EOF
+[Service]
+ExecStart=$SH -c 'echo apart out; echo apart err >&2; exec $SLEEP 1000'
+StandardOutput=null
+StandardError=journal
+[Install]
+WantedBy=default.target
+EOF
 
 SVD_WRAPPER="$SH $T/to-out"
 start_svd --forward-output
 check "stdout lines reach svd's stdout, prefixed" wait_until 10 grep -qx "chatty: done" "$T/out"
 check "... 'hello out' too" grep -qx "chatty: hello out" "$T/out"
-check "stderr lines reach svd's stderr" grep -qx "chatty: hello err" "$SVD_LOG"
-check "... and not its stdout" sh -c '! grep -q "hello err" "$1"' sh "$T/out"
+check "stderr lines, one stream with stdout, reach svd's stdout" grep -qx "chatty: hello err" "$T/out"
+check "a stderr of its own reaches svd's stderr" wait_until 10 grep -qx "apart: apart err" "$SVD_LOG"
+check "... and not its stdout" sh -c '! grep -q "apart" "$1"' sh "$T/out"
 # 10000 bytes: cut at 4096 as in the ring, every piece on a line of its own.
 expect_eq "the long line in pieces of 4096, 4096 and 1808 bytes" "4104 4104 1816" \
         "$($AWK '/^chatty: xxx/ { printf "%s%d", sep, length($0); sep = " " }' "$T/out")"
@@ -59,12 +70,12 @@ run "$SVD" --forward-output=bogus
 expect_rc "--forward-output=bogus is refused" 1
 
 # ---- the rate limit, and a stdout nobody reads ----
-rm "$UNITS/chatty.service"
+rm "$UNITS/chatty.service" "$UNITS/apart.service"
 cat >"$T/flood.sh" <<'EOF'
 "$AWK" 'BEGIN { for (i = 0; i < 30000; i++) print "line " i }'
 # The next rate-limit interval: this line passes.
 "$SLEEP" 1.5
-echo "flood done" >&2
+echo "flood done"
 exec "$SLEEP" 1000
 EOF
 write_unit flood <<EOF
@@ -77,7 +88,7 @@ EOF
 SVD_WRAPPER="$SH $T/to-out"
 : >"$T/out"
 start_svd --forward-output
-check "flood: its last (stderr) line comes" wait_until 30 in_svd_log -qx "flood: flood done"
+check "flood: its last line comes" wait_until 30 grep -qx "flood: flood done" "$T/out"
 N=$(grep -c '^flood: line ' "$T/out")
 diag "$N of 30000 lines forwarded; logDropped $(svc_field flood logDropped)"
 check "at most the rate limit (10000 lines a second) passes" test "$N" -le 30000
@@ -87,7 +98,8 @@ stop_svd
 
 SVD_WRAPPER="$SH $T/to-fifo"
 start_svd --forward-output
-check "stdout a full FIFO: the flood is read to its end all the same" wait_until 30 in_svd_log -qx "flood: flood done"
+check "stdout a full FIFO: the flood is read to its end all the same" wait_until 30 sh -c \
+        '"$1" --socket "$2" logs flood | grep -q "flood done"' sh "$SVCTL" "$SOCK"
 check "... svd answers" svctl status flood
 check "... and says lines are not written" in_svd_log -q "svd's stdout is full: services' lines are not written there"
 stop_svd
