@@ -296,6 +296,7 @@ static void queue_start(Service *root) {
                 return;
         if (root->job != SERVICE_JOB_STARTING)
                 root->job = SERVICE_JOB_START;
+        c->jobs_queued = true;
         for (Service *s = root;;) {
                 ServiceSet *sets[] = {&s->deps.requires, &s->deps.wants};
                 for (size_t k = 0; k < ELEMENTSOF(sets); k++)
@@ -344,6 +345,7 @@ static bool queue_stop(Service *s) {
                 if (x->job == SERVICE_JOB_STOP ||
                     (!x->want_running && IN_SET(x->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC, SERVICE_STOP_POST))) {
                         s->job = SERVICE_JOB_STOP;
+                        s->ctx->jobs_queued = true;
                         return true;
                 }
         }
@@ -406,12 +408,20 @@ static bool stop_may_run(Service *s) {
 void deps_dispatch(ServiceContext *c) {
         bool changed = true;
 
-        /* Each round carries out at least one job, so this ends after n_services rounds at most. */
+        /* A service's start or exit schedules this; with thousands of services, most of those find no
+         * job waiting, and a walk of all of them for each would make a start of all quadratic. */
+        if (!c->jobs_queued)
+                return;
+        /* Each round carries out at least one job, so this ends after n_services rounds at most. A job
+         * queued meanwhile (queue_start(), queue_stop()) sets jobs_queued again. */
         for (size_t round = 0; changed && round <= c->n_services; round++) {
                 changed = false;
+                c->jobs_queued = false;
                 for (size_t i = 0; i < c->n_services; i++) {
                         Service *s = c->services[i];
 
+                        if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STOP))
+                                c->jobs_queued = true; /* until it is carried out below */
                         if (s->job == SERVICE_JOB_START) {
                                 if (IN_SET(s->state, SERVICE_STOPPING, SERVICE_KILLING, SERVICE_STOP_EXEC,
                                            SERVICE_STOP_POST))

@@ -67,7 +67,10 @@ static int on_guard_retry(sd_event_source *source, uint64_t usec, void *userdata
 }
 
 static int guard_watch(Guard *g) {
-        return sd_event_add_io(g->event, &g->exit_source, g->proc.pidfd, EPOLLIN, on_guard_exit, g);
+        int r = process_watch(&g->proc);
+        if (r < 0)
+                return r;
+        return sd_event_add_io(g->event, &g->exit_source, g->proc.pidfd, PROCESS_EXIT_EVENTS, on_guard_exit, g);
 }
 
 /* The child, before its exec: the guard's fds in their places, nothing else of svd's. */

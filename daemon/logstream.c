@@ -216,7 +216,16 @@ static void on_line(const char *text, size_t len, unsigned flags, void *userdata
         service_log_add(l, p->stream, flags, text, len);
 }
 
+static void log_files_close(ServiceLog *l) {
+        if (l->files[1] != l->files[0])
+                logfile_free(l->files[1]);
+        logfile_free(l->files[0]);
+        l->files[0] = l->files[1] = NULL;
+}
+
 static void log_pipe_close(LogPipe *p) {
+        ServiceLog *l = p->log;
+
         if (p->fd >= 0)
                 log_splitter_flush(&p->splitter, on_line, p);
         log_splitter_done(&p->splitter);
@@ -224,13 +233,36 @@ static void log_pipe_close(LogPipe *p) {
         p->fd = safe_close(p->fd);
         p->child_fd = safe_close(p->child_fd);
         p->file = NULL;
+        /* Nobody writes to the files any more: a stopped service holds no fd (a later process of the
+         * same start opens them again, to append). */
+        bool open = false;
+        for (size_t i = 0; i < ELEMENTSOF(l->pipes); i++)
+                open = open || l->pipes[i].fd >= 0 || l->pipes[i].child_fd >= 0;
+        if (!open)
+                log_files_close(l);
 }
+
+/* The pipes are watched edge-triggered, as pidfds are (process.h): when a thousand services end at
+ * once, their pipes' EOFs would otherwise be polled again by every epoll_wait() until each one's turn.
+ * So a read goes on to EAGAIN, or stops at its bound and arms the edge again, which reports the pipe
+ * at once when it still holds data. */
+#define LOG_PIPE_EVENTS (EPOLLIN | EPOLLET)
 
 /* Reads up to max bytes. Returns 1 when the pipe is still open, 0 when it was closed (EOF or error). */
 static int log_pipe_read(LogPipe *p, size_t max) {
         char buf[8192];
+        size_t total = 0;
 
-        for (size_t total = 0; p->fd >= 0 && total < max;) {
+        while (p->fd >= 0) {
+                if (total >= max) {
+                        int r = sd_event_source_set_io_events(p->source, LOG_PIPE_EVENTS);
+                        if (r < 0) {
+                                log_warning_errno(r, "%s: Failed to watch %s again, closing it: %m", p->log->name,
+                                                  log_stream_to_string(p->stream));
+                                log_pipe_close(p);
+                        }
+                        break;
+                }
                 ssize_t n = read(p->fd, buf, sizeof(buf));
                 if (n < 0) {
                         if (errno == EINTR)
@@ -270,10 +302,7 @@ static void service_log_close(ServiceLog *l) {
                 (void) log_pipe_read(&l->pipes[i], LOGSTREAM_DRAIN_MAX);
                 log_pipe_close(&l->pipes[i]);
         }
-        if (l->files[1] != l->files[0])
-                logfile_free(l->files[1]);
-        logfile_free(l->files[0]);
-        l->files[0] = l->files[1] = NULL;
+        log_files_close(l);
         l->null_fd = safe_close(l->null_fd);
 }
 
@@ -288,7 +317,7 @@ static int log_pipe_open(ServiceLog *l, LogPipe *p, LogFile *file) {
         /* Only svd's end: the service's stays blocking, as a program expects of its stdout. */
         if (fcntl(p->fd, F_SETFL, O_NONBLOCK) < 0)
                 return -errno;
-        return sd_event_add_io(l->event, &p->source, p->fd, EPOLLIN, on_pipe_event, p);
+        return sd_event_add_io(l->event, &p->source, p->fd, LOG_PIPE_EVENTS, on_pipe_event, p);
 }
 
 /* A write end of p's pipe for one more process: the pipe is opened anew through /proc/self/fd (a pipe
@@ -570,7 +599,7 @@ int service_log_deserialize(ServiceLog *l, json_t *o, const Unit *u) {
                         return fd;
                 p->fd = fd;
                 p->file = l->files[i];
-                r = sd_event_add_io(l->event, &p->source, p->fd, EPOLLIN, on_pipe_event, p);
+                r = sd_event_add_io(l->event, &p->source, p->fd, LOG_PIPE_EVENTS, on_pipe_event, p);
                 if (r < 0)
                         return r;
                 _cleanup_free_ char *partial = NULL;

@@ -98,6 +98,7 @@ void manager_shutdown(Manager *m) {
         if (m->ctx.shutting_down)
                 return;
         m->ctx.shutting_down = true;
+        m->shutdown_cursor = 0;
         (void) sd_notify(/* unset_environment= */ false, "STOPPING=1");
         /* Waiters of settled services are answered by the stop. */
         for (size_t i = 0; i < m->ctx.n_services; i++)
@@ -135,25 +136,8 @@ static int on_main_service_check(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-/* The watched process with this PID: a fallback-mode main or command process not yet
- * reaped (an autoreaped one's PID may name another process by now). */
-static Process *manager_lookup_process(pid_t pid, void *userdata) {
-        Manager *m = userdata;
-        for (size_t i = 0; i < m->ctx.n_services; i++) {
-                Process *p = &m->ctx.services[i]->run.main;
-                if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
-                        return p;
-                p = &m->ctx.services[i]->control.proc; /* ExecStartPre= ... ExecStopPost= */
-                if (p->pid == pid && p->mode == SPAWN_MODE_FALLBACK && process_is_set(p) && !p->reaped)
-                        return p;
-        }
-        if (m->guard.proc.pid == pid && process_is_set(&m->guard.proc) && !m->guard.proc.reaped)
-                return &m->guard.proc;
-        return NULL;
-}
-
 static void manager_reap(Manager *m) {
-        int r = process_reap_children(manager_lookup_process, m);
+        int r = process_reap_children();
         if (r < 0)
                 log_warning_errno(r, "Failed to reap children: %m");
         else if (r > 0) {
@@ -183,9 +167,18 @@ static int on_reexec_signal(sd_event_source *source, const struct signalfd_sigin
 void manager_check_shutdown(Manager *m) {
         if (!m->ctx.shutting_down)
                 return;
+        /* Called as each service settles: a walk from the first service each time would make a stop of
+         * thousands quadratic. The cursor moves past settled services; once at the end, one walk from
+         * the start makes sure that none passed has become unsettled again. */
+        while (m->shutdown_cursor < m->ctx.n_services && service_is_settled(m->ctx.services[m->shutdown_cursor]))
+                m->shutdown_cursor++;
+        if (m->shutdown_cursor < m->ctx.n_services)
+                return;
         for (size_t i = 0; i < m->ctx.n_services; i++)
-                if (!service_is_settled(m->ctx.services[i]))
+                if (!service_is_settled(m->ctx.services[i])) {
+                        m->shutdown_cursor = i;
                         return;
+                }
         log_info("All services stopped, exiting.");
         (void) sd_event_exit(m->event, 0);
 }

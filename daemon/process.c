@@ -2,6 +2,7 @@
 /* A service process as pid and pidfd together: signals through the pidfd, exit status in both modes. */
 #include "process.h"
 
+#include <search.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -14,6 +15,42 @@ static const char *const spawn_mode_table[_SPAWN_MODE_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP(spawn_mode, SpawnMode);
+
+/* Watched fallback-mode processes not reaped yet, by PID (a tsearch() tree of Process *). */
+static void *process_index;
+
+static int process_compare(const void *a, const void *b) {
+        pid_t x = ((const Process *) a)->pid, y = ((const Process *) b)->pid;
+        return (x > y) - (x < y);
+}
+
+int process_watch(Process *p) {
+        assert(p);
+        assert(!p->indexed);
+
+        if (p->mode != SPAWN_MODE_FALLBACK || p->pid <= 0 || p->reaped || !process_is_set(p))
+                return 0;
+        Process **node = tsearch(p, &process_index, process_compare);
+        if (!node)
+                return -ENOMEM;
+        if (*node != p)
+                return -EEXIST;
+        p->indexed = true;
+        return 0;
+}
+
+static void process_unwatch(Process *p) {
+        if (!p->indexed)
+                return;
+        (void) tdelete(p, &process_index, process_compare);
+        p->indexed = false;
+}
+
+static Process *process_find(pid_t pid) {
+        Process key = { .pid = pid };
+        Process **node = tfind(&key, &process_index, process_compare);
+        return node ? *node : NULL;
+}
 
 const char *exit_code_to_string(int code) {
         switch (code) {
@@ -81,11 +118,12 @@ int process_exit_status(Process *p, ExitStatus *ret) {
         if (si.si_pid == 0)
                 return -EAGAIN;
         p->reaped = true;
+        process_unwatch(p);
         *ret = (ExitStatus){ .code = si.si_code, .status = si.si_status };
         return 0;
 }
 
-int process_reap_children(ProcessLookup lookup, void *userdata) {
+int process_reap_children(void) {
         int n = 0;
 
         for (;;) {
@@ -98,14 +136,15 @@ int process_reap_children(ProcessLookup lookup, void *userdata) {
                 if (si.si_pid == 0)
                         return n;
 
-                Process *p = lookup ? lookup(si.si_pid, userdata) : NULL;
-                if (p && p->mode == SPAWN_MODE_FALLBACK && p->pidfd >= 0 && !p->reaped) {
+                Process *p = process_find(si.si_pid);
+                if (p) {
                         siginfo_t ps = {};
                         if (waitid(P_PIDFD, (id_t) p->pidfd, &ps, WEXITED | WNOHANG) < 0)
                                 return -errno;
                         if (ps.si_pid != si.si_pid)
                                 return -ESRCH; /* cannot be: a zombie child's PID is its own */
                         p->reaped = true;
+                        process_unwatch(p);
                         p->have_exit = true;
                         p->exit = (ExitStatus){ .code = ps.si_code, .status = ps.si_status };
                         continue;
@@ -130,6 +169,7 @@ void process_kill_and_reap(Process *p) {
 
 void process_done(Process *p) {
         assert(p);
+        process_unwatch(p);
         p->pidfd = safe_close(p->pidfd);
         p->pid = 0;
         p->have_exit = false;

@@ -14,6 +14,7 @@
  */
 
 #include <stdbool.h>
+#include <sys/epoll.h>
 #include <sys/types.h>
 
 #include "basic/macros.h"
@@ -41,8 +42,18 @@ typedef struct Process {
         SpawnMode mode;
         bool reaped;    /* fallback: waited for, so the PID may be reused */
         bool have_exit; /* fallback: reaped by process_reap_children(), exit kept here */
+        bool indexed;   /* in the index of process_watch() */
         ExitStatus exit;
 } Process;
+
+/* The epoll events to watch a pidfd with. Edge-triggered: an exit is one
+ * event, and when thousands of processes exit at once (a stop of every
+ * service) a level-triggered pidfd would be polled again by every
+ * epoll_wait() of the loop until its turn came, which is quadratic. After
+ * EPOLLIN without the exit information (autokill mode, process.c), watch
+ * with PROCESS_HANGUP_EVENTS for the hang-up that follows. */
+#define PROCESS_EXIT_EVENTS (EPOLLIN | EPOLLET)
+#define PROCESS_HANGUP_EVENTS EPOLLET
 
 #define PROCESS_NULL ((Process){ .pid = 0, .pidfd = -EBADF, .mode = _SPAWN_MODE_INVALID })
 
@@ -61,16 +72,21 @@ int process_kill(Process *p, int sig);
  * information is stored), or another -errno. */
 int process_exit_status(Process *p, ExitStatus *ret);
 
+/* A fallback-mode process at its final place (a Process that is never
+ * copied from there): indexed by PID until it is reaped or done, so that
+ * process_reap_children() tells it from an orphan in O(log n) among
+ * thousands. Its PID is its own while it is unreaped. Nothing to do for an
+ * autokill-mode one. -ENOMEM, or -EEXIST (a PID twice: cannot be). */
+int process_watch(Process *p);
+
 /* Reaps every exited child of svd. As PID 1 of a PID namespace or as a
  * child subreaper svd inherits orphans; they are reaped and forgotten. A
- * child that lookup() names (a watched fallback-mode process, which is
- * unreaped, so its PID is still its own) is reaped through its pidfd and its
+ * watched child (process_watch()) is reaped through its pidfd and its
  * status kept in the Process for process_exit_status(): nothing is lost
  * whichever of the two sees the exit first. Each exit is peeked at with
  * WNOWAIT before anything is reaped. Returns the number of orphans reaped,
  * or -errno. */
-typedef Process *(*ProcessLookup)(pid_t pid, void *userdata);
-int process_reap_children(ProcessLookup lookup, void *userdata);
+int process_reap_children(void);
 
 /* Converts a wait(2) status word into an ExitStatus. */
 ExitStatus exit_status_from_wait_status(int wstatus);

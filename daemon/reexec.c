@@ -300,6 +300,7 @@ static int on_resume(sd_event_source *source, void *userdata) {
         Manager *m = userdata;
         for (size_t i = 0; i < m->ctx.n_services; i++)
                 service_resume_settle(m->ctx.services[i]);
+        m->ctx.jobs_queued = true; /* the jobs the state carried over */
         deps_schedule(&m->ctx);
         manager_schedule_gc(m);
         return 0;

@@ -206,7 +206,9 @@ static bool control_spawn(Service *s, ServiceControlEnd *ret) {
         c->pid1 = params.private_pids;
         c->report_fd = TAKE_FD(report_fd);
         control_drain_report(s);
-        r = sd_event_add_io(s->ctx->event, &c->exit_source, c->proc.pidfd, EPOLLIN, s->handlers->control_io, s);
+        r = process_watch(&c->proc);
+        if (r >= 0)
+                r = sd_event_add_io(s->ctx->event, &c->exit_source, c->proc.pidfd, PROCESS_EXIT_EVENTS, s->handlers->control_io, s);
         if (r >= 0 && c->report_fd >= 0)
                 r = sd_event_add_io(s->ctx->event, &c->report_source, c->report_fd, EPOLLIN, s->handlers->control_io,
                                     s);
@@ -329,7 +331,7 @@ static bool control_collect_exit(Service *s, bool hangup, ServiceControlEnd *ret
         if (r == -EAGAIN && !hangup && !c->exit_wait_hangup) {
                 /* As for the main process (service.c): the exit information of an autoreaped child is
                  * published with the hang-up that follows. */
-                r = sd_event_source_set_io_events(c->exit_source, 0);
+                r = sd_event_source_set_io_events(c->exit_source, PROCESS_HANGUP_EVENTS);
                 if (r >= 0) {
                         c->exit_wait_hangup = true;
                         return false;
@@ -415,7 +417,7 @@ int service_control_resume(Service *s, uint64_t deadline) {
                 /* Its spawn had failed and the old svd had not said so yet. */
                 return control_arm_timer(s, SERVICE_CONTROL_TIMER_SPAWN_FAILED, CLOCK_MONOTONIC, 0, /* relative= */ true);
         /* An exit meanwhile leaves the pidfd readable: seen at once. */
-        r = sd_event_add_io(e, &c->exit_source, c->proc.pidfd, EPOLLIN, s->handlers->control_io, s);
+        r = sd_event_add_io(e, &c->exit_source, c->proc.pidfd, PROCESS_EXIT_EVENTS, s->handlers->control_io, s);
         if (r < 0)
                 return r;
         if (c->report_fd >= 0) {

@@ -188,6 +188,7 @@ typedef struct ServiceContext {
         Service **services;
         size_t n_services;
         sd_event_source *jobs_source; /* runs deps_dispatch() once per loop iteration when armed */
+        bool jobs_queued;             /* a service may have a start or stop job waiting: deps_dispatch() walks them */
         sd_bus *bus;                  /* the system bus, for Type=dbus (service-dbus.c); NULL: not connected */
         sd_bus_slot *bus_disconnected;
 

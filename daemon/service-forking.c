@@ -263,7 +263,10 @@ bool service_forking_take_over(Service *s, const ExitStatus *st) {
         s->run.exit_wait_hangup = false;
         s->run.exit_info_retries = 0;
         s->run.control_exited = true;
-        r = sd_event_add_io(s->ctx->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, s->handlers->main_exit, s);
+        r = process_watch(&s->run.main);
+        if (r >= 0)
+                r = sd_event_add_io(s->ctx->event, &s->run.exit_source, s->run.main.pidfd, PROCESS_EXIT_EVENTS, s->handlers->main_exit,
+                                    s);
         if (r < 0) {
                 log_error_errno(r, "%s: Failed to watch the main process %d, killing it: %m", s->name, (int) pid);
                 (void) process_kill(&s->run.main, SIGKILL);

@@ -271,6 +271,9 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                         s->run.main.exit = (ExitStatus){ .code = (int) reexec_i64(ex, "code", CLD_KILLED),
                                                          .status = (int) reexec_i64(ex, "status", SIGKILL) };
                 }
+                r = process_watch(&s->run.main);
+                if (r < 0)
+                        return log_error_errno(r, "%s: Failed to watch pid %d: %m", name, (int) s->run.main.pid);
         }
         r = reexec_fd_take(o, "reportFd");
         if (r >= 0)
@@ -365,6 +368,10 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                                 s->control.proc.have_exit = true;
                                 s->control.proc.exit = exit_status_from_json(j);
                         }
+                        r = process_watch(&s->control.proc);
+                        if (r < 0)
+                                return log_error_errno(r, "%s: Failed to watch pid %d: %m", name,
+                                                       (int) s->control.proc.pid);
                         r = reexec_fd_take(control, "reportFd");
                         if (r >= 0)
                                 s->control.report_fd = r;
@@ -442,7 +449,7 @@ int service_resume(Service *s, json_t *o) {
                 return 0; /* nothing runs (service_deserialize) */
         if (process_is_set(&s->run.main)) {
                 /* An exit meanwhile leaves the pidfd readable: seen at once. */
-                r = sd_event_add_io(e, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, service_on_exit_event, s);
+                r = sd_event_add_io(e, &s->run.exit_source, s->run.main.pidfd, PROCESS_EXIT_EVENTS, service_on_exit_event, s);
                 if (r < 0)
                         return r;
         }

@@ -519,7 +519,9 @@ static int service_spawn_main(Service *s) {
         s->run.spawning = true;
         service_drain_report(s);
         s->run.spawning = false;
-        r = sd_event_add_io(c->event, &s->run.exit_source, s->run.main.pidfd, EPOLLIN, service_on_exit_event, s);
+        r = process_watch(&s->run.main);
+        if (r >= 0)
+                r = sd_event_add_io(c->event, &s->run.exit_source, s->run.main.pidfd, PROCESS_EXIT_EVENTS, service_on_exit_event, s);
         if (r >= 0 && s->run.report_fd >= 0)
                 r = sd_event_add_io(c->event, &s->run.report_source, s->run.report_fd, EPOLLIN, service_on_report_event, s);
         if (r < 0) {
@@ -1101,9 +1103,8 @@ static void service_collect_exit(Service *s, bool hangup) {
                  * which can be before the kernel has released it and
                  * published PIDFD_INFO_EXIT; the release comes with EPOLLHUP
                  * and its own wake-up, after which the status is there. Ask
-                 * for hang-up only (epoll always reports it), so that the
-                 * level-triggered EPOLLIN does not spin the loop meanwhile. */
-                r = sd_event_source_set_io_events(s->run.exit_source, 0);
+                 * for that hang-up (epoll always reports it). */
+                r = sd_event_source_set_io_events(s->run.exit_source, PROCESS_HANGUP_EVENTS);
                 if (r >= 0) {
                         s->run.exit_wait_hangup = true;
                         return;

@@ -103,3 +103,5 @@ svd_integration_test(crashtest-powerloss)
 svd_integration_test(exhaust-restart)
 # A unit whose User= does not exist yet loads; its start fails with the reason until the user exists.
 svd_integration_test(user-later)
+# The fds svd holds per running service: the pidfd and one output pipe.
+svd_integration_test(fds-per-service)

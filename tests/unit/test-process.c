@@ -34,32 +34,28 @@ static void wait_exited(pid_t pid) {
 
 static Process watched[2];
 
-static Process *lookup(pid_t pid, void *userdata) {
-        for (size_t i = 0; i < 2; i++)
-                if (watched[i].pid == pid && !watched[i].reaped)
-                        return &watched[i];
-        return NULL;
-}
-
-static Process watch(pid_t pid) {
+/* watched[i] for pid, in the index. */
+static void watch(size_t i, pid_t pid) {
         int fd = sys_pidfd_open(pid, 0);
         ck_assert_int_ge(fd, 0);
-        return (Process){ .pid = pid, .pidfd = fd, .mode = SPAWN_MODE_FALLBACK };
+        watched[i] = (Process){ .pid = pid, .pidfd = fd, .mode = SPAWN_MODE_FALLBACK };
+        ck_assert_int_eq(process_watch(&watched[i]), 0);
+        ck_assert(watched[i].indexed);
 }
 
 START_TEST(test_reap_orphans_keep_watched) {
         /* Orphans first and last, so that a watched zombie sits between them
          * in the kernel's list of children. */
         pid_t o1 = child(0);
-        watched[0] = watch(child(3));
-        watched[1] = watch(child(-SIGTERM));
+        watch(0, child(3));
+        watch(1, child(-SIGTERM));
         pid_t o2 = child(-SIGKILL);
         wait_exited(o1);
         wait_exited(watched[0].pid);
         wait_exited(watched[1].pid);
         wait_exited(o2);
 
-        ck_assert_int_eq(process_reap_children(lookup, NULL), 2);
+        ck_assert_int_eq(process_reap_children(), 2);
 
         /* Nothing is left to wait for: every zombie is gone. */
         siginfo_t si = {};
@@ -80,14 +76,14 @@ START_TEST(test_reap_orphans_keep_watched) {
         ck_assert(!watched[0].have_exit);
 
         /* No children at all. */
-        ck_assert_int_eq(process_reap_children(lookup, NULL), 0);
+        ck_assert_int_eq(process_reap_children(), 0);
 }
 END_TEST
 
 START_TEST(test_watched_read_first) {
         /* The pidfd is read before the reaper runs: the reaper then has
          * nothing of it, and still reaps the orphan. */
-        watched[0] = watch(child(7));
+        watch(0, child(7));
         watched[1] = PROCESS_NULL;
         pid_t o = child(1);
         wait_exited(watched[0].pid);
@@ -97,8 +93,50 @@ START_TEST(test_watched_read_first) {
         ck_assert_int_eq(process_exit_status(&watched[0], &st), 0);
         ck_assert_int_eq(st.code, CLD_EXITED);
         ck_assert_int_eq(st.status, 7);
-        ck_assert_int_eq(process_reap_children(lookup, NULL), 1);
+        ck_assert(!watched[0].indexed); /* reaped: its PID may be another's now */
+        ck_assert_int_eq(process_reap_children(), 1);
         process_done(&watched[0]);
+}
+END_TEST
+
+START_TEST(test_index) {
+        /* Many watched children: each is found among the others and reaped
+         * through its pidfd with its own status; done ones leave the index. */
+        enum { N = 64 };
+        static Process many[N];
+        for (int i = 0; i < N; i++) {
+                int fd;
+                pid_t pid = child(i);
+                fd = sys_pidfd_open(pid, 0);
+                ck_assert_int_ge(fd, 0);
+                many[i] = (Process){ .pid = pid, .pidfd = fd, .mode = SPAWN_MODE_FALLBACK };
+                ck_assert_int_eq(process_watch(&many[i]), 0);
+        }
+        /* The same PID twice cannot be indexed. */
+        Process twin = many[5];
+        twin.indexed = false;
+        ck_assert_int_eq(process_watch(&twin), -EEXIST);
+        /* An autokill-mode one is never indexed (its PID is not kept for it). */
+        Process ak = { .pid = 1, .pidfd = 0, .mode = SPAWN_MODE_AUTOKILL };
+        ck_assert_int_eq(process_watch(&ak), 0);
+        ck_assert(!ak.indexed);
+        /* One is done before it exits: a zombie nobody watches, an orphan. */
+        pid_t gone = many[N - 1].pid;
+        process_done(&many[N - 1]);
+        ck_assert(!many[N - 1].indexed);
+        for (int i = 0; i < N; i++)
+                wait_exited(i == N - 1 ? gone : many[i].pid);
+
+        ck_assert_int_eq(process_reap_children(), 1);
+        for (int i = 0; i < N - 1; i++) {
+                ExitStatus st;
+                ck_assert(many[i].have_exit);
+                ck_assert(!many[i].indexed);
+                ck_assert_int_eq(process_exit_status(&many[i], &st), 0);
+                ck_assert_int_eq(st.code, CLD_EXITED);
+                ck_assert_int_eq(st.status, i);
+                process_done(&many[i]);
+        }
 }
 END_TEST
 
@@ -114,10 +152,10 @@ START_TEST(test_still_running_untouched) {
                 _exit(read(p[0], &c, 1) == 0 ? 5 : 6);
         }
         close(p[0]);
-        ck_assert_int_eq(process_reap_children(NULL, NULL), 0);
+        ck_assert_int_eq(process_reap_children(), 0);
         close(p[1]);
         wait_exited(pid);
-        ck_assert_int_eq(process_reap_children(NULL, NULL), 1);
+        ck_assert_int_eq(process_reap_children(), 1);
 }
 END_TEST
 
@@ -127,6 +165,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_reap_orphans_keep_watched);
         tcase_add_test(tc, test_watched_read_first);
         tcase_add_test(tc, test_still_running_untouched);
+        tcase_add_test(tc, test_index);
         suite_add_tcase(s, tc);
         return s;
 }
