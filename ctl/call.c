@@ -133,7 +133,7 @@ static char *describe_failure(int r, const char *error, json_t *reply, const cha
         else if (streq(error, ERROR_INVALID_PARAMETER))
                 k = asprintf(&s, "invalid parameter '%s'", json_get_str(p, "parameter") ?: "?");
         else if (streq(error, ERROR_CANCELLED))
-                return strdup("cancelled by a later start or stop of the same service");
+                return strdup(json_get_str(p, "message") ?: "cancelled by a later start or stop of the same service");
         else if (streq(error, ERROR_UNIT_NOT_LOADED))
                 return strdup("the unit file could not be loaded");
         else if (streq(error, ERROR_METHOD_NOT_FOUND) || streq(error, ERROR_METHOD_NOT_IMPLEMENTED))

@@ -85,11 +85,13 @@ static int deps_link(ServiceContext *c) {
                                                 r = set_add(&o->deps.required_by, s);
                                 } else if (d == UNIT_WANTS && service_in_graph(o))
                                         r = set_add(&s->deps.wants, o);
-                                if (r >= 0 && service_in_graph(o) && d != UNIT_BEFORE) {
+                                /* Only After= and Before= order, as in systemd: two units that require
+                                 * each other start together. */
+                                if (r >= 0 && service_in_graph(o) && d == UNIT_AFTER) {
                                         r = set_add(&s->deps.after, o);
                                         if (r >= 0)
                                                 r = set_add(&o->deps.before, s);
-                                } else if (r >= 0 && service_in_graph(o)) {
+                                } else if (r >= 0 && service_in_graph(o) && d == UNIT_BEFORE) {
                                         r = set_add(&o->deps.after, s);
                                         if (r >= 0)
                                                 r = set_add(&s->deps.before, o);
@@ -124,18 +126,50 @@ static char *cycle_chain(Service **stack, size_t n, size_t from, Service *first)
         return buf;
 }
 
-/* Iterative DFS over the `after` edges; every unit on a cycle gets a load error. */
+/* Whether another unit of the cycle stack[from..to) requires x: then x's start is no job to drop. */
+static bool cycle_requires(Service **stack, size_t from, size_t to, const Service *x) {
+        for (size_t i = from; i < to; i++)
+                if (stack[i] != x && set_contains(&stack[i]->deps.requires, x))
+                        return true;
+        return false;
+}
+
+/* The cycle stack[from..depth), each ordered after the next and the last after the first: the unit
+ * whose start breaks it (one that no other unit of it requires, as systemd prefers a job that was only
+ * wanted), and the others in order from the one it is ordered after. */
+static int cycle_record(Service **stack, size_t depth, size_t from) {
+        size_t len = depth - from, b = 0;
+        for (size_t i = 0; i < len; i++)
+                if (!cycle_requires(stack, from, depth, stack[from + i])) {
+                        b = i;
+                        break;
+                }
+        Service *breaker = stack[from + b];
+        if (breaker->deps.cycle_chain)
+                return 0; /* it breaks a cycle already */
+        for (size_t i = 1; i < len; i++)
+                if (set_add(&breaker->deps.cycle, stack[from + (b + i) % len]) < 0)
+                        return -ENOMEM;
+        breaker->deps.cycle_chain = cycle_chain(stack, depth, from, breaker);
+        if (!breaker->deps.cycle_chain)
+                return -ENOMEM;
+        log_warning("Ordering cycle: %s. When these units start together, one start is dropped to break it.",
+                    breaker->deps.cycle_chain);
+        return 0;
+}
+
+/* Iterative DFS over the `after` edges. A cycle is no load error: systemd loads such units and drops a
+ * start to break the cycle when they start together (deps_dispatch()); the cycle is recorded on the
+ * unit whose start that is. */
 static int deps_find_cycles(ServiceContext *c) {
         enum { WHITE, GREY, BLACK };
         size_t n = c->n_services;
         _cleanup_free_ uint8_t *color = calloc(n ? n : 1, 1);
         _cleanup_free_ Service **stack = calloc(n ? n : 1, sizeof(Service *));
         _cleanup_free_ size_t *edge = calloc(n ? n : 1, sizeof(size_t));
-        _cleanup_free_ bool *in_cycle = calloc(n ? n : 1, sizeof(bool));
-        _cleanup_free_ char **chains = calloc(n ? n : 1, sizeof(char *));
         bool any = false;
 
-        if (!color || !stack || !edge || !in_cycle || !chains)
+        if (!color || !stack || !edge)
                 return log_oom();
 
         for (size_t root = 0; root < n; root++) {
@@ -164,46 +198,27 @@ static int deps_find_cycles(ServiceContext *c) {
                                 size_t from = 0;
                                 while (stack[from] != o)
                                         from++;
-                                for (size_t i = from; i < depth; i++) {
-                                        Service *x = stack[i];
-                                        if (in_cycle[x->deps.index])
-                                                continue;
-                                        in_cycle[x->deps.index] = true;
-                                        chains[x->deps.index] = cycle_chain(stack, depth, from, x);
-                                        any = true;
-                                }
+                                if (cycle_record(stack, depth, from) < 0)
+                                        return log_oom();
+                                any = true;
                         }
                 }
-        }
-
-        for (size_t i = 0; any && i < n; i++) {
-                if (!in_cycle[i])
-                        continue;
-                Service *s = c->services[i];
-                char *msg;
-                if (asprintf(&msg, "%s: Dependency cycle: %s", s->def->path,
-                             chains[i] ? chains[i] : s->name) < 0) {
-                        for (size_t j = i; j < n; j++)
-                                free(chains[j]);
-                        return log_oom();
-                }
-                free(chains[i]);
-                chains[i] = NULL;
-                service_set_load_error(s, msg);
         }
         return any ? 1 : 0;
 }
 
 /* The longest ordering chain below each unit; units deeper than DEPS_DEPTH_MAX get a load error, so
- * that the stops and failures that walk these chains stay bounded. The graph has no cycle here. */
+ * that the stops and failures that walk these chains stay bounded. An edge back to a unit on the
+ * stack closes a cycle and adds nothing to a chain. */
 static int deps_check_depth(ServiceContext *c) {
         size_t n = c->n_services;
         _cleanup_free_ unsigned *depth = calloc(n ? n : 1, sizeof(unsigned)); /* 0: not known yet */
         _cleanup_free_ Service **stack = calloc(n ? n : 1, sizeof(Service *));
         _cleanup_free_ size_t *edge = calloc(n ? n : 1, sizeof(size_t));
+        _cleanup_free_ bool *on_stack = calloc(n ? n : 1, sizeof(bool));
         bool any = false;
 
-        if (!depth || !stack || !edge)
+        if (!depth || !stack || !edge || !on_stack)
                 return log_oom();
 
         for (size_t root = 0; root < n; root++) {
@@ -211,12 +226,14 @@ static int deps_check_depth(ServiceContext *c) {
                         continue;
                 size_t top = 0;
                 stack[top] = c->services[root];
+                on_stack[root] = true;
                 edge[top++] = 0;
                 while (top > 0) {
                         Service *s = stack[top - 1];
                         if (edge[top - 1] < s->deps.after.n) {
                                 Service *o = s->deps.after.items[edge[top - 1]++];
-                                if (depth[o->deps.index] == 0 && top < n) {
+                                if (depth[o->deps.index] == 0 && !on_stack[o->deps.index] && top < n) {
+                                        on_stack[o->deps.index] = true;
                                         stack[top] = o;
                                         edge[top++] = 0;
                                 }
@@ -227,6 +244,7 @@ static int deps_check_depth(ServiceContext *c) {
                                 if (depth[s->deps.after.items[i]->deps.index] + 1 > d)
                                         d = depth[s->deps.after.items[i]->deps.index] + 1;
                         depth[s->deps.index] = d;
+                        on_stack[s->deps.index] = false;
                         top--;
                 }
         }
@@ -255,18 +273,11 @@ int deps_resolve(ServiceContext *c) {
         r = deps_link(c);
         if (r < 0)
                 return r;
-        r = deps_find_cycles(c);
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                /* Units on a cycle are dropped: link again without them. */
-                r = deps_link(c);
-                if (r < 0)
-                        return r;
-        }
         r = deps_check_depth(c);
-        if (r > 0)
+        if (r > 0) /* units too deep are dropped: link again without them */
                 r = deps_link(c);
+        if (r >= 0)
+                r = deps_find_cycles(c);
         return r < 0 ? r : 0;
 }
 
@@ -388,6 +399,48 @@ void deps_schedule(ServiceContext *c) {
         (void)sd_event_source_set_enabled(c->jobs_source, SD_EVENT_ONESHOT);
 }
 
+/* s breaks an ordering cycle, and every other unit of it waits to start: none can go before the others. */
+static bool cycle_deadlocked(const Service *s) {
+        if (s->deps.cycle.n == 0)
+                return false;
+        for (size_t i = 0; i < s->deps.cycle.n; i++)
+                if (s->deps.cycle.items[i]->job != SERVICE_JOB_START)
+                        return false;
+        return true;
+}
+
+/* Whether another unit of s's cycle (s itself included) requires x. */
+static bool cycle_member_requires(const Service *s, const Service *x) {
+        if (s != x && set_contains(&s->deps.requires, x))
+                return true;
+        for (size_t i = 0; i < s->deps.cycle.n; i++) {
+                const Service *y = s->deps.cycle.items[i];
+                if (y != x && set_contains(&y->deps.requires, x))
+                        return true;
+        }
+        return false;
+}
+
+/* s's cycle is deadlocked: the start to drop is, as systemd chooses, one that nobody asked for (no
+ * waiter: it was only pulled in) and that no unit of the cycle requires; else one that no unit of the
+ * cycle requires; else s's own. */
+static void drop_start(Service *s) {
+        Service *victim = NULL;
+        for (int pass = 0; pass < 2 && !victim; pass++)
+                for (size_t i = 0; i <= s->deps.cycle.n && !victim; i++) {
+                        Service *x = i == 0 ? s : s->deps.cycle.items[i - 1];
+                        if (!cycle_member_requires(s, x) && (pass == 1 || !x->waiters))
+                                victim = x;
+                }
+        if (!victim)
+                victim = s;
+        _cleanup_free_ char *reason = NULL;
+        if (asprintf(&reason, "start dropped to break the ordering cycle %s", s->deps.cycle_chain) < 0)
+                reason = NULL;
+        service_drop_start(victim, reason ?: "start dropped to break an ordering cycle");
+        job_done(victim, /* success= */ false, reason ?: "start dropped to break an ordering cycle");
+}
+
 static bool start_may_run(Service *s) {
         for (size_t i = 0; i < s->deps.after.n; i++)
                 if (start_in_progress(s->deps.after.items[i]))
@@ -448,8 +501,13 @@ void deps_dispatch(ServiceContext *c) {
                                         changed = true;
                                         continue;
                                 }
-                                if (!start_may_run(s))
+                                if (!start_may_run(s)) {
+                                        if (cycle_deadlocked(s)) {
+                                                drop_start(s);
+                                                changed = true;
+                                        }
                                         continue;
+                                }
                                 s->job = SERVICE_JOB_STARTING;
                                 if (!service_start_now(s))
                                         job_done(s, /* success= */ false, "svd is shutting down");
@@ -555,10 +613,15 @@ int deps_stop(Service *s, ServiceDoneFn done, void *userdata) {
         int r = service_want_stop(s, done, userdata);
         if (r < 0)
                 return r;
+        if (s->deps.queuing_stop)
+                return 0; /* units that require each other: the stop of s below this call goes on */
         relations_stop(s); /* PartOf= */
         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STARTING))
                 job_done(s, /* success= */ false, "cancelled by a stop");
-        if (s->job == SERVICE_JOB_STOP || queue_stop(s))
+        s->deps.queuing_stop = true;
+        bool wait = s->job == SERVICE_JOB_STOP || queue_stop(s);
+        s->deps.queuing_stop = false;
+        if (wait)
                 return 0; /* deps_dispatch() calls service_stop_now() when the units before it are gone */
         service_stop_now(s);
         return 0;

@@ -5,19 +5,20 @@
  * Dependencies between services and the order in which they start and stop.
  *
  * Load time: deps_resolve() turns every unit's Requires= Wants= After= Before=
- * names into pointers. A Requires= naming no unit file, or a unit that is
- * part of an ordering cycle ("a → b → c → a"), gets a load error (the unit is
- * dropped, its placeholder carries the message); a Wants= naming no unit is a
- * warning; After=/Before= naming no unit are ignored, as in systemd. A unit
- * at the end of an ordering chain longer than DEPS_DEPTH_MAX fails to load
- * too. Other units are not affected.
+ * names into pointers. A Requires= naming no unit file gets a load error (the
+ * unit is dropped, its placeholder carries the message); a Wants= naming no
+ * unit is a warning; After=/Before= naming no unit are ignored, as in systemd.
+ * A unit at the end of an ordering chain longer than DEPS_DEPTH_MAX fails to
+ * load too. Other units are not affected. An ordering cycle ("a → b → c → a")
+ * loads, as in systemd: it is logged and recorded on one of its units, and
+ * when all of its units wait to start, one start is dropped to break it.
  *
  * Run time: a start is a job. Starting a service queues start jobs for it
  * and, transitively, for what it requires and wants; a job runs once every
  * unit it is ordered after is done starting (ready, failed or not queued).
- * Requires= and Wants= imply that order (svd always starts dependencies
- * first). A required unit whose start fails fails the jobs of the units that
- * require it, with its reason. Stopping a service first stops the units that
+ * Only After= and Before= order: Requires= and Wants= alone start units
+ * together. A required unit whose start fails fails the jobs still waiting of
+ * the units that require it, with its reason. Stopping a service first stops the units that
  * require it; a stop waits for the units ordered after it that are stopping.
  *
  * deps_dispatch() runs from a defer event source, armed by deps_schedule(),

@@ -309,7 +309,7 @@ void manager_schedule_gc(Manager *m) {
 static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char ***ret_changed, char ***ret_removed) {
         _cleanup_strv_free_ char **added = NULL, **changed = NULL, **removed = NULL;
         ReloadEntry *e = NULL;
-        size_t n = 0, failed = 0;
+        size_t n = 0;
         int r;
 
         assert(m);
@@ -348,10 +348,8 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                                 service_free(s);
                                 break;
                         }
-                        if (!s->def->unit) {
+                        if (!s->def->unit)
                                 log_error("Failed to load unit '%s': %s", s->name, strna(s->def->load_error));
-                                failed++;
-                        }
                         if (!startup)
                                 log_info("%s: unit added.", s->name);
                         if (strv_extend(&added, x->name) < 0)
@@ -429,6 +427,11 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                 /* The wanted file is read later (manager_restore_prepare): not overwritten here. */
                 if (r < 0)
                         return r;
+                /* Counted after the dependencies, whose errors (a Requires= of a unit that is not there, a
+                 * chain too long) fail units too. */
+                size_t failed = 0;
+                for (size_t i = 0; i < m->ctx.n_services; i++)
+                        failed += !m->ctx.services[i]->def->unit || m->ctx.services[i]->def->load_error;
                 log_info("Loaded %zu units from '%s' (%zu failed).", m->ctx.n_services, m->unit_dir, failed);
                 return 0;
         }

@@ -49,9 +49,11 @@ void service_deps_done(ServiceDeps *d) {
                 return;
         ServiceSet *sets[] = { &d->requires,    &d->wants,       &d->after,       &d->before,
                                &d->required_by, &d->requisite,   &d->bound_by,    &d->consists_of,
-                               &d->conflicts,   &d->on_failure };
+                               &d->conflicts,   &d->on_failure,  &d->cycle };
         for (size_t i = 0; i < ELEMENTSOF(sets); i++)
                 set_done(sets[i]);
+        free(d->cycle_chain);
+        d->cycle_chain = NULL;
 }
 
 /* ---- what may be read off a service ---- */

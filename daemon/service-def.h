@@ -116,7 +116,7 @@ typedef struct ServiceSet {
 typedef struct ServiceDeps {
         ServiceSet requires;    /* Requires= that name a unit */
         ServiceSet wants;       /* Wants= that name a unit */
-        ServiceSet after;       /* start after these: Requires= ∪ Wants= ∪ After= ∪ others' Before= */
+        ServiceSet after;       /* start after these: After= ∪ others' Before= */
         ServiceSet before;      /* the reverse of `after`: these start after us and stop before us */
         ServiceSet required_by; /* the reverse of `requires` */
         /* The relations that order nothing (deps-unit.c), resolved with the rest. */
@@ -125,7 +125,13 @@ typedef struct ServiceDeps {
         ServiceSet consists_of; /* units with PartOf= this one: stopped and restarted with it */
         ServiceSet conflicts;   /* Conflicts= either way: starting one stops the other */
         ServiceSet on_failure;  /* OnFailure=: started when this one fails */
+        /* An ordering cycle this unit's start breaks (deps.c): the others of the cycle, each ordered
+         * after the next, the first one the unit's own `after`. When they all wait to start, this
+         * unit's start is dropped, as systemd drops a job to break a cycle. */
+        ServiceSet cycle;
+        char *cycle_chain;      /* "a → b → a", for the log */
         bool propagating;       /* passing a stop or restart on right now (cycles end here) */
+        bool queuing_stop;      /* deps_stop() is stopping what requires it (Requires= both ways end here) */
         unsigned index;         /* position in the manager's table, while resolving */
 } ServiceDeps;
 

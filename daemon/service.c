@@ -1604,6 +1604,17 @@ void service_fail_dependency(Service *s, Service *dep, const char *reason) {
                                });
 }
 
+void service_drop_start(Service *s, const char *reason) {
+        assert(s);
+        assert(reason);
+
+        log_warning("%s: %s", s->name, reason);
+        service_set_last_error(s, strdup(reason));
+        s->want_running = false;
+        service_answer_waiters(s, OPS_START,
+                               &(ServiceJobResult){ .outcome = SERVICE_OUTCOME_CANCELLED, .message = reason });
+}
+
 int service_want_stop(Service *s, ServiceDoneFn done, void *userdata) {
         assert(s);
 

@@ -202,7 +202,9 @@ static void on_job_done(Service *s, const ServiceJobResult *r, void *userdata) {
                 (void) varlink_call_reply(call, json_pack("{s:o}", "service", service_to_json(s)));
                 return;
         case SERVICE_OUTCOME_CANCELLED:
-                (void) varlink_call_error(call, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
+                (void) varlink_call_error(call, "io.svd.Manager.Cancelled",
+                                          r->message ? json_pack("{s:s,s:s}", "name", s->name, "message", r->message)
+                                                     : json_pack("{s:s}", "name", s->name));
                 return;
         case SERVICE_OUTCOME_NOT_LOADED:
                 (void) varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",

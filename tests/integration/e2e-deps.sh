@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Dependencies end to end: Requires= and Wants= start what they name first
-# and wait for its readiness (a Type=notify unit held on a FIFO); After= and
+# Dependencies end to end: Requires= and Wants= start what they name, and
+# with After= first, waiting for its readiness (a Type=notify unit held on a FIFO); After= and
 # Before= order units wanted by default.target at svd's start-up; a required
 # unit that fails fails its dependents with the reason, through a chain; a
 # stop stops the units that require the stopped one first; a missing
-# Requires= and a cycle are load errors with the chain, and unrelated units
+# Requires= is a load error; an ordering cycle loads, and a start of it drops
+# one start as systemd does (a wanted one if it can); unrelated units
 # are not affected; a missing Wants= is only a warning. TAP output.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -46,6 +47,7 @@ EOF2
 write_unit frontend <<EOF2
 [Unit]
 Requires=app
+After=app
 [Service]
 ExecStart=$SLEEP 1000
 EOF2
@@ -93,12 +95,14 @@ EOF2
 write_unit needs-broken <<EOF2
 [Unit]
 Requires=broken
+After=broken
 [Service]
 ExecStart=$SLEEP 1000
 EOF2
 write_unit top <<EOF2
 [Unit]
 Requires=needs-broken
+After=needs-broken
 [Service]
 ExecStart=$SLEEP 1000
 EOF2
@@ -116,10 +120,12 @@ Requires=nosuch
 [Service]
 ExecStart=$SLEEP 1000
 EOF2
+# An ordering cycle whose units all require each other: no start can be dropped alone.
 for u in c1:c2 c2:c3 c3:c1; do
         write_unit "${u%%:*}" <<EOF2
 [Unit]
 Requires=${u#*:}
+After=${u#*:}
 [Service]
 ExecStart=$SLEEP 1000
 EOF2
@@ -127,6 +133,42 @@ done
 write_unit needs-cycle <<EOF2
 [Unit]
 Requires=c1
+After=c1
+[Service]
+ExecStart=$SLEEP 1000
+EOF2
+# An ordering cycle with a unit that is only wanted: its start is dropped, the other starts.
+write_unit o1 <<EOF2
+[Unit]
+Wants=o2
+After=o2
+[Service]
+ExecStart=$SLEEP 1000
+EOF2
+write_unit o2 <<EOF2
+[Unit]
+After=o1
+[Service]
+ExecStart=$SLEEP 1000
+EOF2
+# Two units that require each other, one ordered after the other and bound to it: no cycle.
+write_unit m1 <<EOF2
+[Unit]
+Requires=m2
+After=m2
+[Service]
+ExecStart=$SLEEP 1000
+EOF2
+write_unit m2 <<EOF2
+[Unit]
+BindsTo=m1
+[Service]
+ExecStart=$SLEEP 1000
+EOF2
+# Requires= without After= orders nothing: both start together.
+write_unit unordered <<EOF2
+[Unit]
+Requires=db
 [Service]
 ExecStart=$SLEEP 1000
 EOF2
@@ -233,15 +275,38 @@ expect_contains "failure: ... lastError keeps it" "$OUT" "dependency 'needs-brok
 expect_eq "load: a missing Requires= is a load error" error "$(svc_field r-missing loadState)"
 expect_contains "load: ... naming it" "$(svc_field r-missing loadError)" "Requires=nosuch: no such unit 'nosuch.service'"
 for u in c1 c2 c3; do
-        expect_eq "load: $u on a cycle fails to load" error "$(svc_field $u loadState)"
+        expect_eq "cycle: $u on an ordering cycle loads (as in systemd)" loaded "$(svc_field $u loadState)"
 done
-expect_contains "load: ... with the chain" "$(svc_field c1 loadError)" "Dependency cycle: c1 → c2 → c3 → c1"
-expect_contains "load: ... starting from each unit" "$(svc_field c2 loadError)" "Dependency cycle: c2 → c3 → c1 → c2"
+check "cycle: svd says so at load, with the chain" grep -q "Ordering cycle: c1 → c2 → c3 → c1" "$SVD_LOG"
 run svctl start c1
-expect_rc "load: a unit on a cycle does not start" 1
+expect_rc "cycle: starting them together drops a start; all require each other, so all fail" 1
+expect_contains "cycle: ... saying why" "$ERR" "start dropped to break the ordering cycle c1 → c2 → c3 → c1"
+for u in c1 c2 c3; do
+        expect_eq "cycle: ... $u did not start" inactive "$(svc_state $u)"
+done
 run svctl start needs-cycle
-expect_rc "load: a unit that requires one fails to start" 1
-expect_contains "load: ... naming it" "$ERR" "dependency 'c1' failed to start"
+expect_rc "cycle: a unit that requires one fails to start" 1
+expect_contains "cycle: ... naming it" "$ERR" "dependency 'c1' failed to start"
+run svctl start o1
+expect_rc "cycle: with a unit only wanted, the start asked for succeeds" 0
+expect_eq "cycle: ... o1 runs" running "$(svc_state o1)"
+track_pid "$(svc_pid o1)"
+expect_eq "cycle: ... o2's start was dropped" inactive "$(svc_state o2)"
+check "cycle: ... and svd says which" grep -q "o2: start dropped to break the ordering cycle" "$SVD_LOG"
+run svctl start m1
+expect_rc "requires both ways: no cycle, both start" 0
+expect_eq "requires both ways: m2 runs" running "$(svc_state m2)"
+track_pid "$(svc_pid m1)"
+track_pid "$(svc_pid m2)"
+run svctl stop db
+bg_start unordered
+check "requires without After=: unordered runs while db still waits for READY=1" \
+        wait_until 10 state_is unordered running
+expect_eq "requires without After=: ... db is starting" starting "$(svc_state db)"
+check "requires without After=: db sends READY=1" poke "$T/db.fifo"
+check "requires without After=: svctl start returns" wait_until 10 start_returned unordered
+track_pid "$(svc_pid unordered)"
+track_pid "$(svc_pid db)"
 expect_eq "load: a unit 256 deep in an ordering chain loads" loaded "$(svc_field chain255 loadState)"
 expect_contains "load: one 258 deep does not" "$(svc_field chain257 loadError)" \
         "Dependency chain of 258 units, more than 256"

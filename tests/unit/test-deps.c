@@ -85,13 +85,13 @@ START_TEST(test_resolve_edges) {
         ck_assert(set_has(&a->deps.requires, b));
         ck_assert(set_has(&b->deps.required_by, a));
         ck_assert(set_has(&a->deps.wants, c));
-        /* Requires= and Wants= imply After=; Before= is After= seen from the other side. */
-        ck_assert(set_has(&a->deps.after, b));
-        ck_assert(set_has(&a->deps.after, c));
+        /* Only After= and Before= order, as in systemd; Before= is After= seen from the other side. */
+        ck_assert(!set_has(&a->deps.after, b));
+        ck_assert(!set_has(&a->deps.after, c));
         ck_assert(set_has(&a->deps.after, d));
         ck_assert(set_has(&d->deps.after, c));
         ck_assert(set_has(&c->deps.before, d));
-        ck_assert(set_has(&b->deps.before, a));
+        ck_assert(!set_has(&b->deps.before, a));
         /* A Wants= naming no unit is only a warning. */
         ck_assert_ptr_null(d->def->load_error);
         ck_assert_ptr_nonnull(d->def->unit);
@@ -132,13 +132,37 @@ START_TEST(test_cycle) {
         service_context_sort(&w.ctx);
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
-        ck_assert_ptr_nonnull(strstr(a->def->load_error, "Dependency cycle: a → b → c → a"));
-        ck_assert_ptr_nonnull(strstr(b->def->load_error, "Dependency cycle: b → c → a → b"));
-        ck_assert_ptr_nonnull(c->def->load_error);
-        ck_assert_ptr_null(a->def->unit);
-        /* Off the cycle: loaded, and no longer ordered after the dropped unit. */
-        ck_assert_ptr_null(d->def->load_error);
-        ck_assert_uint_eq(d->deps.after.n, 0);
+        /* An ordering cycle is no load error: it is recorded on the unit whose start breaks it. */
+        Service *all[] = { a, b, c, d };
+        for (size_t i = 0; i < 4; i++) {
+                ck_assert_ptr_null(all[i]->def->load_error);
+                ck_assert_ptr_nonnull(all[i]->def->unit);
+        }
+        ck_assert_str_eq(a->deps.cycle_chain, "a → b → c → a");
+        ck_assert_uint_eq(a->deps.cycle.n, 2);
+        ck_assert_ptr_eq(a->deps.cycle.items[0], b);
+        ck_assert_ptr_eq(a->deps.cycle.items[1], c);
+        ck_assert_ptr_null(b->deps.cycle_chain);
+        ck_assert(set_has(&d->deps.after, a));
+
+        /* Started alone, a unit of the cycle starts. */
+        Outcome o = {};
+        ck_assert_int_eq(deps_start(d, on_done, &o), 0);
+        deps_dispatch(&w.ctx);
+        ck_assert_int_ne(d->job, SERVICE_JOB_START);
+
+        /* Started together, they would wait for each other for ever: one start is dropped (a, on
+         * which nothing else waits), and the others go on. */
+        Outcome oa = {}, ob = {}, oc = {};
+        ck_assert_int_eq(deps_start(a, on_done, &oa), 0);
+        ck_assert_int_eq(deps_start(b, on_done, &ob), 0);
+        ck_assert_int_eq(deps_start(c, on_done, &oc), 0);
+        deps_dispatch(&w.ctx);
+        ck_assert_uint_eq(oa.n, 1);
+        ck_assert_int_eq(oa.outcome, SERVICE_OUTCOME_CANCELLED);
+        ck_assert_ptr_nonnull(strstr(oa.message, "start dropped to break the ordering cycle a → b → c → a"));
+        ck_assert_int_eq(a->job, SERVICE_JOB_NONE);
+        ck_assert_int_ne(c->job, SERVICE_JOB_START);
         world_done(&w);
 }
 END_TEST
@@ -170,10 +194,10 @@ END_TEST
 START_TEST(test_required_start_fails) {
         World w;
         world_init(&w);
-        Service *top = add(&w, "top", "Requires=mid");
-        Service *mid = add(&w, "mid", "Requires=base");
+        Service *top = add(&w, "top", "Requires=mid\nAfter=mid");
+        Service *mid = add(&w, "mid", "Requires=base\nAfter=base");
         Service *base = add(&w, "base", "");
-        Service *other = add(&w, "other", "Wants=base");
+        Service *other = add(&w, "other", "Wants=base\nAfter=base");
         service_context_sort(&w.ctx);
         ck_assert_int_eq(deps_resolve(&w.ctx), 0);
 
