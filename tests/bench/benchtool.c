@@ -62,8 +62,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -96,6 +98,13 @@ static int64_t now_ns(void) {
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns) {
+        struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
+
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+                ;
 }
 
 static double ms(int64_t ns) {
@@ -255,48 +264,80 @@ static int *open_pidfds(const Pids *l) {
         return fds;
 }
 
-/* Waits until every pidfd in fds polls readable (its process exited) or the
- * deadline passes; returns how many are still alive; *last gets the time
- * the last one was seen to exit. */
-static size_t wait_pidfds(int *fds, size_t n, int64_t deadline, int64_t *last) {
-        struct pollfd *pfd = calloc(n + 1, sizeof *pfd);
+/* An epoll set of the pidfds in fds (-1 entries left out), made before a
+ * measurement starts, so that registering N pidfds is not timed. One set
+ * for all of them: a poll() over the live ones per wake-up costs O(N) each
+ * time, O(N^2) in all, and at thousands of services that lag would show
+ * in the time measured. */
+static int watch_pidfds(const int *fds, size_t n) {
+        int ep = epoll_create1(EPOLL_CLOEXEC);
+
+        if (ep < 0)
+                die("epoll_create1");
+        for (size_t i = 0; i < n; i++) {
+                struct epoll_event e = { .events = EPOLLIN, .data.u64 = i };
+
+                if (fds[i] >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) < 0)
+                        die("epoll_ctl");
+        }
+        return ep;
+}
+
+/* Waits until every pidfd in fds (in the set ep, which it closes) polls
+ * readable (its process exited) or the deadline passes; returns how many
+ * are still alive; *last gets the time the last one was seen to exit. The
+ * pidfds of the dead are closed and become -1. */
+static size_t wait_watched(int ep, int *fds, size_t n, int64_t deadline, int64_t *last) {
+        struct epoll_event ev[256];
         size_t alive = 0;
 
-        if (!pfd)
-                die("out of memory");
         for (size_t i = 0; i < n; i++)
                 if (fds[i] >= 0)
                         alive++;
         while (alive > 0) {
-                int64_t left = deadline - now_ns();
-                size_t k = 0;
+                int64_t left = deadline - now_ns(), t;
                 int r;
 
                 if (left <= 0)
                         break;
-                for (size_t i = 0; i < n; i++)
-                        if (fds[i] >= 0)
-                                pfd[k++] = (struct pollfd) { .fd = fds[i], .events = POLLIN };
-                r = poll(pfd, k, (int) ((left + 999999) / 1000000));
+                r = epoll_wait(ep, ev, (int) (sizeof ev / sizeof ev[0]), (int) ((left + 999999) / 1000000));
                 if (r < 0 && errno != EINTR)
-                        die("poll");
+                        die("epoll_wait");
                 if (r <= 0)
                         continue;
-                for (size_t j = 0; j < k; j++) {
-                        if (!(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
+                t = now_ns();
+                for (int j = 0; j < r; j++) {
+                        size_t i = (size_t) ev[j].data.u64;
+
+                        if (i >= n || fds[i] < 0)
                                 continue;
-                        for (size_t i = 0; i < n; i++)
-                                if (fds[i] == pfd[j].fd) {
-                                        close(fds[i]);
-                                        fds[i] = -1;
-                                        alive--;
-                                        if (last)
-                                                *last = now_ns();
-                                }
+                        (void) epoll_ctl(ep, EPOLL_CTL_DEL, fds[i], NULL);
+                        close(fds[i]);
+                        fds[i] = -1;
+                        alive--;
+                        if (last)
+                                *last = t;
                 }
         }
-        free(pfd);
+        close(ep);
         return alive;
+}
+
+static size_t wait_pidfds(int *fds, size_t n, int64_t deadline, int64_t *last) {
+        return wait_watched(watch_pidfds(fds, n), fds, n, deadline, last);
+}
+
+/* Commands that hold a pidfd per service need more than the usual soft
+ * limit of 1024 descriptors at thousands of services: the hard limit, as
+ * svd takes it for itself. Only this process; what it execs (a supervisor)
+ * keeps the limit it was given. */
+static void raise_nofile(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
 }
 
 /* ---- datagrams from bench-svc ---- */
@@ -345,29 +386,42 @@ static bool recv_report(int fd, int64_t deadline, pid_t *pid, int64_t *ts) {
         }
 }
 
-/* Counts distinct pids until count or the deadline; returns the count, *last the latest ts. */
+/* Counts distinct pids until count or the deadline; returns the count, *last
+ * the latest ts. A byte per pid marks the ones seen: the collector runs
+ * beside the supervisor it times, so it must not do O(N^2) work. */
 static long collect_reports(int fd, long count, int64_t deadline, int64_t *last) {
-        Pids seen = { 0 };
+        unsigned char *seen = NULL;
+        size_t seen_n = 0;
         long got = 0;
 
         *last = 0;
         while (got < count) {
                 pid_t pid;
                 int64_t ts;
-                bool dup = false;
 
                 if (!recv_report(fd, deadline, &pid, &ts))
                         break;
-                for (size_t i = 0; i < seen.n && !dup; i++)
-                        dup = seen.v[i] == pid;
-                if (dup)
+                if (pid <= 0)
                         continue;
-                pids_add(&seen, pid);
+                if ((size_t) pid >= seen_n) {
+                        size_t nn = seen_n ? seen_n : 65536;
+
+                        while (nn <= (size_t) pid)
+                                nn *= 2;
+                        seen = realloc(seen, nn);
+                        if (!seen)
+                                die("out of memory");
+                        memset(seen + seen_n, 0, nn - seen_n);
+                        seen_n = nn;
+                }
+                if (seen[pid])
+                        continue;
+                seen[pid] = 1;
                 got++;
                 if (ts > *last)
                         *last = ts;
         }
-        free(seen.v);
+        free(seen);
         return got;
 }
 
@@ -445,6 +499,7 @@ static int cmd_floor(int argc, char **argv) {
 
         if (argc != 5 && argc != 6)
                 die("usage: floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]");
+        raise_nofile();
         if (argc == 6) {
                 if (strcmp(argv[5], "fork") == 0)
                         vfork_style = false;
@@ -573,13 +628,6 @@ static long switches(const Pids *l) {
                 closedir(d);
         }
         return sum;
-}
-
-static void sleep_ns(int64_t ns) {
-        struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
-
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-                ;
 }
 
 static int cmd_idle(int argc, char **argv) {
@@ -799,18 +847,20 @@ static int cmd_stopall(int argc, char **argv) {
         Pids svcs = { 0 };
         pid_t root;
         int64_t t0, last = 0, deadline, sup_last = 0;
-        int rootfd, *fds;
+        int rootfd, *fds, ep;
         size_t left;
         pid_t helper = 0;
 
         if (argc < 5)
                 die("usage: stopall ROOT SVC TIMEOUT_MS SIGNAL | -- CMD...");
+        raise_nofile();
         root = (pid_t) num(argv[1]);
         tree(root, argv[2], NULL, &svcs);
         fds = open_pidfds(&svcs);
         rootfd = pidfd_open(root);
         if (rootfd < 0)
                 die("pidfd_open %d", (int) root);
+        ep = watch_pidfds(fds, svcs.n);
         t0 = now_ns();
         deadline = t0 + num(argv[3]) * 1000000LL;
         if (strcmp(argv[4], "--") == 0) {
@@ -820,7 +870,7 @@ static int cmd_stopall(int argc, char **argv) {
                         die("spawn %s: %s", argv[5], strerror(r));
         } else if (pidfd_kill(rootfd, (int) num(argv[4])) < 0)
                 die("pidfd_send_signal");
-        left = wait_pidfds(fds, svcs.n, deadline, &last);
+        left = wait_watched(ep, fds, svcs.n, deadline, &last);
         if (wait_pidfds(&rootfd, 1, deadline, &sup_last) != 0)
                 sup_last = 0;
         if (helper > 0)
@@ -833,20 +883,22 @@ static int cmd_stopall(int argc, char **argv) {
 static int cmd_crash(int argc, char **argv) {
         Pids svcs = { 0 };
         int64_t t0, last = 0;
-        int rootfd, *fds;
+        int rootfd, *fds, ep;
         size_t alive;
 
         if (argc != 4)
                 die("usage: crash ROOT SVC WINDOW_MS");
+        raise_nofile();
         tree((pid_t) num(argv[1]), argv[2], NULL, &svcs);
         fds = open_pidfds(&svcs);
         rootfd = pidfd_open((pid_t) num(argv[1]));
         if (rootfd < 0)
                 die("pidfd_open %s", argv[1]);
+        ep = watch_pidfds(fds, svcs.n);
         t0 = now_ns();
         if (pidfd_kill(rootfd, SIGKILL) < 0)
                 die("pidfd_send_signal");
-        alive = wait_pidfds(fds, svcs.n, t0 + num(argv[3]) * 1000000LL, &last);
+        alive = wait_watched(ep, fds, svcs.n, t0 + num(argv[3]) * 1000000LL, &last);
         printf("svc=%zu alive=%zu last_dead_ms=%.3f\n", svcs.n, alive, alive || !svcs.n ? -1.0 : ms(last - t0));
         return 0;
 }
@@ -895,6 +947,7 @@ static int cmd_killorphans(int argc, char **argv) {
 
         if (argc != 4)
                 die("usage: killorphans REAPER KEEP TIMEOUT_MS");
+        raise_nofile();
         keep = (pid_t) num(argv[2]);
         if (keep == 0)
                 keep = getpid(); /* KEEP 0: everything below REAPER but ourselves */
@@ -949,6 +1002,7 @@ static int cmd_reaper(int argc, char **argv) {
                 die("exec %s: %s", argv[1], strerror(errno));
         }
         reaper_child = child;
+        raise_nofile(); /* for kill_below() at the end; CMD keeps its limit */
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
