@@ -10,12 +10,18 @@
  *        bind SOCK, write "ready" to the file/fifo READY, then take datagrams
  *        from bench-svc until COUNT distinct pids reported: got=K ms=X
  *        (X: last report minus STAMPFILE's time, else minus ready)
- *   benchtool floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]
+ *   benchtool floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork|cgroup]
  *        clone3()+execve() COUNT copies of SVC and time them the same way,
  *        then SIGKILL and reap them: got=K ms=X. vfork (the default) is the
  *        primitive svd ships: clone3() with CLONE_VM | CLONE_VFORK on a
  *        stack of the child's own, so nothing of the parent is copied; fork
- *        is clone3() without them (a copy of the page tables per child)
+ *        is clone3() without them (a copy of the page tables per child);
+ *        cgroup is vfork with a cgroup per child, as svd contains its
+ *        services: mkdir in a cgroup v2 of the run's own (below ours,
+ *        memory, pids and cpu on where offered), open, clone3() with
+ *        CLONE_INTO_CGROUP, close; all removed at the end. It adds
+ *        cgroup=PATH controllers=LIST, or prints "skip: WHY" and exits 3
+ *        (not root, no writable cgroup2)
  *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
  *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
  *        (after a quiet second, at most 5 s, then a window of MS)
@@ -67,6 +73,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -477,6 +484,7 @@ static int cmd_collect(int argc, char **argv) {
 
 struct floor_exec {
         char **args, **env;
+        volatile int err;   /* the child's errno when it fails: it shares our memory (CLONE_VM) */
 };
 
 /* The vfork child: runs on its own stack in the parent's memory until
@@ -485,45 +493,176 @@ static int floor_child(void *userdata) {
         struct floor_exec *e = userdata;
 
         execve(e->args[0], e->args, e->env);
+        e->err = errno;
         return 127;
 }
 
-static int cmd_floor(int argc, char **argv) {
-        long count, got;
-        int64_t t0, last;
-        int fd, *pidfds;
-        char *env[2], *args[2];
-        bool vfork_style = true;
+/* SIGKILLs and reaps the floor's children; their pidfds become -1. */
+static void floor_reap(int *pidfds, long count) {
+        for (long i = 0; i < count; i++) {
+                siginfo_t si;
+
+                if (pidfds[i] < 0)
+                        continue;
+                (void) pidfd_kill(pidfds[i], SIGKILL);
+                (void) waitid(P_PIDFD, (id_t) pidfds[i], &si, WEXITED);
+                close(pidfds[i]);
+                pidfds[i] = -1;
+        }
+}
+
+/* ---- the cgroup floor's cgroups ----
+ *
+ * As svd does: below this process's own cgroup v2 (svd's tests make their
+ * cgroup in the same place, tests/lib/lib.sh), a cgroup of the run's own
+ * with whichever of memory, pids and cpu it offers turned on for its
+ * children (as svd turns them on for its services' cgroups), and in it a
+ * cgroup per child, made right before the clone. Everything is removed at
+ * exit, also when die() ends the run half-way: the children are killed
+ * and reaped first, as a populated cgroup cannot be removed. */
+static struct {
+        char *path;
+        char controllers[64];
+        int fd;     /* the run's cgroup; -1: none made */
+        long made;  /* child cgroups c0 .. c<made - 1> */
+        int *pidfds;
+        long count;
+} cgf = { .fd = -1 };
+
+static void cg_enable(const char *dir, char *got, size_t size) {
+        static const char *const names[] = { "memory", "pids", "cpu" };
+        char *path, avail[512] = "", *tok, *save;
+        FILE *f;
+
+        if (got)
+                got[0] = 0;
+        if (asprintf(&path, "%s/cgroup.controllers", dir) < 0)
+                die("out of memory");
+        f = fopen(path, "re");
+        free(path);
+        if (!f)
+                return;
+        if (!fgets(avail, sizeof avail, f))
+                avail[0] = 0;
+        fclose(f);
+        if (asprintf(&path, "%s/cgroup.subtree_control", dir) < 0)
+                die("out of memory");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+                for (tok = strtok_r(avail[0] ? strdupa(avail) : strdupa(""), " \n", &save); tok;
+                     tok = strtok_r(NULL, " \n", &save)) {
+                        if (strcmp(tok, names[i]) != 0)
+                                continue;
+                        f = fopen(path, "we");
+                        if (!f)
+                                break;
+                        fprintf(f, "+%s", names[i]);
+                        if (fclose(f) == 0 && got) /* the write is done at fclose(); EBUSY shows there */
+                                snprintf(got + strlen(got), size - strlen(got), "%s%s", got[0] ? "," : "", names[i]);
+                        break;
+                }
+        free(path);
+}
+
+static void cg_floor_cleanup(void) {
+        if (cgf.fd < 0)
+                return;
+        if (cgf.pidfds)
+                floor_reap(cgf.pidfds, cgf.count);
+        for (long i = 0; i < cgf.made; i++) {
+                char name[32];
+
+                snprintf(name, sizeof name, "c%ld", i);
+                /* a reaped child leaves its cgroup at once, but do not count on it */
+                for (int tries = 0; unlinkat(cgf.fd, name, AT_REMOVEDIR) < 0 && errno == EBUSY && tries < 100; tries++)
+                        sleep_ns(10000000);
+        }
+        close(cgf.fd);
+        cgf.fd = -1;
+        if (rmdir(cgf.path) < 0)
+                fprintf(stderr, "benchtool: rmdir %s: %s\n", cgf.path, strerror(errno));
+}
+
+/* Makes the run's cgroup; false and why (for the "skip:" line) where it cannot. */
+static bool cg_floor_setup(char *why, size_t size) {
+        char line[PATH_MAX + 256], mnt[PATH_MAX] = "", *own = NULL, *parent, *procs;
+        FILE *f;
+
+        if (geteuid() != 0) {
+                snprintf(why, size, "not running as root");
+                return false;
+        }
+        f = fopen("/proc/self/mountinfo", "re");
+        while (f && fgets(line, sizeof line, f)) {
+                char *sep = strstr(line, " - ");
+
+                if (sep && strncmp(sep + 3, "cgroup2 ", 8) == 0 &&
+                    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1)
+                        break;
+                mnt[0] = 0;
+        }
+        if (f)
+                fclose(f);
+        if (!mnt[0]) {
+                snprintf(why, size, "no cgroup2 hierarchy mounted");
+                return false;
+        }
+        f = fopen("/proc/self/cgroup", "re");
+        while (f && fgets(line, sizeof line, f))
+                if (strncmp(line, "0::", 3) == 0) {
+                        line[strcspn(line, "\n")] = 0;
+                        own = strdup(line + 3);
+                        break;
+                }
+        if (f)
+                fclose(f);
+        if (!own || !own[0]) {
+                snprintf(why, size, "this process's cgroup2 path is unknown (no 0:: line in /proc/self/cgroup)");
+                return false;
+        }
+        if (asprintf(&parent, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own) < 0 ||
+            asprintf(&procs, "%s/cgroup.procs", parent) < 0)
+                die("out of memory");
+        if (access(procs, W_OK) < 0 || access(parent, W_OK) < 0) {
+                snprintf(why, size, "cgroup %s is not writable (not delegated): %s", parent, strerror(errno));
+                return false;
+        }
+        /* As svd does in its own cgroup; refused (EBUSY) in a non-root
+         * cgroup that holds processes, as ours does, and then the run's
+         * cgroup gets no controllers, as svd's services would not either. */
+        cg_enable(parent, NULL, 0);
+        if (asprintf(&cgf.path, "%s/svdbench-cgfloor.%d", parent, (int) getpid()) < 0)
+                die("out of memory");
+        if (mkdir(cgf.path, 0755) < 0) {
+                snprintf(why, size, "cannot create %s: %s", cgf.path, strerror(errno));
+                return false;
+        }
+        cgf.fd = open(cgf.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (cgf.fd < 0) {
+                snprintf(why, size, "cannot open %s: %s", cgf.path, strerror(errno));
+                (void) rmdir(cgf.path);
+                return false;
+        }
+        atexit(cg_floor_cleanup);
+        cg_enable(cgf.path, cgf.controllers, sizeof cgf.controllers);
+        return true;
+}
+
+enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP };
+
+/* Starts count copies of e->args[0], their pidfds in pidfds[] (which holds
+ * -1 for each to begin with); returns the time the first one was begun. */
+static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *e, int *pidfds) {
         size_t stack_size = 64 * 1024;
         void *stack = NULL;
+        int64_t t0;
 
-        if (argc != 5 && argc != 6)
-                die("usage: floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]");
-        raise_nofile();
-        if (argc == 6) {
-                if (strcmp(argv[5], "fork") == 0)
-                        vfork_style = false;
-                else if (strcmp(argv[5], "vfork") != 0)
-                        die("floor: %s: neither vfork nor fork", argv[5]);
-        }
-        count = num(argv[2]);
-        fd = bind_sock(argv[1]);
-        if (asprintf(&env[0], "BENCH_SOCK=%s", argv[1]) < 0)
-                die("out of memory");
-        env[1] = NULL;
-        args[0] = argv[4];
-        args[1] = NULL;
-        pidfds = calloc((size_t) count, sizeof *pidfds);
-        if (!pidfds)
-                die("out of memory");
         /* One stack serves every child: CLONE_VFORK holds the parent until
          * the child has execve()d, so no two children ever share it. */
-        if (vfork_style) {
+        if (mode != FLOOR_FORK) {
                 stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
                 if (stack == MAP_FAILED)
                         die("mmap: %s", strerror(errno));
         }
-        struct floor_exec e = { .args = args, .env = env };
         t0 = now_ns();
         for (long i = 0; i < count; i++) {
                 struct clone_args ca = {
@@ -531,41 +670,115 @@ static int cmd_floor(int argc, char **argv) {
                         .pidfd = (uint64_t) (uintptr_t) &pidfds[i],
                         .exit_signal = SIGCHLD,
                 };
+                int cg = -1;
                 long pid;
 
-                if (vfork_style) {
+                if (mode == FLOOR_CGROUP) {
+                        char name[32];
+
+                        snprintf(name, sizeof name, "c%ld", i);
+                        if (mkdirat(cgf.fd, name, 0755) < 0)
+                                die("mkdir %s/%s: %s", cgf.path, name, strerror(errno));
+                        cgf.made = i + 1;
+                        cg = openat(cgf.fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        if (cg < 0)
+                                die("open %s/%s: %s", cgf.path, name, strerror(errno));
+                        ca.flags |= CLONE_INTO_CGROUP;
+                        ca.cgroup = (uint64_t) cg;
+                }
+                if (mode != FLOOR_FORK) {
                         ca.flags |= CLONE_VM | CLONE_VFORK;
                         ca.stack = (uint64_t) (uintptr_t) stack;
                         ca.stack_size = stack_size;
 #ifdef HAVE_SYS_CLONE3_RUN
-                        pid = sys_clone3_run(&ca, floor_child, &e);
+                        pid = sys_clone3_run(&ca, floor_child, e);
 #else
                         (void) floor_child;
                         pid = -ENOSYS;
 #endif
+                        if (pid < 0 && mode == FLOOR_CGROUP && i == 0) {
+                                printf("skip: clone3() with CLONE_INTO_CGROUP into %s: %s\n", cgf.path,
+                                       strerror((int) -pid));
+                                exit(3);
+                        }
                         if (pid < 0)
                                 die("clone3: %s", strerror((int) -pid));
+                        if (e->err)
+                                die("child %ld: execve: %s", i, strerror(e->err));
                 } else {
                         pid = syscall(SYS_clone3, &ca, sizeof ca);
                         if (pid < 0)
                                 die("clone3: %s", strerror(errno));
                         if (pid == 0) {
-                                execve(args[0], args, env);
+                                execve(e->args[0], e->args, e->env);
                                 _exit(127);
                         }
                 }
-        }
-        got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
-        printf("got=%ld ms=%.3f\n", got, got > 0 ? ms(last - t0) : -1.0);
-        for (long i = 0; i < count; i++) {
-                siginfo_t si;
-
-                (void) pidfd_kill(pidfds[i], SIGKILL);
-                (void) waitid(P_PIDFD, (id_t) pidfds[i], &si, WEXITED);
-                close(pidfds[i]);
+                if (cg >= 0)
+                        close(cg);
         }
         if (stack)
                 munmap(stack, stack_size);
+        return t0;
+}
+
+/* The floors' common start: the socket, SVC's argv and environment, the pidfds. */
+static int floor_prepare(const char *sock, const char *svc, long count, struct floor_exec *e, int **ret_pidfds) {
+        static char *env[2], *args[2];
+        int fd = bind_sock(sock);
+        int *pidfds;
+
+        if (asprintf(&env[0], "BENCH_SOCK=%s", sock) < 0)
+                die("out of memory");
+        args[0] = (char *) svc;
+        *e = (struct floor_exec) { .args = args, .env = env };
+        pidfds = malloc(((size_t) count + 1) * sizeof *pidfds);
+        if (!pidfds)
+                die("out of memory");
+        for (long i = 0; i < count; i++)
+                pidfds[i] = -1;
+        *ret_pidfds = pidfds;
+        return fd;
+}
+
+static int cmd_floor(int argc, char **argv) {
+        enum floor_mode mode = FLOOR_VFORK;
+        struct floor_exec e;
+        long count, got;
+        int64_t t0, last;
+        int fd, *pidfds;
+
+        if (argc != 5 && argc != 6)
+                die("usage: floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork|cgroup]");
+        if (argc == 6) {
+                if (strcmp(argv[5], "fork") == 0)
+                        mode = FLOOR_FORK;
+                else if (strcmp(argv[5], "cgroup") == 0)
+                        mode = FLOOR_CGROUP;
+                else if (strcmp(argv[5], "vfork") != 0)
+                        die("floor: %s: neither vfork, fork nor cgroup", argv[5]);
+        }
+        raise_nofile();
+        count = num(argv[2]);
+        if (mode == FLOOR_CGROUP) {
+                char why[PATH_MAX + 128];
+
+                if (!cg_floor_setup(why, sizeof why)) {
+                        printf("skip: %s\n", why);
+                        return 3;
+                }
+        }
+        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        cgf.pidfds = pidfds;
+        cgf.count = count;
+        t0 = floor_spawn(count, mode, &e, pidfds);
+        got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
+        printf("got=%ld ms=%.3f", got, got > 0 ? ms(last - t0) : -1.0);
+        if (mode == FLOOR_CGROUP)
+                printf(" cgroup=%s controllers=%s", cgf.path, cgf.controllers[0] ? cgf.controllers : "none");
+        putchar('\n');
+        floor_reap(pidfds, count);
+        cg_floor_cleanup();
         unlink(argv[1]);
         return got == count ? 0 : 1;
 }
