@@ -22,6 +22,10 @@
  *        CLONE_INTO_CGROUP, close; all removed at the end. It adds
  *        cgroup=PATH controllers=LIST, or prints "skip: WHY" and exits 3
  *        (not root, no writable cgroup2)
+ *   benchtool killfloor SOCK COUNT TIMEOUT_MS SVC
+ *        start COUNT copies of SVC as floor does, in one process group,
+ *        wait for every report, then kill(-pgid, SIGKILL) and time until the
+ *        last has exited (pidfds): got=K ms=X dead_ms=Y left=L
  *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
  *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
  *        (after a quiet second, at most 5 s, then a window of MS)
@@ -484,6 +488,8 @@ static int cmd_collect(int argc, char **argv) {
 
 struct floor_exec {
         char **args, **env;
+        bool setpgid;       /* killfloor: join the process group pgid (0: a new one) */
+        pid_t pgid;
         volatile int err;   /* the child's errno when it fails: it shares our memory (CLONE_VM) */
 };
 
@@ -492,6 +498,10 @@ struct floor_exec {
 static int floor_child(void *userdata) {
         struct floor_exec *e = userdata;
 
+        if (e->setpgid && setpgid(0, e->pgid) < 0) {
+                e->err = errno;
+                return 127;
+        }
         execve(e->args[0], e->args, e->env);
         e->err = errno;
         return 127;
@@ -647,7 +657,7 @@ static bool cg_floor_setup(char *why, size_t size) {
         return true;
 }
 
-enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP };
+enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP, FLOOR_PGROUP };
 
 /* Starts count copies of e->args[0], their pidfds in pidfds[] (which holds
  * -1 for each to begin with); returns the time the first one was begun. */
@@ -704,7 +714,8 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                         if (pid < 0)
                                 die("clone3: %s", strerror((int) -pid));
                         if (e->err)
-                                die("child %ld: execve: %s", i, strerror(e->err));
+                                die("child %ld: %s: %s", i, e->setpgid ? "setpgid or execve" : "execve",
+                                    strerror(e->err));
                 } else {
                         pid = syscall(SYS_clone3, &ca, sizeof ca);
                         if (pid < 0)
@@ -716,6 +727,8 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                 }
                 if (cg >= 0)
                         close(cg);
+                if (mode == FLOOR_PGROUP && i == 0)
+                        e->pgid = (pid_t) pid; /* the first is the group's leader, the rest join it */
         }
         if (stack)
                 munmap(stack, stack_size);
@@ -781,6 +794,42 @@ static int cmd_floor(int argc, char **argv) {
         cg_floor_cleanup();
         unlink(argv[1]);
         return got == count ? 0 : 1;
+}
+
+/* One parent, N services in one process group, one kill(2) of the group:
+ * the time from that kill to the last death, seen through the pidfds as
+ * `crash` sees svd's services die. What svd's kill -9 to the last death
+ * is compared with: no supervisor can make the kernel end its services
+ * faster than this. */
+static int cmd_killfloor(int argc, char **argv) {
+        struct floor_exec e;
+        long count, got;
+        int64_t t0, t1, last, dead = 0, to;
+        int fd, *pidfds, ep;
+        size_t left;
+
+        if (argc != 5)
+                die("usage: killfloor SOCK COUNT TIMEOUT_MS SVC");
+        raise_nofile();
+        count = num(argv[2]);
+        to = num(argv[3]) * 1000000LL;
+        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        e.setpgid = true;
+        t0 = floor_spawn(count, FLOOR_PGROUP, &e, pidfds);
+        got = collect_reports(fd, count, t0 + to, &last);
+        ep = watch_pidfds(pidfds, (size_t) count);
+        t1 = now_ns();
+        if (kill(-e.pgid, SIGKILL) < 0)
+                die("kill -%d", (int) e.pgid);
+        left = wait_watched(ep, pidfds, (size_t) count, t1 + to, &dead);
+        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu\n", got, got > 0 ? ms(last - t0) : -1.0,
+               left ? -1.0 : ms(dead - t1), left);
+        floor_reap(pidfds, count); /* those still alive at the deadline */
+        for (;;)
+                if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
+                        break;
+        unlink(argv[1]);
+        return got == count && left == 0 ? 0 : 1;
 }
 
 static long kib_field(const char *path, const char *key) {
@@ -1247,6 +1296,7 @@ int main(int argc, char **argv) {
                 int (*fn)(int, char **);
         } cmds[] = {
                 { "stamp", cmd_stamp },     { "collect", cmd_collect }, { "floor", cmd_floor },
+                { "killfloor", cmd_killfloor },
                 { "mem", cmd_mem },         { "idle", cmd_idle },       { "restart", cmd_restart },
                 { "lat", cmd_lat },         { "latpair", cmd_latpair }, { "stopall", cmd_stopall },
                 { "crash", cmd_crash },     { "count", cmd_count },     { "killorphans", cmd_killorphans },
