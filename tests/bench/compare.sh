@@ -2,10 +2,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # svd against runit (runsvdir), s6 (s6-svscan) and supervisord, side by side
-# in one run, plus two floors (benchtool floor: clone3()+execve() of the same
+# in one run, plus floors (benchtool floor: clone3()+execve() of the same
 # processes, nothing else; "floor" with CLONE_VM | CLONE_VFORK as svd spawns,
-# "fork floor" with a copy of the address space per child). Not a ctest test: it installs packages
-# (contrib/install-deps.sh --bench), builds, and runs for minutes.
+# "fork floor" with a copy of the address space per child, "cgroup floor"
+# the floor with a cgroup per child made and cloned into as svd does: root
+# with a writable cgroup2 only, else the log says why it is left out; and
+# benchtool killfloor: N processes in one process group, one kill(-pgid,
+# SIGKILL), the time to the last death, against which svd's kill -9 to the
+# last death of its services is set). Not a ctest test: it installs
+# packages (contrib/install-deps.sh --bench), builds, and runs for minutes.
 #
 #   tests/bench/compare.sh              # N = 10 100 1000, 3 runs (~15 min)
 #   BENCH_QUICK=1 tests/bench/compare.sh    # N = 10 100, 1 run, few samples
@@ -113,7 +118,6 @@ case " $SUPS " in *" svd "*) case " $SUPS " in *" runit "*) PAIR=1 ;; esac ;; es
 TO=${BENCH_TIMEOUT_MS:-120000}
 CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-1000}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
-NMIN=$(printf '%s\n' $NS | sort -n | head -n 1)
 NMAX=$(printf '%s\n' $NS | sort -n | tail -n 1)
 S6_MAX=$((NMAX + 100))
 
@@ -233,11 +237,18 @@ launch_cmd() {
         esac
 }
 
+# svctl_of KIND: the svctl that goes with an svd KIND
+svctl_of() {
+        case $1 in
+        svd-base) echo "$BENCH_SVD_BASE/ctl/svctl" ;;
+        *) echo "$SVCTL" ;;
+        esac
+}
+
 # status_cmd KIND DIR: one status query of bench-0000 (set -- style, one word a line)
 status_cmd() {
         case $1 in
-        svd | svd-fallback) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
-        svd-base) printf '%s\n' "$BENCH_SVD_BASE/ctl/svctl" --socket="$2/svd.sock" status bench-0000 ;;
+        svd | svd-fallback | svd-base) printf '%s\n' "$(svctl_of "$1")" --socket="$2/svd.sock" status bench-0000 ;;
         runit) printf '%s\n' sv status "$2/service/bench-0000" ;;
         s6) printf '%s\n' s6-svstat "$2/scan/bench-0000" ;;
         supervisord) printf '%s\n' supervisorctl -c "$2/supervisord.conf" status bench-0000 ;;
@@ -310,6 +321,15 @@ session() {
         if [ "$_k" = svd ] && [ ! -s "$OUT/svd-info.txt" ]; then
                 "$SVCTL" --socket="$D/svd.sock" info >"$OUT/svd-info.txt" 2>&1
         fi
+        case $_k in
+        svd*)
+                # the spawn mode, for the kill -9 figure: its target is autokill's
+                case $("$(svctl_of "$_k")" --socket="$D/svd.sock" info 2>/dev/null | sed -n 's/^Mode: *//p') in
+                autokill) rec "$_run" "$_n" "$_k" autokill 1 ;;
+                fallback) rec "$_run" "$_n" "$_k" autokill 0 ;;
+                esac
+                ;;
+        esac
         _l=$("$BT" mem "$SUP_PID" "$SVC")
         rec "$_run" "$_n" "$_k" procs "$(field procs "$_l")"
         rec "$_run" "$_n" "$_k" rss_kib "$(field rss_kib "$_l")"
@@ -399,6 +419,27 @@ status_pair() {
         rm -rf "$_ds" "$_dr"
 }
 
+# cgroup_floor RUN N: the floor with a cgroup per child, where this run may
+# make cgroups; where not (not root, no writable cgroup2), the reason goes
+# to the log and to cgroupfloor.txt, which the report quotes.
+cgroup_floor() {
+        _cgl=$("$BT" floor "$W/floor.sock" "$2" "$TO" "$SVC" cgroup)
+        case $? in
+        0)
+                rec "$1" "$2" cgroupfloor start_ms "$(field ms "$_cgl")"
+                [ -s "$OUT/cgroupfloor.txt" ] ||
+                        echo "a cgroup per child below $(dirname "$(field cgroup "$_cgl")")/svdbench-cgfloor.PID, controllers: $(field controllers "$_cgl")" >"$OUT/cgroupfloor.txt"
+                ;;
+        3)
+                if [ ! -s "$OUT/cgroupfloor.txt" ]; then
+                        log "cgroup floor skipped: ${_cgl#skip: }"
+                        echo "skipped: ${_cgl#skip: }" >"$OUT/cgroupfloor.txt"
+                fi
+                ;;
+        *) log "run $1: cgroup floor at N=$2 failed: $_cgl" ;;
+        esac
+}
+
 # ---- the run ----
 
 {
@@ -415,11 +456,18 @@ t_begin=$(date +%s)
 run=1
 while [ "$run" -le "$RUNS" ]; do
         for n in $NS; do
-                log "run $run/$RUNS, N=$n: floors (vfork, fork)"
+                log "run $run/$RUNS, N=$n: floors (vfork, fork, cgroup, kill)"
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" vfork)
                 rec "$run" "$n" floor start_ms "$(field ms "$_l")"
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" fork)
                 rec "$run" "$n" forkfloor start_ms "$(field ms "$_l")"
+                cgroup_floor "$run" "$n"
+                _l=$("$BT" killfloor "$W/floor.sock" "$n" "$TO" "$SVC")
+                if [ "$(field left "$_l")" = 0 ]; then
+                        rec "$run" "$n" killfloor crash_last_ms "$(field dead_ms "$_l")"
+                else
+                        log "run $run: kill floor at N=$n did not see every process die: $_l"
+                fi
                 for k in $SUPS; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"
