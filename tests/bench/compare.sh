@@ -14,6 +14,7 @@
 #
 #   tests/bench/compare.sh              # N = 10 100 1000, 3 runs (~15 min)
 #   BENCH_QUICK=1 tests/bench/compare.sh    # N = 10 100, 1 run, few samples
+#   BENCH_SCALE=1 tests/bench/compare.sh    # svd alone at N = 1000 5000 9000, 1 run
 #
 # For every N and run, each supervisor in turn is launched with N trivial
 # services (bench-svc: one datagram "pid time" at the start of main(), then
@@ -27,14 +28,24 @@
 # median. With svd and runit both measured, at N >= 100 the two also run
 # side by side, and `svctl status` and `sv status` are timed in turn (A B B
 # A A B ...): the median of those pairs' ratios is the status comparison, as
-# the two sessions' own medians are minutes apart. Output: a markdown
+# the two sessions' own medians are minutes apart. BENCH_SCALE=1 measures
+# how svd's figures grow with N: svd alone by default, restart and
+# `svctl list` at every N, and a "scale" table of each figure against the
+# smallest N with its target (start-all and stop-all at most 5.6 % over
+# linear: 9.5 x from 1000 to 9000; `svctl status NAME` at most 1.1 x;
+# at most 8 KiB PSS of svd's processes per service). Output: a markdown
 # table on stdout and in $BENCH_OUT/results.md, raw numbers in raw.tsv, a
 # chart in compare.png.
 #
 # Environment:
-#   BENCH_N            service counts (default "10 100 1000"; quick "10 100")
-#   BENCH_RUNS         runs (default 3; quick 1)
-#   BENCH_SUPERVISORS  default "svd runit s6 supervisord"
+#   BENCH_N            service counts (default "10 100 1000"; quick "10 100";
+#                      scale "1000 5000 9000")
+#   BENCH_RUNS         runs (default 3; quick 1; scale 1)
+#   BENCH_SUPERVISORS  default "svd runit s6 supervisord"; scale "svd"
+#   BENCH_SCALE=1      the scale run (above); BENCH_QUICK=1 beside it takes
+#                      the quick sample counts
+#   BENCH_LIST=1       also time `svctl list` (svd only; default 1 in the scale
+#                      run, else 0)
 #   BENCH_RESTARTS     restart samples for svd and runit (default 50; quick 10)
 #   BENCH_SLOW_RESTARTS  for s6 and supervisord, ~1 s each (default 10; quick 3)
 #   BENCH_CONTROLS     status round trips (default 200; quick 50)
@@ -42,7 +53,9 @@
 #   BENCH_IDLE_SEC     idle window (default 15; quick 3)
 #   BENCH_TIMEOUT_MS   bound of every single wait (default 120000)
 #   BENCH_CRASH_WINDOW_MS  how long services are watched after kill -9 of
-#                      the supervisor (default 1000)
+#                      the supervisor (default 1000; scale 30000: thousands
+#                      take longer than a second to die, and the watch ends
+#                      when the last has)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
 #   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
 #                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL), and
@@ -102,21 +115,28 @@ fi
 REAPER=$PPID
 SELF=$$
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-        NS=${BENCH_N:-"10 100"} RUNS=${BENCH_RUNS:-1}
+        ns_def="10 100" runs_def=1
         RESTARTS=${BENCH_RESTARTS:-10} SLOW_RESTARTS=${BENCH_SLOW_RESTARTS:-3}
         CONTROLS=${BENCH_CONTROLS:-50} SLOW_CONTROLS=${BENCH_SLOW_CONTROLS:-5}
         IDLE_SEC=${BENCH_IDLE_SEC:-3}
 else
-        NS=${BENCH_N:-"10 100 1000"} RUNS=${BENCH_RUNS:-3}
+        ns_def="10 100 1000" runs_def=3
         RESTARTS=${BENCH_RESTARTS:-50} SLOW_RESTARTS=${BENCH_SLOW_RESTARTS:-10}
         CONTROLS=${BENCH_CONTROLS:-200} SLOW_CONTROLS=${BENCH_SLOW_CONTROLS:-20}
         IDLE_SEC=${BENCH_IDLE_SEC:-15}
 fi
-SUPS=${BENCH_SUPERVISORS:-"svd runit s6 supervisord"}
+sups_def="svd runit s6 supervisord" window_def=1000
+SCALE=${BENCH_SCALE:-0}
+if [ "$SCALE" = 1 ]; then
+        ns_def="1000 5000 9000" runs_def=1 sups_def=svd window_def=30000
+fi
+NS=${BENCH_N:-$ns_def} RUNS=${BENCH_RUNS:-$runs_def}
+SUPS=${BENCH_SUPERVISORS:-$sups_def}
+LIST=${BENCH_LIST:-$SCALE}
 PAIR=0
 case " $SUPS " in *" svd "*) case " $SUPS " in *" runit "*) PAIR=1 ;; esac ;; esac
 TO=${BENCH_TIMEOUT_MS:-120000}
-CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-1000}
+CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-$window_def}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
 NMAX=$(printf '%s\n' $NS | sort -n | tail -n 1)
 S6_MAX=$((NMAX + 100))
@@ -351,7 +371,16 @@ session() {
         rec "$_run" "$_n" "$_k" ctl_med "$(field median_ms "$_l")"
         rec "$_run" "$_n" "$_k" ctl_p99 "$(field p99_ms "$_l")"
         rec "$_run" "$_n" "$_k" ctl_samples "$(field samples "$_l")"
-        if [ "$_n" = "$NMAX" ]; then
+        case $LIST:$_k in
+        1:svd*)
+                _l=$("$BT" lat "$CONTROLS" "$TO" "$(svctl_of "$_k")" --socket="$D/svd.sock" list)
+                [ "$(field rc "$_l")" = 0 ] && [ "$(field rc_other "$_l")" = 0 ] ||
+                        log "run $_run: $_k svctl list did not always exit 0: $_l"
+                rec "$_run" "$_n" "$_k" list_med "$(field median_ms "$_l")"
+                rec "$_run" "$_n" "$_k" list_p99 "$(field p99_ms "$_l")"
+                ;;
+        esac
+        if [ "$_n" = "$NMAX" ] || [ "$SCALE" = 1 ]; then
                 _c=$RESTARTS
                 case $_k in s6 | supervisord) _c=$SLOW_RESTARTS ;; esac
                 _l=$("$BT" restart "$D/r.sock" "$SUP_PID" "$SVC" "$_c" "$(restart_gap_ms "$_k")" 10000) ||
@@ -449,7 +478,8 @@ cgroup_floor() {
         for p in runit s6 supervisor; do
                 echo "$p: $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null)"
         done
-        echo "config: N=\"$NS\" runs=$RUNS restarts=$RESTARTS/$SLOW_RESTARTS controls=$CONTROLS/$SLOW_CONTROLS idle=${IDLE_SEC}s tmpfs=$W"
+        echo "config: N=\"$NS\" runs=$RUNS restarts=$RESTARTS/$SLOW_RESTARTS controls=$CONTROLS/$SLOW_CONTROLS idle=${IDLE_SEC}s crash window=${CRASH_WINDOW_MS}ms scale=$SCALE list=$LIST tmpfs=$W"
+        echo "NOFILE: $(awk '/^Max open files/ { print "soft " $4 ", hard " $5 }' /proc/self/limits) (svd and benchtool raise soft to hard)"
 } >"$OUT/machine.txt"
 
 t_begin=$(date +%s)
@@ -481,4 +511,6 @@ while [ "$run" -le "$RUNS" ]; do
 done
 log "measured in $(($(date +%s) - t_begin)) s; results in $OUT"
 
-sh "$SRC/tests/bench/report.sh" "$OUT" "$NS" "$SUPS" | tee "$OUT/results.md"
+report_mode=
+[ "$SCALE" = 1 ] && report_mode=scale
+sh "$SRC/tests/bench/report.sh" "$OUT" "$NS" "$SUPS" $report_mode | tee "$OUT/results.md"

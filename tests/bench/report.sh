@@ -1,23 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# report.sh OUT "NS" "SUPERVISORS": turns OUT/raw.tsv (run, N, supervisor,
-# metric, value; written by compare.sh) into the markdown table (stdout),
-# svd's targets met/missed, svd against the floors (start-all against the
-# floor and the cgroup floor, kill -9 to the last death against the kill
-# floor, PASS/MISS at every N), and OUT/compare.png (gnuplot). Medians over the runs; svd/peer and svd/floor
+# report.sh OUT "NS" "SUPERVISORS" [scale]: turns OUT/raw.tsv (run, N,
+# supervisor, metric, value; written by compare.sh) into the markdown table
+# (stdout), svd's targets met/missed, svd against the floors (start-all
+# against the floor and the cgroup floor, kill -9 to the last death against
+# the kill floor, PASS/MISS at every N), with "scale" the scale table (each
+# figure of every svd against its value at the smallest N, PASS/MISS), and
+# OUT/compare.png (gnuplot). Medians over the runs; svd/peer and svd/floor
 # ratios are computed run by run, then their median. Can be rerun on an old
 # results directory.
 
 OUT=$1
 NS=$2
 SUPS=$3
+MODE=${4:-}
 CGNOTE=
 [ -s "$OUT/cgroupfloor.txt" ] && CGNOTE=$(head -n 1 "$OUT/cgroupfloor.txt")
 RAW=$OUT/raw.tsv
 [ -s "$RAW" ] || { echo "report.sh: no $RAW" >&2; exit 1; }
 
-awk -F '\t' -v ns="$NS" -v sups="$SUPS" -v out="$OUT" -v cgnote="$CGNOTE" '
+awk -F '\t' -v ns="$NS" -v sups="$SUPS" -v out="$OUT" -v mode="$MODE" -v cgnote="$CGNOTE" '
 function median(key,    n, a, i, j, t) {
         n = split(vals[key], a, " ")
         if (n == 0 || vals[key] == "")
@@ -101,6 +104,8 @@ END {
                                 k = S[j]
                                 if (k !~ /^svd/)
                                         continue
+                                if ((r, n, k, "pss_kib") in val)
+                                        add(r, n, k, "pss_each", val[r, n, k, "pss_kib"] / n)
                                 if (!((r, n, k, "start_ms") in val))
                                         continue
                                 if ((r, n, "floor", "start_ms") in val)
@@ -113,12 +118,14 @@ END {
                                         add(r, n, k, "vs_killfloor", val[r, n, k, "crash_last_ms"] / val[r, n, "killfloor", "crash_last_ms"])
                         }
                 }
-        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor relaunch_count idle_per_min", M, " ")
+        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med list_med list_p99 restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor relaunch_count idle_per_min", M, " ")
         L["start_ms"] = "start-all, ms"
         L["start_rate"] = "start-all, services/s"
         L["vs_floor"] = "start-all / floor"
         L["vs_forkfloor"] = "start-all / fork floor"
         L["vs_cgroupfloor"] = "start-all / cgroup floor"
+        L["list_med"] = "`svctl list`, median ms"
+        L["list_p99"] = "`svctl list`, p99 ms"
         L["vs_killfloor"] = "last service dead after kill -9 / kill floor"
         L["rss_kib"] = "RSS of the supervisor, KiB"
         L["pss_kib"] = "PSS of the supervisor, KiB"
@@ -202,6 +209,10 @@ END {
         t("zero periodic wake-ups when idle", v != "" && v == 0, sprintf("%s per minute", fmt(v)))
 
         floors()
+        if (mode == "scale")
+                for (j = 1; j <= ns_; j++)
+                        if (S[j] ~ /^svd/)
+                                scale(S[j])
 
         # chart data
         for (f = 1; f <= 2; f++) {
@@ -263,6 +274,49 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
                         c = x == "" ? "–" : d == "autokill" ? pm(x <= 1.2) : "– (" d ")"
                         printf "| %s | %s, %s | %s | %s | %s | %s |\n", n, k, d, a + 0 < 0 ? "not all died" : fmt(a),
                                fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")), b, c
+                }
+}
+# svd kind k at every N against its figures at the smallest N. Targets: start-all and stop-all at most
+# 5.6 % over linear (9.5 × from 1000 to 9000: N / Nmin × 19/18), `svctl status NAME` at most 1.1 ×,
+# PSS of svd and its guard per service at most 8 KiB at every N.
+function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b) {
+        nsm = split("start_ms stop_ms restart_med ctl_med list_med pss_each crash_last_ms", SM, " ")
+        SL["start_ms"] = "start-all, ms"
+        SL["stop_ms"] = "stop-all, ms"
+        SL["restart_med"] = "restart after SIGKILL, median ms"
+        SL["ctl_med"] = "`svctl status NAME`, median ms"
+        SL["list_med"] = "`svctl list`, median ms"
+        SL["pss_each"] = "PSS of svd and its guard / N, KiB"
+        SL["crash_last_ms"] = "kill -9 to last death, ms"
+        printf "\n### Scale: %s, N = %s (against N = %s)\n\n", k, ns, nmin
+        print "| figure | N | value | / value at N=" nmin " | target | |"
+        print "| --- | ---: | ---: | ---: | --- | --- |"
+        for (m = 1; m <= nsm; m++)
+                for (i = 1; i <= nn; i++) {
+                        n = N[i]
+                        v = median(n SUBSEP k SUBSEP SM[m])
+                        v0 = median(nmin SUBSEP k SUBSEP SM[m])
+                        if (SM[m] == "crash_last_ms" && v != "" && v + 0 < 0)
+                                v = ""
+                        if (SM[m] == "crash_last_ms" && v0 != "" && v0 + 0 < 0)
+                                v0 = ""
+                        r = v != "" && v0 != "" && v0 + 0 > 0 ? v / v0 : ""
+                        tg = "–"; ok = ""
+                        if (SM[m] == "pss_each") {
+                                tg = "≤ 8 KiB"
+                                ok = v == "" ? "MISS (not measured)" : pm(v <= 8)
+                        } else if ((SM[m] == "start_ms" || SM[m] == "stop_ms") && n + 0 > nmin + 0) {
+                                b = n / nmin * 19 / 18
+                                tg = sprintf("≤ %.2f ×", b)
+                                ok = r == "" ? "MISS (not measured)" : pm(r <= b)
+                        } else if (SM[m] == "ctl_med" && n + 0 > nmin + 0) {
+                                tg = "≤ 1.10 ×"
+                                ok = r == "" ? "MISS (not measured)" : pm(r <= 1.1)
+                        }
+                        if (v == "" && ok == "")
+                                continue
+                        printf "| %s | %s | %s | %s | %s | %s |\n", SL[SM[m]], n, v == "" ? "–" : SM[m] == "pss_each" ? sprintf("%.2f", v) : fmt(v),
+                               r == "" ? "–" : sprintf("%.2f", r), tg, ok
                 }
 }
 function t(what, met, value) {
