@@ -328,6 +328,7 @@ session() {
         mkdir -p "$D"
         prepare "$_k" "$D" "$_n"
         start_all "$_k" "$D" "$_n" "$TO"
+        rec "$_run" "$_n" "$_k" start_got "$GOT" # the report names a start that fell short
         if [ "$GOT" != "$_n" ]; then
                 log "run $_run: $_k started only $GOT of $_n within $TO ms (log: $OUT/fail-$_k-$_n.log)"
                 cp "$D/sup.log" "$OUT/fail-$_k-$_n.log"
@@ -374,8 +375,9 @@ session() {
         case $LIST:$_k in
         1:svd*)
                 _l=$("$BT" lat "$CONTROLS" "$TO" "$(svctl_of "$_k")" --socket="$D/svd.sock" list)
-                [ "$(field rc "$_l")" = 0 ] && [ "$(field rc_other "$_l")" = 0 ] ||
+                if [ "$(field rc "$_l")" != 0 ] || [ "$(field rc_other "$_l")" != 0 ]; then
                         log "run $_run: $_k svctl list did not always exit 0: $_l"
+                fi
                 rec "$_run" "$_n" "$_k" list_med "$(field median_ms "$_l")"
                 rec "$_run" "$_n" "$_k" list_p99 "$(field p99_ms "$_l")"
                 ;;

@@ -138,7 +138,10 @@ END {
         L["restart_med"] = "restart after SIGKILL, median ms"
         L["restart_p99"] = "restart after SIGKILL, p99 ms"
         L["stop_ms"] = "stop-all, ms"
-        cw = median(nmax SUBSEP "svd" SUBSEP "crash_window_ms")
+        cw = ""
+        for (i = nn; i >= 1 && cw == ""; i--) # the largest N whose crash was measured
+                for (j = 1; j <= ns_ && cw == ""; j++)
+                        cw = median(N[i] SUBSEP S[j] SUBSEP "crash_window_ms")
         L["crash_alive"] = "services alive " (cw == "" || cw == 1000 ? "1 s" : cw " ms") " after kill -9"
         L["crash_last_ms"] = "last service dead after kill -9, ms"
         L["relaunch_count"] = "services running after relaunch"
@@ -180,10 +183,16 @@ END {
         # svd targets at the largest N
         n = nmax
         print "\n### svd targets (N=" n ")\n"
+        short = shortfall(n, "svd")
+        if (short != "")
+                print "- svd " short ": every figure below that needs all N running is missing"
         v = median(n SUBSEP "svd" SUBSEP "vs_floor")
-        t("start-all ≤ 1.4 × the floor (clone3 with CLONE_VM | CLONE_VFORK)", v != "" && v <= 1.4, sprintf("%.2f × (%s ms vs %s ms; fork floor %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), fmt(median(n SUBSEP "forkfloor" SUBSEP "start_ms"))))
+        t("start-all ≤ 1.4 × the floor (clone3 with CLONE_VM | CLONE_VFORK)", v != "" && v <= 1.4, v == "" ? "no start-all" : sprintf("%.2f × (%s ms vs %s ms; fork floor %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), fmt(median(n SUBSEP "forkfloor" SUBSEP "start_ms"))))
         v = median(n SUBSEP "svd" SUBSEP "vs_cgroupfloor")
-        t_if(v != "", "start-all ≤ 1.25 × the cgroup floor (the floor with a cgroup per child)", v <= 1.25, sprintf("%.2f × (%s ms vs %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms"))))
+        if (v == "" && short != "" && "cgroupfloor" in kinds)
+                t("start-all ≤ 1.25 × the cgroup floor (the floor with a cgroup per child)", 0, "no start-all")
+        else
+                t_if(v != "", "start-all ≤ 1.25 × the cgroup floor (the floor with a cgroup per child)", v <= 1.25, sprintf("%.2f × (%s ms vs %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms"))))
         v = median(n SUBSEP "svd" SUBSEP "pss_per_svc")
         t_if(v != "", "≤ 8 KiB PSS per service over idle", v <= 8, sprintf("%.1f KiB", v))
         paired = 0
@@ -232,12 +241,19 @@ END {
                 close(file)
         }
 }
+# "started only K of N" when a run of svd kind k at N fell short of N services, else "".
+function shortfall(n, k,    g) {
+        g = median(n SUBSEP k SUBSEP "start_got")
+        return g != "" && g + 0 < n + 0 ? sprintf("started only %d of %d services", g, n) : ""
+}
 function pm(ok) {
         return ok ? "PASS" : "MISS"
 }
-# The spawn mode of svd kind k at N n, from `svctl info` (1: autokill).
-function spawn_mode(n, k,    a) {
+# The spawn mode of svd kind k at N n (else at any N), from `svctl info` (1: autokill).
+function spawn_mode(n, k,    a, i) {
         a = median(n SUBSEP k SUBSEP "autokill")
+        for (i = 1; i <= nn && a == ""; i++)
+                a = median(N[i] SUBSEP k SUBSEP "autokill")
         return a == "" ? (k == "svd-fallback" ? "fallback" : "mode unknown") : a + 0 >= 0.5 ? "autokill" : "fallback"
 }
 # Every svd at every N against the floors, PASS/MISS.
@@ -252,6 +268,11 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
         for (i = 1; i <= nn; i++)
                 for (j = 1; j <= ns_; j++) {
                         n = N[i]; k = S[j]
+                        if (k ~ /^svd/ && median(n SUBSEP k SUBSEP "start_ms") == "" && shortfall(n, k) != "") {
+                                printf "| %s | %s | %s | %s | – | MISS | %s | – | %s |\n", n, k, shortfall(n, k), fmt(median(n SUBSEP "floor" SUBSEP "start_ms")),
+                                       fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms")), "cgroupfloor" in kinds ? "MISS" : "–"
+                                continue
+                        }
                         if (k !~ /^svd/ || median(n SUBSEP k SUBSEP "start_ms") == "")
                                 continue
                         x = median(n SUBSEP k SUBSEP "vs_floor"); y = median(n SUBSEP k SUBSEP "vs_cgroupfloor")
@@ -266,6 +287,11 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
                 for (j = 1; j <= ns_; j++) {
                         n = N[i]; k = S[j]
                         a = median(n SUBSEP k SUBSEP "crash_last_ms")
+                        if (k ~ /^svd/ && a == "" && shortfall(n, k) != "") {
+                                printf "| %s | %s, %s | %s | %s | – | %s |\n", n, k, spawn_mode(n, k), shortfall(n, k), fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")),
+                                       spawn_mode(n, k) == "autokill" ? "MISS" : "–"
+                                continue
+                        }
                         if (k !~ /^svd/ || a == "")
                                 continue
                         d = spawn_mode(n, k)
@@ -279,7 +305,7 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
 # svd kind k at every N against its figures at the smallest N. Targets: start-all and stop-all at most
 # 5.6 % over linear (9.5 × from 1000 to 9000: N / Nmin × 19/18), `svctl status NAME` at most 1.1 ×,
 # PSS of svd and its guard per service at most 8 KiB at every N.
-function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b) {
+function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b, miss) {
         nsm = split("start_ms stop_ms restart_med ctl_med list_med pss_each crash_last_ms", SM, " ")
         SL["start_ms"] = "start-all, ms"
         SL["stop_ms"] = "stop-all, ms"
@@ -302,17 +328,20 @@ function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b) {
                                 v0 = ""
                         r = v != "" && v0 != "" && v0 + 0 > 0 ? v / v0 : ""
                         tg = "–"; ok = ""
+                        miss = shortfall(n, k) != "" ? "MISS (" shortfall(n, k) ")" : "MISS (not measured)"
                         if (SM[m] == "pss_each") {
                                 tg = "≤ 8 KiB"
-                                ok = v == "" ? "MISS (not measured)" : pm(v <= 8)
+                                ok = v == "" ? miss : pm(v <= 8)
                         } else if ((SM[m] == "start_ms" || SM[m] == "stop_ms") && n + 0 > nmin + 0) {
                                 b = n / nmin * 19 / 18
                                 tg = sprintf("≤ %.2f ×", b)
-                                ok = r == "" ? "MISS (not measured)" : pm(r <= b)
+                                ok = r == "" ? miss : pm(r <= b)
                         } else if (SM[m] == "ctl_med" && n + 0 > nmin + 0) {
                                 tg = "≤ 1.10 ×"
-                                ok = r == "" ? "MISS (not measured)" : pm(r <= 1.1)
+                                ok = r == "" ? miss : pm(r <= 1.1)
                         }
+                        if (v == "" && ok == "" && shortfall(n, k) != "")
+                                ok = "(" shortfall(n, k) ")"
                         if (v == "" && ok == "")
                                 continue
                         printf "| %s | %s | %s | %s | %s | %s |\n", SL[SM[m]], n, v == "" ? "–" : SM[m] == "pss_each" ? sprintf("%.2f", v) : fmt(v),
