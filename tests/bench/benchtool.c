@@ -539,9 +539,21 @@ static struct {
         long count;
 } cgf = { .fd = -1 };
 
+/* Whether the space-separated list has the word w. */
+static bool has_word(const char *list, const char *w) {
+        size_t n = strlen(w);
+
+        for (const char *p = list; (p = strstr(p, w)); p += n)
+                if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ' || p[n] == '\n'))
+                        return true;
+        return false;
+}
+
+/* Turns on for dir's children whichever of memory, pids and cpu dir offers;
+ * the ones it got, comma-separated, into got. */
 static void cg_enable(const char *dir, char *got, size_t size) {
         static const char *const names[] = { "memory", "pids", "cpu" };
-        char *path, avail[512] = "", *tok, *save;
+        char *path, avail[512] = "";
         FILE *f;
 
         if (got)
@@ -557,19 +569,13 @@ static void cg_enable(const char *dir, char *got, size_t size) {
         fclose(f);
         if (asprintf(&path, "%s/cgroup.subtree_control", dir) < 0)
                 die("out of memory");
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-                for (tok = strtok_r(avail[0] ? strdupa(avail) : strdupa(""), " \n", &save); tok;
-                     tok = strtok_r(NULL, " \n", &save)) {
-                        if (strcmp(tok, names[i]) != 0)
-                                continue;
-                        f = fopen(path, "we");
-                        if (!f)
-                                break;
-                        fprintf(f, "+%s", names[i]);
-                        if (fclose(f) == 0 && got) /* the write is done at fclose(); EBUSY shows there */
-                                snprintf(got + strlen(got), size - strlen(got), "%s%s", got[0] ? "," : "", names[i]);
-                        break;
-                }
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+                if (!has_word(avail, names[i]) || !(f = fopen(path, "we")))
+                        continue;
+                fprintf(f, "+%s", names[i]);
+                if (fclose(f) == 0 && got) /* the write is done at fclose(); EBUSY shows there */
+                        snprintf(got + strlen(got), size - strlen(got), "%s%s", got[0] ? "," : "", names[i]);
+        }
         free(path);
 }
 
