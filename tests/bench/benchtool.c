@@ -10,12 +10,22 @@
  *        bind SOCK, write "ready" to the file/fifo READY, then take datagrams
  *        from bench-svc until COUNT distinct pids reported: got=K ms=X
  *        (X: last report minus STAMPFILE's time, else minus ready)
- *   benchtool floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]
+ *   benchtool floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork|cgroup]
  *        clone3()+execve() COUNT copies of SVC and time them the same way,
  *        then SIGKILL and reap them: got=K ms=X. vfork (the default) is the
  *        primitive svd ships: clone3() with CLONE_VM | CLONE_VFORK on a
  *        stack of the child's own, so nothing of the parent is copied; fork
- *        is clone3() without them (a copy of the page tables per child)
+ *        is clone3() without them (a copy of the page tables per child);
+ *        cgroup is vfork with a cgroup per child, as svd contains its
+ *        services: mkdir in a cgroup v2 of the run's own (below ours,
+ *        memory, pids and cpu on where offered), open, clone3() with
+ *        CLONE_INTO_CGROUP, close; all removed at the end. It adds
+ *        cgroup=PATH controllers=LIST, or prints "skip: WHY" and exits 3
+ *        (not root, no writable cgroup2)
+ *   benchtool killfloor SOCK COUNT TIMEOUT_MS SVC
+ *        start COUNT copies of SVC as floor does, in one process group,
+ *        wait for every report, then kill(-pgid, SIGKILL) and time until the
+ *        last has exited (pidfds): got=K ms=X dead_ms=Y left=L
  *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
  *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
  *        (after a quiet second, at most 5 s, then a window of MS)
@@ -62,9 +72,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -96,6 +109,13 @@ static int64_t now_ns(void) {
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns) {
+        struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
+
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+                ;
 }
 
 static double ms(int64_t ns) {
@@ -255,48 +275,80 @@ static int *open_pidfds(const Pids *l) {
         return fds;
 }
 
-/* Waits until every pidfd in fds polls readable (its process exited) or the
- * deadline passes; returns how many are still alive; *last gets the time
- * the last one was seen to exit. */
-static size_t wait_pidfds(int *fds, size_t n, int64_t deadline, int64_t *last) {
-        struct pollfd *pfd = calloc(n + 1, sizeof *pfd);
+/* An epoll set of the pidfds in fds (-1 entries left out), made before a
+ * measurement starts, so that registering N pidfds is not timed. One set
+ * for all of them: a poll() over the live ones per wake-up costs O(N) each
+ * time, O(N^2) in all, and at thousands of services that lag would show
+ * in the time measured. */
+static int watch_pidfds(const int *fds, size_t n) {
+        int ep = epoll_create1(EPOLL_CLOEXEC);
+
+        if (ep < 0)
+                die("epoll_create1");
+        for (size_t i = 0; i < n; i++) {
+                struct epoll_event e = { .events = EPOLLIN, .data.u64 = i };
+
+                if (fds[i] >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e) < 0)
+                        die("epoll_ctl");
+        }
+        return ep;
+}
+
+/* Waits until every pidfd in fds (in the set ep, which it closes) polls
+ * readable (its process exited) or the deadline passes; returns how many
+ * are still alive; *last gets the time the last one was seen to exit. The
+ * pidfds of the dead are closed and become -1. */
+static size_t wait_watched(int ep, int *fds, size_t n, int64_t deadline, int64_t *last) {
+        struct epoll_event ev[256];
         size_t alive = 0;
 
-        if (!pfd)
-                die("out of memory");
         for (size_t i = 0; i < n; i++)
                 if (fds[i] >= 0)
                         alive++;
         while (alive > 0) {
-                int64_t left = deadline - now_ns();
-                size_t k = 0;
+                int64_t left = deadline - now_ns(), t;
                 int r;
 
                 if (left <= 0)
                         break;
-                for (size_t i = 0; i < n; i++)
-                        if (fds[i] >= 0)
-                                pfd[k++] = (struct pollfd) { .fd = fds[i], .events = POLLIN };
-                r = poll(pfd, k, (int) ((left + 999999) / 1000000));
+                r = epoll_wait(ep, ev, (int) (sizeof ev / sizeof ev[0]), (int) ((left + 999999) / 1000000));
                 if (r < 0 && errno != EINTR)
-                        die("poll");
+                        die("epoll_wait");
                 if (r <= 0)
                         continue;
-                for (size_t j = 0; j < k; j++) {
-                        if (!(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
+                t = now_ns();
+                for (int j = 0; j < r; j++) {
+                        size_t i = (size_t) ev[j].data.u64;
+
+                        if (i >= n || fds[i] < 0)
                                 continue;
-                        for (size_t i = 0; i < n; i++)
-                                if (fds[i] == pfd[j].fd) {
-                                        close(fds[i]);
-                                        fds[i] = -1;
-                                        alive--;
-                                        if (last)
-                                                *last = now_ns();
-                                }
+                        (void) epoll_ctl(ep, EPOLL_CTL_DEL, fds[i], NULL);
+                        close(fds[i]);
+                        fds[i] = -1;
+                        alive--;
+                        if (last)
+                                *last = t;
                 }
         }
-        free(pfd);
+        close(ep);
         return alive;
+}
+
+static size_t wait_pidfds(int *fds, size_t n, int64_t deadline, int64_t *last) {
+        return wait_watched(watch_pidfds(fds, n), fds, n, deadline, last);
+}
+
+/* Commands that hold a pidfd per service need more than the usual soft
+ * limit of 1024 descriptors at thousands of services: the hard limit, as
+ * svd takes it for itself. Only this process; what it execs (a supervisor)
+ * keeps the limit it was given. */
+static void raise_nofile(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
 }
 
 /* ---- datagrams from bench-svc ---- */
@@ -345,29 +397,42 @@ static bool recv_report(int fd, int64_t deadline, pid_t *pid, int64_t *ts) {
         }
 }
 
-/* Counts distinct pids until count or the deadline; returns the count, *last the latest ts. */
+/* Counts distinct pids until count or the deadline; returns the count, *last
+ * the latest ts. A byte per pid marks the ones seen: the collector runs
+ * beside the supervisor it times, so it must not do O(N^2) work. */
 static long collect_reports(int fd, long count, int64_t deadline, int64_t *last) {
-        Pids seen = { 0 };
+        unsigned char *seen = NULL;
+        size_t seen_n = 0;
         long got = 0;
 
         *last = 0;
         while (got < count) {
                 pid_t pid;
                 int64_t ts;
-                bool dup = false;
 
                 if (!recv_report(fd, deadline, &pid, &ts))
                         break;
-                for (size_t i = 0; i < seen.n && !dup; i++)
-                        dup = seen.v[i] == pid;
-                if (dup)
+                if (pid <= 0)
                         continue;
-                pids_add(&seen, pid);
+                if ((size_t) pid >= seen_n) {
+                        size_t nn = seen_n ? seen_n : 65536;
+
+                        while (nn <= (size_t) pid)
+                                nn *= 2;
+                        seen = realloc(seen, nn);
+                        if (!seen)
+                                die("out of memory");
+                        memset(seen + seen_n, 0, nn - seen_n);
+                        seen_n = nn;
+                }
+                if (seen[pid])
+                        continue;
+                seen[pid] = 1;
                 got++;
                 if (ts > *last)
                         *last = ts;
         }
-        free(seen.v);
+        free(seen);
         return got;
 }
 
@@ -423,6 +488,9 @@ static int cmd_collect(int argc, char **argv) {
 
 struct floor_exec {
         char **args, **env;
+        bool setpgid;       /* killfloor: join the process group pgid (0: a new one) */
+        pid_t pgid;
+        volatile int err;   /* the child's errno when it fails: it shares our memory (CLONE_VM) */
 };
 
 /* The vfork child: runs on its own stack in the parent's memory until
@@ -430,45 +498,187 @@ struct floor_exec {
 static int floor_child(void *userdata) {
         struct floor_exec *e = userdata;
 
+        if (e->setpgid && setpgid(0, e->pgid) < 0) {
+                e->err = errno;
+                return 127;
+        }
         execve(e->args[0], e->args, e->env);
+        e->err = errno;
         return 127;
 }
 
-static int cmd_floor(int argc, char **argv) {
-        long count, got;
-        int64_t t0, last;
-        int fd, *pidfds;
-        char *env[2], *args[2];
-        bool vfork_style = true;
+/* SIGKILLs and reaps the floor's children; their pidfds become -1. */
+static void floor_reap(int *pidfds, long count) {
+        for (long i = 0; i < count; i++) {
+                siginfo_t si;
+
+                if (pidfds[i] < 0)
+                        continue;
+                (void) pidfd_kill(pidfds[i], SIGKILL);
+                (void) waitid(P_PIDFD, (id_t) pidfds[i], &si, WEXITED);
+                close(pidfds[i]);
+                pidfds[i] = -1;
+        }
+}
+
+/* ---- the cgroup floor's cgroups ----
+ *
+ * As svd does: below this process's own cgroup v2 (svd's tests make their
+ * cgroup in the same place, tests/lib/lib.sh), a cgroup of the run's own
+ * with whichever of memory, pids and cpu it offers turned on for its
+ * children (as svd turns them on for its services' cgroups), and in it a
+ * cgroup per child, made right before the clone. Everything is removed at
+ * exit, also when die() ends the run half-way: the children are killed
+ * and reaped first, as a populated cgroup cannot be removed. */
+static struct {
+        char *path;
+        char controllers[64];
+        int fd;     /* the run's cgroup; -1: none made */
+        long made;  /* child cgroups c0 .. c<made - 1> */
+        int *pidfds;
+        long count;
+} cgf = { .fd = -1 };
+
+/* Whether the space-separated list has the word w. */
+static bool has_word(const char *list, const char *w) {
+        size_t n = strlen(w);
+
+        for (const char *p = list; (p = strstr(p, w)); p += n)
+                if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ' || p[n] == '\n'))
+                        return true;
+        return false;
+}
+
+/* Turns on for dir's children whichever of memory, pids and cpu dir offers;
+ * the ones it got, comma-separated, into got. */
+static void cg_enable(const char *dir, char *got, size_t size) {
+        static const char *const names[] = { "memory", "pids", "cpu" };
+        char *path, avail[512] = "";
+        FILE *f;
+
+        if (got)
+                got[0] = 0;
+        if (asprintf(&path, "%s/cgroup.controllers", dir) < 0)
+                die("out of memory");
+        f = fopen(path, "re");
+        free(path);
+        if (!f)
+                return;
+        if (!fgets(avail, sizeof avail, f))
+                avail[0] = 0;
+        fclose(f);
+        if (asprintf(&path, "%s/cgroup.subtree_control", dir) < 0)
+                die("out of memory");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+                if (!has_word(avail, names[i]) || !(f = fopen(path, "we")))
+                        continue;
+                fprintf(f, "+%s", names[i]);
+                if (fclose(f) == 0 && got) /* the write is done at fclose(); EBUSY shows there */
+                        snprintf(got + strlen(got), size - strlen(got), "%s%s", got[0] ? "," : "", names[i]);
+        }
+        free(path);
+}
+
+static void cg_floor_cleanup(void) {
+        if (cgf.fd < 0)
+                return;
+        if (cgf.pidfds)
+                floor_reap(cgf.pidfds, cgf.count);
+        for (long i = 0; i < cgf.made; i++) {
+                char name[32];
+
+                snprintf(name, sizeof name, "c%ld", i);
+                /* a reaped child leaves its cgroup at once, but do not count on it */
+                for (int tries = 0; unlinkat(cgf.fd, name, AT_REMOVEDIR) < 0 && errno == EBUSY && tries < 100; tries++)
+                        sleep_ns(10000000);
+        }
+        close(cgf.fd);
+        cgf.fd = -1;
+        if (rmdir(cgf.path) < 0)
+                fprintf(stderr, "benchtool: rmdir %s: %s\n", cgf.path, strerror(errno));
+}
+
+/* Makes the run's cgroup; false and why (for the "skip:" line) where it cannot. */
+static bool cg_floor_setup(char *why, size_t size) {
+        char line[PATH_MAX + 256], mnt[PATH_MAX] = "", *own = NULL, *parent, *procs;
+        FILE *f;
+
+        if (geteuid() != 0) {
+                snprintf(why, size, "not running as root");
+                return false;
+        }
+        f = fopen("/proc/self/mountinfo", "re");
+        while (f && fgets(line, sizeof line, f)) {
+                char *sep = strstr(line, " - ");
+
+                if (sep && strncmp(sep + 3, "cgroup2 ", 8) == 0 &&
+                    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1)
+                        break;
+                mnt[0] = 0;
+        }
+        if (f)
+                fclose(f);
+        if (!mnt[0]) {
+                snprintf(why, size, "no cgroup2 hierarchy mounted");
+                return false;
+        }
+        f = fopen("/proc/self/cgroup", "re");
+        while (f && fgets(line, sizeof line, f))
+                if (strncmp(line, "0::", 3) == 0) {
+                        line[strcspn(line, "\n")] = 0;
+                        own = strdup(line + 3);
+                        break;
+                }
+        if (f)
+                fclose(f);
+        if (!own || !own[0]) {
+                snprintf(why, size, "this process's cgroup2 path is unknown (no 0:: line in /proc/self/cgroup)");
+                return false;
+        }
+        if (asprintf(&parent, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own) < 0 ||
+            asprintf(&procs, "%s/cgroup.procs", parent) < 0)
+                die("out of memory");
+        if (access(procs, W_OK) < 0 || access(parent, W_OK) < 0) {
+                snprintf(why, size, "cgroup %s is not writable (not delegated): %s", parent, strerror(errno));
+                return false;
+        }
+        /* As svd does in its own cgroup; refused (EBUSY) in a non-root
+         * cgroup that holds processes, as ours does, and then the run's
+         * cgroup gets no controllers, as svd's services would not either. */
+        cg_enable(parent, NULL, 0);
+        if (asprintf(&cgf.path, "%s/svdbench-cgfloor.%d", parent, (int) getpid()) < 0)
+                die("out of memory");
+        if (mkdir(cgf.path, 0755) < 0) {
+                snprintf(why, size, "cannot create %s: %s", cgf.path, strerror(errno));
+                return false;
+        }
+        cgf.fd = open(cgf.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (cgf.fd < 0) {
+                snprintf(why, size, "cannot open %s: %s", cgf.path, strerror(errno));
+                (void) rmdir(cgf.path);
+                return false;
+        }
+        atexit(cg_floor_cleanup);
+        cg_enable(cgf.path, cgf.controllers, sizeof cgf.controllers);
+        return true;
+}
+
+enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP, FLOOR_PGROUP };
+
+/* Starts count copies of e->args[0], their pidfds in pidfds[] (which holds
+ * -1 for each to begin with); returns the time the first one was begun. */
+static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *e, int *pidfds) {
         size_t stack_size = 64 * 1024;
         void *stack = NULL;
+        int64_t t0;
 
-        if (argc != 5 && argc != 6)
-                die("usage: floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork]");
-        if (argc == 6) {
-                if (strcmp(argv[5], "fork") == 0)
-                        vfork_style = false;
-                else if (strcmp(argv[5], "vfork") != 0)
-                        die("floor: %s: neither vfork nor fork", argv[5]);
-        }
-        count = num(argv[2]);
-        fd = bind_sock(argv[1]);
-        if (asprintf(&env[0], "BENCH_SOCK=%s", argv[1]) < 0)
-                die("out of memory");
-        env[1] = NULL;
-        args[0] = argv[4];
-        args[1] = NULL;
-        pidfds = calloc((size_t) count, sizeof *pidfds);
-        if (!pidfds)
-                die("out of memory");
         /* One stack serves every child: CLONE_VFORK holds the parent until
          * the child has execve()d, so no two children ever share it. */
-        if (vfork_style) {
+        if (mode != FLOOR_FORK) {
                 stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
                 if (stack == MAP_FAILED)
                         die("mmap: %s", strerror(errno));
         }
-        struct floor_exec e = { .args = args, .env = env };
         t0 = now_ns();
         for (long i = 0; i < count; i++) {
                 struct clone_args ca = {
@@ -476,43 +686,156 @@ static int cmd_floor(int argc, char **argv) {
                         .pidfd = (uint64_t) (uintptr_t) &pidfds[i],
                         .exit_signal = SIGCHLD,
                 };
+                int cg = -1;
                 long pid;
 
-                if (vfork_style) {
+                if (mode == FLOOR_CGROUP) {
+                        char name[32];
+
+                        snprintf(name, sizeof name, "c%ld", i);
+                        if (mkdirat(cgf.fd, name, 0755) < 0)
+                                die("mkdir %s/%s: %s", cgf.path, name, strerror(errno));
+                        cgf.made = i + 1;
+                        cg = openat(cgf.fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        if (cg < 0)
+                                die("open %s/%s: %s", cgf.path, name, strerror(errno));
+                        ca.flags |= CLONE_INTO_CGROUP;
+                        ca.cgroup = (uint64_t) cg;
+                }
+                if (mode != FLOOR_FORK) {
                         ca.flags |= CLONE_VM | CLONE_VFORK;
                         ca.stack = (uint64_t) (uintptr_t) stack;
                         ca.stack_size = stack_size;
 #ifdef HAVE_SYS_CLONE3_RUN
-                        pid = sys_clone3_run(&ca, floor_child, &e);
+                        pid = sys_clone3_run(&ca, floor_child, e);
 #else
                         (void) floor_child;
                         pid = -ENOSYS;
 #endif
+                        if (pid < 0 && mode == FLOOR_CGROUP && i == 0) {
+                                printf("skip: clone3() with CLONE_INTO_CGROUP into %s: %s\n", cgf.path,
+                                       strerror((int) -pid));
+                                exit(3);
+                        }
                         if (pid < 0)
                                 die("clone3: %s", strerror((int) -pid));
+                        if (e->err)
+                                die("child %ld: %s: %s", i, e->setpgid ? "setpgid or execve" : "execve",
+                                    strerror(e->err));
                 } else {
                         pid = syscall(SYS_clone3, &ca, sizeof ca);
                         if (pid < 0)
                                 die("clone3: %s", strerror(errno));
                         if (pid == 0) {
-                                execve(args[0], args, env);
+                                execve(e->args[0], e->args, e->env);
                                 _exit(127);
                         }
                 }
-        }
-        got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
-        printf("got=%ld ms=%.3f\n", got, got > 0 ? ms(last - t0) : -1.0);
-        for (long i = 0; i < count; i++) {
-                siginfo_t si;
-
-                (void) pidfd_kill(pidfds[i], SIGKILL);
-                (void) waitid(P_PIDFD, (id_t) pidfds[i], &si, WEXITED);
-                close(pidfds[i]);
+                if (cg >= 0)
+                        close(cg);
+                if (mode == FLOOR_PGROUP && i == 0)
+                        e->pgid = (pid_t) pid; /* the first is the group's leader, the rest join it */
         }
         if (stack)
                 munmap(stack, stack_size);
+        return t0;
+}
+
+/* The floors' common start: the socket, SVC's argv and environment, the pidfds. */
+static int floor_prepare(const char *sock, const char *svc, long count, struct floor_exec *e, int **ret_pidfds) {
+        static char *env[2], *args[2];
+        int fd = bind_sock(sock);
+        int *pidfds;
+
+        if (asprintf(&env[0], "BENCH_SOCK=%s", sock) < 0)
+                die("out of memory");
+        args[0] = (char *) svc;
+        *e = (struct floor_exec) { .args = args, .env = env };
+        pidfds = malloc(((size_t) count + 1) * sizeof *pidfds);
+        if (!pidfds)
+                die("out of memory");
+        for (long i = 0; i < count; i++)
+                pidfds[i] = -1;
+        *ret_pidfds = pidfds;
+        return fd;
+}
+
+static int cmd_floor(int argc, char **argv) {
+        enum floor_mode mode = FLOOR_VFORK;
+        struct floor_exec e;
+        long count, got;
+        int64_t t0, last;
+        int fd, *pidfds;
+
+        if (argc != 5 && argc != 6)
+                die("usage: floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork|cgroup]");
+        if (argc == 6) {
+                if (strcmp(argv[5], "fork") == 0)
+                        mode = FLOOR_FORK;
+                else if (strcmp(argv[5], "cgroup") == 0)
+                        mode = FLOOR_CGROUP;
+                else if (strcmp(argv[5], "vfork") != 0)
+                        die("floor: %s: neither vfork, fork nor cgroup", argv[5]);
+        }
+        raise_nofile();
+        count = num(argv[2]);
+        if (mode == FLOOR_CGROUP) {
+                char why[PATH_MAX + 128];
+
+                if (!cg_floor_setup(why, sizeof why)) {
+                        printf("skip: %s\n", why);
+                        return 3;
+                }
+        }
+        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        cgf.pidfds = pidfds;
+        cgf.count = count;
+        t0 = floor_spawn(count, mode, &e, pidfds);
+        got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
+        printf("got=%ld ms=%.3f", got, got > 0 ? ms(last - t0) : -1.0);
+        if (mode == FLOOR_CGROUP)
+                printf(" cgroup=%s controllers=%s", cgf.path, cgf.controllers[0] ? cgf.controllers : "none");
+        putchar('\n');
+        floor_reap(pidfds, count);
+        cg_floor_cleanup();
         unlink(argv[1]);
         return got == count ? 0 : 1;
+}
+
+/* One parent, N services in one process group, one kill(2) of the group:
+ * the time from that kill to the last death, seen through the pidfds as
+ * `crash` sees svd's services die. What svd's kill -9 to the last death
+ * is compared with: no supervisor can make the kernel end its services
+ * faster than this. */
+static int cmd_killfloor(int argc, char **argv) {
+        struct floor_exec e;
+        long count, got;
+        int64_t t0, t1, last, dead = 0, to;
+        int fd, *pidfds, ep;
+        size_t left;
+
+        if (argc != 5)
+                die("usage: killfloor SOCK COUNT TIMEOUT_MS SVC");
+        raise_nofile();
+        count = num(argv[2]);
+        to = num(argv[3]) * 1000000LL;
+        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        e.setpgid = true;
+        t0 = floor_spawn(count, FLOOR_PGROUP, &e, pidfds);
+        got = collect_reports(fd, count, t0 + to, &last);
+        ep = watch_pidfds(pidfds, (size_t) count);
+        t1 = now_ns();
+        if (kill(-e.pgid, SIGKILL) < 0)
+                die("kill -%d", (int) e.pgid);
+        left = wait_watched(ep, pidfds, (size_t) count, t1 + to, &dead);
+        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu\n", got, got > 0 ? ms(last - t0) : -1.0,
+               left ? -1.0 : ms(dead - t1), left);
+        floor_reap(pidfds, count); /* those still alive at the deadline */
+        for (;;)
+                if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
+                        break;
+        unlink(argv[1]);
+        return got == count && left == 0 ? 0 : 1;
 }
 
 static long kib_field(const char *path, const char *key) {
@@ -573,13 +896,6 @@ static long switches(const Pids *l) {
                 closedir(d);
         }
         return sum;
-}
-
-static void sleep_ns(int64_t ns) {
-        struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
-
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-                ;
 }
 
 static int cmd_idle(int argc, char **argv) {
@@ -799,18 +1115,20 @@ static int cmd_stopall(int argc, char **argv) {
         Pids svcs = { 0 };
         pid_t root;
         int64_t t0, last = 0, deadline, sup_last = 0;
-        int rootfd, *fds;
+        int rootfd, *fds, ep;
         size_t left;
         pid_t helper = 0;
 
         if (argc < 5)
                 die("usage: stopall ROOT SVC TIMEOUT_MS SIGNAL | -- CMD...");
+        raise_nofile();
         root = (pid_t) num(argv[1]);
         tree(root, argv[2], NULL, &svcs);
         fds = open_pidfds(&svcs);
         rootfd = pidfd_open(root);
         if (rootfd < 0)
                 die("pidfd_open %d", (int) root);
+        ep = watch_pidfds(fds, svcs.n);
         t0 = now_ns();
         deadline = t0 + num(argv[3]) * 1000000LL;
         if (strcmp(argv[4], "--") == 0) {
@@ -820,7 +1138,7 @@ static int cmd_stopall(int argc, char **argv) {
                         die("spawn %s: %s", argv[5], strerror(r));
         } else if (pidfd_kill(rootfd, (int) num(argv[4])) < 0)
                 die("pidfd_send_signal");
-        left = wait_pidfds(fds, svcs.n, deadline, &last);
+        left = wait_watched(ep, fds, svcs.n, deadline, &last);
         if (wait_pidfds(&rootfd, 1, deadline, &sup_last) != 0)
                 sup_last = 0;
         if (helper > 0)
@@ -833,20 +1151,22 @@ static int cmd_stopall(int argc, char **argv) {
 static int cmd_crash(int argc, char **argv) {
         Pids svcs = { 0 };
         int64_t t0, last = 0;
-        int rootfd, *fds;
+        int rootfd, *fds, ep;
         size_t alive;
 
         if (argc != 4)
                 die("usage: crash ROOT SVC WINDOW_MS");
+        raise_nofile();
         tree((pid_t) num(argv[1]), argv[2], NULL, &svcs);
         fds = open_pidfds(&svcs);
         rootfd = pidfd_open((pid_t) num(argv[1]));
         if (rootfd < 0)
                 die("pidfd_open %s", argv[1]);
+        ep = watch_pidfds(fds, svcs.n);
         t0 = now_ns();
         if (pidfd_kill(rootfd, SIGKILL) < 0)
                 die("pidfd_send_signal");
-        alive = wait_pidfds(fds, svcs.n, t0 + num(argv[3]) * 1000000LL, &last);
+        alive = wait_watched(ep, fds, svcs.n, t0 + num(argv[3]) * 1000000LL, &last);
         printf("svc=%zu alive=%zu last_dead_ms=%.3f\n", svcs.n, alive, alive || !svcs.n ? -1.0 : ms(last - t0));
         return 0;
 }
@@ -895,6 +1215,7 @@ static int cmd_killorphans(int argc, char **argv) {
 
         if (argc != 4)
                 die("usage: killorphans REAPER KEEP TIMEOUT_MS");
+        raise_nofile();
         keep = (pid_t) num(argv[2]);
         if (keep == 0)
                 keep = getpid(); /* KEEP 0: everything below REAPER but ourselves */
@@ -949,6 +1270,7 @@ static int cmd_reaper(int argc, char **argv) {
                 die("exec %s: %s", argv[1], strerror(errno));
         }
         reaper_child = child;
+        raise_nofile(); /* for kill_below() at the end; CMD keeps its limit */
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
@@ -980,6 +1302,7 @@ int main(int argc, char **argv) {
                 int (*fn)(int, char **);
         } cmds[] = {
                 { "stamp", cmd_stamp },     { "collect", cmd_collect }, { "floor", cmd_floor },
+                { "killfloor", cmd_killfloor },
                 { "mem", cmd_mem },         { "idle", cmd_idle },       { "restart", cmd_restart },
                 { "lat", cmd_lat },         { "latpair", cmd_latpair }, { "stopall", cmd_stopall },
                 { "crash", cmd_crash },     { "count", cmd_count },     { "killorphans", cmd_killorphans },

@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # svd against runit (runsvdir), s6 (s6-svscan) and supervisord, side by side
-# in one run, plus two floors (benchtool floor: clone3()+execve() of the same
+# in one run, plus floors (benchtool floor: clone3()+execve() of the same
 # processes, nothing else; "floor" with CLONE_VM | CLONE_VFORK as svd spawns,
-# "fork floor" with a copy of the address space per child). Not a ctest test: it installs packages
-# (contrib/install-deps.sh --bench), builds, and runs for minutes.
+# "fork floor" with a copy of the address space per child, "cgroup floor"
+# the floor with a cgroup per child made and cloned into as svd does: root
+# with a writable cgroup2 only, else the log says why it is left out; and
+# benchtool killfloor: N processes in one process group, one kill(-pgid,
+# SIGKILL), the time to the last death, against which svd's kill -9 to the
+# last death of its services is set). Not a ctest test: it installs
+# packages (contrib/install-deps.sh --bench), builds, and runs for minutes.
 #
 #   tests/bench/compare.sh              # N = 10 100 1000, 3 runs (~15 min)
 #   BENCH_QUICK=1 tests/bench/compare.sh    # N = 10 100, 1 run, few samples
+#   BENCH_SCALE=1 tests/bench/compare.sh    # svd alone at N = 1000 5000 9000, 1 run
 #
 # For every N and run, each supervisor in turn is launched with N trivial
 # services (bench-svc: one datagram "pid time" at the start of main(), then
@@ -22,14 +28,24 @@
 # median. With svd and runit both measured, at N >= 100 the two also run
 # side by side, and `svctl status` and `sv status` are timed in turn (A B B
 # A A B ...): the median of those pairs' ratios is the status comparison, as
-# the two sessions' own medians are minutes apart. Output: a markdown
+# the two sessions' own medians are minutes apart. BENCH_SCALE=1 measures
+# how svd's figures grow with N: svd alone by default, restart and
+# `svctl list` at every N, and a "scale" table of each figure against the
+# smallest N with its target (start-all and stop-all at most 5.6 % over
+# linear: 9.5 x from 1000 to 9000; `svctl status NAME` at most 1.1 x;
+# at most 8 KiB PSS of svd's processes per service). Output: a markdown
 # table on stdout and in $BENCH_OUT/results.md, raw numbers in raw.tsv, a
 # chart in compare.png.
 #
 # Environment:
-#   BENCH_N            service counts (default "10 100 1000"; quick "10 100")
-#   BENCH_RUNS         runs (default 3; quick 1)
-#   BENCH_SUPERVISORS  default "svd runit s6 supervisord"
+#   BENCH_N            service counts (default "10 100 1000"; quick "10 100";
+#                      scale "1000 5000 9000")
+#   BENCH_RUNS         runs (default 3; quick 1; scale 1)
+#   BENCH_SUPERVISORS  default "svd runit s6 supervisord"; scale "svd"
+#   BENCH_SCALE=1      the scale run (above); BENCH_QUICK=1 beside it takes
+#                      the quick sample counts
+#   BENCH_LIST=1       also time `svctl list` (svd only; default 1 in the scale
+#                      run, else 0)
 #   BENCH_RESTARTS     restart samples for svd and runit (default 50; quick 10)
 #   BENCH_SLOW_RESTARTS  for s6 and supervisord, ~1 s each (default 10; quick 3)
 #   BENCH_CONTROLS     status round trips (default 200; quick 50)
@@ -37,7 +53,9 @@
 #   BENCH_IDLE_SEC     idle window (default 15; quick 3)
 #   BENCH_TIMEOUT_MS   bound of every single wait (default 120000)
 #   BENCH_CRASH_WINDOW_MS  how long services are watched after kill -9 of
-#                      the supervisor (default 1000)
+#                      the supervisor (default 1000; scale 30000: thousands
+#                      take longer than a second to die, and the watch ends
+#                      when the last has)
 #   BENCH_OUT          results directory (default build/bench-results/DATE)
 #   BENCH_SUPERVISORS  may also name svd-fallback: svd --mode=fallback
 #                      (beside svd on a kernel with CLONE_PIDFD_AUTOKILL), and
@@ -97,23 +115,29 @@ fi
 REAPER=$PPID
 SELF=$$
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-        NS=${BENCH_N:-"10 100"} RUNS=${BENCH_RUNS:-1}
+        ns_def="10 100" runs_def=1
         RESTARTS=${BENCH_RESTARTS:-10} SLOW_RESTARTS=${BENCH_SLOW_RESTARTS:-3}
         CONTROLS=${BENCH_CONTROLS:-50} SLOW_CONTROLS=${BENCH_SLOW_CONTROLS:-5}
         IDLE_SEC=${BENCH_IDLE_SEC:-3}
 else
-        NS=${BENCH_N:-"10 100 1000"} RUNS=${BENCH_RUNS:-3}
+        ns_def="10 100 1000" runs_def=3
         RESTARTS=${BENCH_RESTARTS:-50} SLOW_RESTARTS=${BENCH_SLOW_RESTARTS:-10}
         CONTROLS=${BENCH_CONTROLS:-200} SLOW_CONTROLS=${BENCH_SLOW_CONTROLS:-20}
         IDLE_SEC=${BENCH_IDLE_SEC:-15}
 fi
-SUPS=${BENCH_SUPERVISORS:-"svd runit s6 supervisord"}
+sups_def="svd runit s6 supervisord" window_def=1000
+SCALE=${BENCH_SCALE:-0}
+if [ "$SCALE" = 1 ]; then
+        ns_def="1000 5000 9000" runs_def=1 sups_def=svd window_def=30000
+fi
+NS=${BENCH_N:-$ns_def} RUNS=${BENCH_RUNS:-$runs_def}
+SUPS=${BENCH_SUPERVISORS:-$sups_def}
+LIST=${BENCH_LIST:-$SCALE}
 PAIR=0
 case " $SUPS " in *" svd "*) case " $SUPS " in *" runit "*) PAIR=1 ;; esac ;; esac
 TO=${BENCH_TIMEOUT_MS:-120000}
-CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-1000}
+CRASH_WINDOW_MS=${BENCH_CRASH_WINDOW_MS:-$window_def}
 OUT=${BENCH_OUT:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
-NMIN=$(printf '%s\n' $NS | sort -n | head -n 1)
 NMAX=$(printf '%s\n' $NS | sort -n | tail -n 1)
 S6_MAX=$((NMAX + 100))
 
@@ -233,11 +257,18 @@ launch_cmd() {
         esac
 }
 
+# svctl_of KIND: the svctl that goes with an svd KIND
+svctl_of() {
+        case $1 in
+        svd-base) echo "$BENCH_SVD_BASE/ctl/svctl" ;;
+        *) echo "$SVCTL" ;;
+        esac
+}
+
 # status_cmd KIND DIR: one status query of bench-0000 (set -- style, one word a line)
 status_cmd() {
         case $1 in
-        svd | svd-fallback) printf '%s\n' "$SVCTL" --socket="$2/svd.sock" status bench-0000 ;;
-        svd-base) printf '%s\n' "$BENCH_SVD_BASE/ctl/svctl" --socket="$2/svd.sock" status bench-0000 ;;
+        svd | svd-fallback | svd-base) printf '%s\n' "$(svctl_of "$1")" --socket="$2/svd.sock" status bench-0000 ;;
         runit) printf '%s\n' sv status "$2/service/bench-0000" ;;
         s6) printf '%s\n' s6-svstat "$2/scan/bench-0000" ;;
         supervisord) printf '%s\n' supervisorctl -c "$2/supervisord.conf" status bench-0000 ;;
@@ -297,6 +328,7 @@ session() {
         mkdir -p "$D"
         prepare "$_k" "$D" "$_n"
         start_all "$_k" "$D" "$_n" "$TO"
+        rec "$_run" "$_n" "$_k" start_got "$GOT" # the report names a start that fell short
         if [ "$GOT" != "$_n" ]; then
                 log "run $_run: $_k started only $GOT of $_n within $TO ms (log: $OUT/fail-$_k-$_n.log)"
                 cp "$D/sup.log" "$OUT/fail-$_k-$_n.log"
@@ -310,6 +342,15 @@ session() {
         if [ "$_k" = svd ] && [ ! -s "$OUT/svd-info.txt" ]; then
                 "$SVCTL" --socket="$D/svd.sock" info >"$OUT/svd-info.txt" 2>&1
         fi
+        case $_k in
+        svd*)
+                # the spawn mode, for the kill -9 figure: its target is autokill's
+                case $("$(svctl_of "$_k")" --socket="$D/svd.sock" info 2>/dev/null | sed -n 's/^Mode: *//p') in
+                autokill) rec "$_run" "$_n" "$_k" autokill 1 ;;
+                fallback) rec "$_run" "$_n" "$_k" autokill 0 ;;
+                esac
+                ;;
+        esac
         _l=$("$BT" mem "$SUP_PID" "$SVC")
         rec "$_run" "$_n" "$_k" procs "$(field procs "$_l")"
         rec "$_run" "$_n" "$_k" rss_kib "$(field rss_kib "$_l")"
@@ -331,7 +372,17 @@ session() {
         rec "$_run" "$_n" "$_k" ctl_med "$(field median_ms "$_l")"
         rec "$_run" "$_n" "$_k" ctl_p99 "$(field p99_ms "$_l")"
         rec "$_run" "$_n" "$_k" ctl_samples "$(field samples "$_l")"
-        if [ "$_n" = "$NMAX" ]; then
+        case $LIST:$_k in
+        1:svd*)
+                _l=$("$BT" lat "$CONTROLS" "$TO" "$(svctl_of "$_k")" --socket="$D/svd.sock" list)
+                if [ "$(field rc "$_l")" != 0 ] || [ "$(field rc_other "$_l")" != 0 ]; then
+                        log "run $_run: $_k svctl list did not always exit 0: $_l"
+                fi
+                rec "$_run" "$_n" "$_k" list_med "$(field median_ms "$_l")"
+                rec "$_run" "$_n" "$_k" list_p99 "$(field p99_ms "$_l")"
+                ;;
+        esac
+        if [ "$_n" = "$NMAX" ] || [ "$SCALE" = 1 ]; then
                 _c=$RESTARTS
                 case $_k in s6 | supervisord) _c=$SLOW_RESTARTS ;; esac
                 _l=$("$BT" restart "$D/r.sock" "$SUP_PID" "$SVC" "$_c" "$(restart_gap_ms "$_k")" 10000) ||
@@ -399,6 +450,27 @@ status_pair() {
         rm -rf "$_ds" "$_dr"
 }
 
+# cgroup_floor RUN N: the floor with a cgroup per child, where this run may
+# make cgroups; where not (not root, no writable cgroup2), the reason goes
+# to the log and to cgroupfloor.txt, which the report quotes.
+cgroup_floor() {
+        _cgl=$("$BT" floor "$W/floor.sock" "$2" "$TO" "$SVC" cgroup)
+        case $? in
+        0)
+                rec "$1" "$2" cgroupfloor start_ms "$(field ms "$_cgl")"
+                [ -s "$OUT/cgroupfloor.txt" ] ||
+                        echo "a cgroup per child below $(dirname "$(field cgroup "$_cgl")")/svdbench-cgfloor.PID, controllers: $(field controllers "$_cgl")" >"$OUT/cgroupfloor.txt"
+                ;;
+        3)
+                if [ ! -s "$OUT/cgroupfloor.txt" ]; then
+                        log "cgroup floor skipped: ${_cgl#skip: }"
+                        echo "skipped: ${_cgl#skip: }" >"$OUT/cgroupfloor.txt"
+                fi
+                ;;
+        *) log "run $1: cgroup floor at N=$2 failed: $_cgl" ;;
+        esac
+}
+
 # ---- the run ----
 
 {
@@ -408,18 +480,26 @@ status_pair() {
         for p in runit s6 supervisor; do
                 echo "$p: $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null)"
         done
-        echo "config: N=\"$NS\" runs=$RUNS restarts=$RESTARTS/$SLOW_RESTARTS controls=$CONTROLS/$SLOW_CONTROLS idle=${IDLE_SEC}s tmpfs=$W"
+        echo "config: N=\"$NS\" runs=$RUNS restarts=$RESTARTS/$SLOW_RESTARTS controls=$CONTROLS/$SLOW_CONTROLS idle=${IDLE_SEC}s crash window=${CRASH_WINDOW_MS}ms scale=$SCALE list=$LIST tmpfs=$W"
+        echo "NOFILE: $(awk '/^Max open files/ { print "soft " $4 ", hard " $5 }' /proc/self/limits) (svd and benchtool raise soft to hard)"
 } >"$OUT/machine.txt"
 
 t_begin=$(date +%s)
 run=1
 while [ "$run" -le "$RUNS" ]; do
         for n in $NS; do
-                log "run $run/$RUNS, N=$n: floors (vfork, fork)"
+                log "run $run/$RUNS, N=$n: floors (vfork, fork, cgroup, kill)"
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" vfork)
                 rec "$run" "$n" floor start_ms "$(field ms "$_l")"
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" fork)
                 rec "$run" "$n" forkfloor start_ms "$(field ms "$_l")"
+                cgroup_floor "$run" "$n"
+                _l=$("$BT" killfloor "$W/floor.sock" "$n" "$TO" "$SVC")
+                if [ "$(field left "$_l")" = 0 ]; then
+                        rec "$run" "$n" killfloor crash_last_ms "$(field dead_ms "$_l")"
+                else
+                        log "run $run: kill floor at N=$n did not see every process die: $_l"
+                fi
                 for k in $SUPS; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"
@@ -433,4 +513,6 @@ while [ "$run" -le "$RUNS" ]; do
 done
 log "measured in $(($(date +%s) - t_begin)) s; results in $OUT"
 
-sh "$SRC/tests/bench/report.sh" "$OUT" "$NS" "$SUPS" | tee "$OUT/results.md"
+report_mode=
+[ "$SCALE" = 1 ] && report_mode=scale
+sh "$SRC/tests/bench/report.sh" "$OUT" "$NS" "$SUPS" $report_mode | tee "$OUT/results.md"

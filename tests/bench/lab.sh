@@ -5,7 +5,9 @@
 # the kernel lab (whose image has tests/bench): compare.sh runs in the guest with svd in autokill mode
 # beside svd --mode=fallback on the same kernel, the same machine and the
 # same run, so the two modes compare as ratios (QEMU TCG makes every
-# absolute figure slower than on the host).
+# absolute figure slower than on the host). The floors run in the same
+# boot, the kill floor among them: the report sets each mode's kill -9 to
+# the last death against it (the target, 1.2 x, is autokill's).
 #
 #   tests/bench/lab.sh [--kernel debian|6.12] [--out DIR]
 #
@@ -50,10 +52,13 @@ env_args=(--env BENCH_NO_INSTALL=1 --env BENCH_NO_BUILD=1 --env SVD_BUILD=/svd/b
         -- sh -c 'sh /svd/tests/bench/compare.sh >/dev/null; rc=$?;
                   echo "lab-bench: kernel $(uname -r)"; echo "lab-bench: raw begin";
                   cat /tmp/bench-out/raw.tsv; echo "lab-bench: raw end";
-                  sed -n "s/^/lab-bench: info /p" /tmp/bench-out/svd-info.txt; exit $rc' |
+                  sed -n "s/^/lab-bench: info /p" /tmp/bench-out/svd-info.txt;
+                  sed -n "s/^/lab-bench: cgroupfloor /p" /tmp/bench-out/cgroupfloor.txt 2>/dev/null; exit $rc' |
         tee "$out/console.log"
 sed -n '/lab-bench: raw begin/,/lab-bench: raw end/{/lab-bench:/d;p}' "$out/console.log" | tr -d '\r' >"$out/raw.tsv"
 [ -s "$out/raw.tsv" ] || { echo "lab.sh: no figures came back (see $out/console.log)" >&2; exit 1; }
+# where the guest's cgroup floor ran, or why it did not (the report quotes it)
+sed -n 's/^lab-bench: cgroupfloor //p' "$out/console.log" | tr -d '\r' >"$out/cgroupfloor.txt"
 kver=$(sed -n 's/^lab-bench: kernel //p' "$out/console.log" | tr -d '\r' | head -n 1)
 {
         echo "Kernel lab, QEMU TCG, kernel $kver; svd in autokill mode beside svd --mode=fallback, $(awk '{print $1}' "$out/raw.tsv" | sort -u | wc -l) runs."

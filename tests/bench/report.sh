@@ -1,19 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# report.sh OUT "NS" "SUPERVISORS": turns OUT/raw.tsv (run, N, supervisor,
-# metric, value; written by compare.sh) into the markdown table (stdout),
-# svd's targets met/missed, and OUT/compare.png (gnuplot). Medians over the
-# runs; svd/peer ratios are computed run by run, then their median.
-# Can be rerun on an old results directory.
+# report.sh OUT "NS" "SUPERVISORS" [scale]: turns OUT/raw.tsv (run, N,
+# supervisor, metric, value; written by compare.sh) into the markdown table
+# (stdout), svd's targets met/missed, svd against the floors (start-all
+# against the floor and the cgroup floor, kill -9 to the last death against
+# the kill floor, PASS/MISS at every N), with "scale" the scale table (each
+# figure of every svd against its value at the smallest N, PASS/MISS), and
+# OUT/compare.png (gnuplot). Medians over the runs; svd/peer and svd/floor
+# ratios are computed run by run, then their median. Can be rerun on an old
+# results directory.
 
 OUT=$1
 NS=$2
 SUPS=$3
+MODE=${4:-}
+CGNOTE=
+[ -s "$OUT/cgroupfloor.txt" ] && CGNOTE=$(head -n 1 "$OUT/cgroupfloor.txt")
 RAW=$OUT/raw.tsv
 [ -s "$RAW" ] || { echo "report.sh: no $RAW" >&2; exit 1; }
 
-awk -F '\t' -v ns="$NS" -v sups="$SUPS" -v out="$OUT" '
+awk -F '\t' -v ns="$NS" -v sups="$SUPS" -v out="$OUT" -v mode="$MODE" -v cgnote="$CGNOTE" '
 function median(key,    n, a, i, j, t) {
         n = split(vals[key], a, " ")
         if (n == 0 || vals[key] == "")
@@ -32,11 +39,12 @@ function add(run, n, k, m, v) {
         val[run, n, k, m] = v
         vals[n, k, m] = vals[n, k, m] (vals[n, k, m] == "" ? "" : " ") v
         runs[run] = 1
+        kinds[k] = 1
 }
 function fmt(v, m) {
         if (v == "")
                 return "–"
-        if (m ~ /_kib$/ || m == "start_rate" || m == "procs" || m ~ /^relaunch/ || m == "crash_alive")
+        if (m ~ /_kib$/ || m == "start_rate" || m == "procs" || m ~ /^relaunch/ || m == "crash_alive" || m == "autokill")
                 return sprintf("%d", v + 0.5)
         if (v >= 100)
                 return sprintf("%.0f", v)
@@ -71,12 +79,19 @@ END {
                 if (N[i] + 0 < nmin + 0) nmin = N[i]
                 if (N[i] + 0 > nmax + 0) nmax = N[i]
         }
+        # the floors this run measured, in this order
+        nf0 = split("floor forkfloor cgroupfloor killfloor", F0, " ")
+        FN["floor"] = "floor"; FN["forkfloor"] = "fork floor"; FN["cgroupfloor"] = "cgroup floor"; FN["killfloor"] = "kill floor"
+        nf = 0
+        for (f = 1; f <= nf0; f++)
+                if (F0[f] in kinds)
+                        F[++nf] = F0[f]
         # derived figures, run by run
         for (r in runs)
                 for (i = 1; i <= nn; i++) {
                         n = N[i]
-                        for (j = -1; j <= ns_; j++) {
-                                k = j > 0 ? S[j] : j == 0 ? "floor" : "forkfloor"
+                        for (j = 1 - nf; j <= ns_; j++) {
+                                k = j > 0 ? S[j] : F[1 - j]
                                 if ((r, n, k, "start_ms") in val && val[r, n, k, "start_ms"] > 0)
                                         add(r, n, k, "start_rate", n * 1000 / val[r, n, k, "start_ms"])
                                 if (n + 0 > nmin + 0 && (r, n, k, "pss_kib") in val && (r, nmin, k, "pss_kib") in val) {
@@ -84,16 +99,34 @@ END {
                                         add(r, n, k, "rss_per_svc", (val[r, n, k, "rss_kib"] - val[r, nmin, k, "rss_kib"]) / (n - nmin))
                                 }
                         }
-                        if ((r, n, "svd", "start_ms") in val && (r, n, "floor", "start_ms") in val)
-                                add(r, n, "svd", "vs_floor", val[r, n, "svd", "start_ms"] / val[r, n, "floor", "start_ms"])
-                        if ((r, n, "svd", "start_ms") in val && (r, n, "forkfloor", "start_ms") in val)
-                                add(r, n, "svd", "vs_forkfloor", val[r, n, "svd", "start_ms"] / val[r, n, "forkfloor", "start_ms"])
+                        # every svd (svd-fallback, svd-base too) against the floors
+                        for (j = 1; j <= ns_; j++) {
+                                k = S[j]
+                                if (k !~ /^svd/)
+                                        continue
+                                if ((r, n, k, "pss_kib") in val)
+                                        add(r, n, k, "pss_each", val[r, n, k, "pss_kib"] / n)
+                                if (!((r, n, k, "start_ms") in val))
+                                        continue
+                                if ((r, n, "floor", "start_ms") in val)
+                                        add(r, n, k, "vs_floor", val[r, n, k, "start_ms"] / val[r, n, "floor", "start_ms"])
+                                if ((r, n, "forkfloor", "start_ms") in val)
+                                        add(r, n, k, "vs_forkfloor", val[r, n, k, "start_ms"] / val[r, n, "forkfloor", "start_ms"])
+                                if ((r, n, "cgroupfloor", "start_ms") in val)
+                                        add(r, n, k, "vs_cgroupfloor", val[r, n, k, "start_ms"] / val[r, n, "cgroupfloor", "start_ms"])
+                                if ((r, n, k, "crash_last_ms") in val && val[r, n, k, "crash_last_ms"] > 0 && (r, n, "killfloor", "crash_last_ms") in val && val[r, n, "killfloor", "crash_last_ms"] > 0)
+                                        add(r, n, k, "vs_killfloor", val[r, n, k, "crash_last_ms"] / val[r, n, "killfloor", "crash_last_ms"])
+                        }
                 }
-        nm = split("start_ms start_rate vs_floor vs_forkfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med restart_med restart_p99 stop_ms crash_alive crash_last_ms relaunch_count idle_per_min", M, " ")
+        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med list_med list_p99 restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor relaunch_count idle_per_min", M, " ")
         L["start_ms"] = "start-all, ms"
         L["start_rate"] = "start-all, services/s"
         L["vs_floor"] = "start-all / floor"
         L["vs_forkfloor"] = "start-all / fork floor"
+        L["vs_cgroupfloor"] = "start-all / cgroup floor"
+        L["list_med"] = "`svctl list`, median ms"
+        L["list_p99"] = "`svctl list`, p99 ms"
+        L["vs_killfloor"] = "last service dead after kill -9 / kill floor"
         L["rss_kib"] = "RSS of the supervisor, KiB"
         L["pss_kib"] = "PSS of the supervisor, KiB"
         L["procs"] = "supervisor processes"
@@ -105,13 +138,17 @@ END {
         L["restart_med"] = "restart after SIGKILL, median ms"
         L["restart_p99"] = "restart after SIGKILL, p99 ms"
         L["stop_ms"] = "stop-all, ms"
-        cw = median(nmax SUBSEP "svd" SUBSEP "crash_window_ms")
+        cw = ""
+        for (i = nn; i >= 1 && cw == ""; i--) # the largest N whose crash was measured
+                for (j = 1; j <= ns_ && cw == ""; j++)
+                        cw = median(N[i] SUBSEP S[j] SUBSEP "crash_window_ms")
         L["crash_alive"] = "services alive " (cw == "" || cw == 1000 ? "1 s" : cw " ms") " after kill -9"
         L["crash_last_ms"] = "last service dead after kill -9, ms"
         L["relaunch_count"] = "services running after relaunch"
         L["idle_per_min"] = "idle wake-ups per minute"
-        hdr = "| figure | N | floor | fork floor"
-        sep = "| --- | ---: | ---: | ---:"
+        hdr = "| figure | N"
+        sep = "| --- | ---:"
+        for (f = 1; f <= nf; f++) { hdr = hdr " | " FN[F[f]]; sep = sep " | ---:" }
         for (j = 1; j <= ns_; j++) { hdr = hdr " | " S[j]; sep = sep " | ---:" }
         for (j = 1; j <= ns_; j++) if (S[j] != "svd") { hdr = hdr " | svd/" S[j]; sep = sep " | ---:" }
         print hdr " |"
@@ -120,7 +157,9 @@ END {
                 for (i = 1; i <= nn; i++) {
                         n = N[i]
                         any = 0
-                        line = "| " L[M[m]] " | " n " | " fmt(median(n SUBSEP "floor" SUBSEP M[m]), M[m]) " | " fmt(median(n SUBSEP "forkfloor" SUBSEP M[m]), M[m])
+                        line = "| " L[M[m]] " | " n
+                        for (f = 1; f <= nf; f++)
+                                line = line " | " fmt(median(n SUBSEP F[f] SUBSEP M[m]), M[m])
                         for (j = 1; j <= ns_; j++) {
                                 v = median(n SUBSEP S[j] SUBSEP M[m])
                                 if (v != "") any = 1
@@ -144,8 +183,16 @@ END {
         # svd targets at the largest N
         n = nmax
         print "\n### svd targets (N=" n ")\n"
+        short = shortfall(n, "svd")
+        if (short != "")
+                print "- svd " short ": every figure below that needs all N running is missing"
         v = median(n SUBSEP "svd" SUBSEP "vs_floor")
-        t("start-all ≤ 1.25 × the floor (clone3 with CLONE_VM | CLONE_VFORK)", v != "" && v <= 1.25, sprintf("%.2f × (%s ms vs %s ms; fork floor %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), fmt(median(n SUBSEP "forkfloor" SUBSEP "start_ms"))))
+        t("start-all ≤ 1.4 × the floor (clone3 with CLONE_VM | CLONE_VFORK)", v != "" && v <= 1.4, v == "" ? "no start-all" : sprintf("%.2f × (%s ms vs %s ms; fork floor %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), fmt(median(n SUBSEP "forkfloor" SUBSEP "start_ms"))))
+        v = median(n SUBSEP "svd" SUBSEP "vs_cgroupfloor")
+        if (v == "" && short != "" && "cgroupfloor" in kinds)
+                t("start-all ≤ 1.25 × the cgroup floor (the floor with a cgroup per child)", 0, "no start-all")
+        else
+                t_if(v != "", "start-all ≤ 1.25 × the cgroup floor (the floor with a cgroup per child)", v <= 1.25, sprintf("%.2f × (%s ms vs %s ms)", v, fmt(median(n SUBSEP "svd" SUBSEP "start_ms")), fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms"))))
         v = median(n SUBSEP "svd" SUBSEP "pss_per_svc")
         t_if(v != "", "≤ 8 KiB PSS per service over idle", v <= 8, sprintf("%.1f KiB", v))
         paired = 0
@@ -170,6 +217,12 @@ END {
         v = median(n SUBSEP "svd" SUBSEP "idle_per_min")
         t("zero periodic wake-ups when idle", v != "" && v == 0, sprintf("%s per minute", fmt(v)))
 
+        floors()
+        if (mode == "scale")
+                for (j = 1; j <= ns_; j++)
+                        if (S[j] ~ /^svd/)
+                                scale(S[j])
+
         # chart data
         for (f = 1; f <= 2; f++) {
                 m = f == 1 ? "start_ms" : "pss_kib"
@@ -187,6 +240,113 @@ END {
                 }
                 close(file)
         }
+}
+# "started only K of N" when a run of svd kind k at N fell short of N services, else "".
+function shortfall(n, k,    g) {
+        g = median(n SUBSEP k SUBSEP "start_got")
+        return g != "" && g + 0 < n + 0 ? sprintf("started only %d of %d services", g, n) : ""
+}
+function pm(ok) {
+        return ok ? "PASS" : "MISS"
+}
+# The spawn mode of svd kind k at N n (else at any N), from `svctl info` (1: autokill).
+function spawn_mode(n, k,    a, i) {
+        a = median(n SUBSEP k SUBSEP "autokill")
+        for (i = 1; i <= nn && a == ""; i++)
+                a = median(N[i] SUBSEP k SUBSEP "autokill")
+        return a == "" ? (k == "svd-fallback" ? "fallback" : "mode unknown") : a + 0 >= 0.5 ? "autokill" : "fallback"
+}
+# Every svd at every N against the floors, PASS/MISS.
+function floors(    i, j, n, k, a, b, c, d, x, y) {
+        print "\n### svd against the floors\n"
+        if (cgnote != "")
+                print "Cgroup floor: " cgnote ".\n"
+        else if (!("cgroupfloor" in kinds))
+                print "Cgroup floor: not measured in this run.\n"
+        print "| N | supervisor | start-all, ms | floor, ms | / floor | ≤ 1.4 × | cgroup floor, ms | / cgroup floor | ≤ 1.25 × |"
+        print "| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"
+        for (i = 1; i <= nn; i++)
+                for (j = 1; j <= ns_; j++) {
+                        n = N[i]; k = S[j]
+                        if (k ~ /^svd/ && median(n SUBSEP k SUBSEP "start_ms") == "" && shortfall(n, k) != "") {
+                                printf "| %s | %s | %s | %s | – | MISS | %s | – | %s |\n", n, k, shortfall(n, k), fmt(median(n SUBSEP "floor" SUBSEP "start_ms")),
+                                       fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms")), "cgroupfloor" in kinds ? "MISS" : "–"
+                                continue
+                        }
+                        if (k !~ /^svd/ || median(n SUBSEP k SUBSEP "start_ms") == "")
+                                continue
+                        x = median(n SUBSEP k SUBSEP "vs_floor"); y = median(n SUBSEP k SUBSEP "vs_cgroupfloor")
+                        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, k, fmt(median(n SUBSEP k SUBSEP "start_ms")),
+                               fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), x == "" ? "–" : sprintf("%.2f", x), x == "" ? "–" : pm(x <= 1.4),
+                               fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms")), y == "" ? "–" : sprintf("%.2f", y), y == "" ? "–" : pm(y <= 1.25)
+                }
+        print "\nkill -9 of svd to the last death of its services, against the kill floor (N processes in one process group, one kill(-pgid, SIGKILL), to the last death); the target is for autokill mode:\n"
+        print "| N | supervisor, spawn mode | last death after kill -9, ms | kill floor, ms | / kill floor | ≤ 1.2 × |"
+        print "| ---: | --- | ---: | ---: | ---: | --- |"
+        for (i = 1; i <= nn; i++)
+                for (j = 1; j <= ns_; j++) {
+                        n = N[i]; k = S[j]
+                        a = median(n SUBSEP k SUBSEP "crash_last_ms")
+                        if (k ~ /^svd/ && a == "" && shortfall(n, k) != "") {
+                                printf "| %s | %s, %s | %s | %s | – | %s |\n", n, k, spawn_mode(n, k), shortfall(n, k), fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")),
+                                       spawn_mode(n, k) == "autokill" ? "MISS" : "–"
+                                continue
+                        }
+                        if (k !~ /^svd/ || a == "")
+                                continue
+                        d = spawn_mode(n, k)
+                        x = median(n SUBSEP k SUBSEP "vs_killfloor")
+                        b = x == "" ? "–" : sprintf("%.2f", x)
+                        c = x == "" ? "–" : d == "autokill" ? pm(x <= 1.2) : "– (" d ")"
+                        printf "| %s | %s, %s | %s | %s | %s | %s |\n", n, k, d, a + 0 < 0 ? "not all died" : fmt(a),
+                               fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")), b, c
+                }
+}
+# svd kind k at every N against its figures at the smallest N. Targets: start-all and stop-all at most
+# 5.6 % over linear (9.5 × from 1000 to 9000: N / Nmin × 19/18), `svctl status NAME` at most 1.1 ×,
+# PSS of svd and its guard per service at most 8 KiB at every N.
+function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b, miss) {
+        nsm = split("start_ms stop_ms restart_med ctl_med list_med pss_each crash_last_ms", SM, " ")
+        SL["start_ms"] = "start-all, ms"
+        SL["stop_ms"] = "stop-all, ms"
+        SL["restart_med"] = "restart after SIGKILL, median ms"
+        SL["ctl_med"] = "`svctl status NAME`, median ms"
+        SL["list_med"] = "`svctl list`, median ms"
+        SL["pss_each"] = "PSS of svd and its guard / N, KiB"
+        SL["crash_last_ms"] = "kill -9 to last death, ms"
+        printf "\n### Scale: %s, N = %s (against N = %s)\n\n", k, ns, nmin
+        print "| figure | N | value | / value at N=" nmin " | target | |"
+        print "| --- | ---: | ---: | ---: | --- | --- |"
+        for (m = 1; m <= nsm; m++)
+                for (i = 1; i <= nn; i++) {
+                        n = N[i]
+                        v = median(n SUBSEP k SUBSEP SM[m])
+                        v0 = median(nmin SUBSEP k SUBSEP SM[m])
+                        if (SM[m] == "crash_last_ms" && v != "" && v + 0 < 0)
+                                v = ""
+                        if (SM[m] == "crash_last_ms" && v0 != "" && v0 + 0 < 0)
+                                v0 = ""
+                        r = v != "" && v0 != "" && v0 + 0 > 0 ? v / v0 : ""
+                        tg = "–"; ok = ""
+                        miss = shortfall(n, k) != "" ? "MISS (" shortfall(n, k) ")" : "MISS (not measured)"
+                        if (SM[m] == "pss_each") {
+                                tg = "≤ 8 KiB"
+                                ok = v == "" ? miss : pm(v <= 8)
+                        } else if ((SM[m] == "start_ms" || SM[m] == "stop_ms") && n + 0 > nmin + 0) {
+                                b = n / nmin * 19 / 18
+                                tg = sprintf("≤ %.2f ×", b)
+                                ok = r == "" ? miss : pm(r <= b)
+                        } else if (SM[m] == "ctl_med" && n + 0 > nmin + 0) {
+                                tg = "≤ 1.10 ×"
+                                ok = r == "" ? miss : pm(r <= 1.1)
+                        }
+                        if (v == "" && ok == "" && shortfall(n, k) != "")
+                                ok = "(" shortfall(n, k) ")"
+                        if (v == "" && ok == "")
+                                continue
+                        printf "| %s | %s | %s | %s | %s | %s |\n", SL[SM[m]], n, v == "" ? "–" : SM[m] == "pss_each" ? sprintf("%.2f", v) : fmt(v),
+                               r == "" ? "–" : sprintf("%.2f", r), tg, ok
+                }
 }
 function t(what, met, value) {
         printf "- %s: **%s**, %s\n", what, met ? "met" : "missed", value
