@@ -460,6 +460,7 @@ static bool stop_may_run(Service *s) {
 
 void deps_dispatch(ServiceContext *c) {
         bool changed = true;
+        unsigned started = 0;
 
         /* A service's start or exit schedules this; with thousands of services, most of those find no
          * job waiting, and a walk of all of them for each would make a start of all quadratic. */
@@ -508,6 +509,13 @@ void deps_dispatch(ServiceContext *c) {
                                         }
                                         continue;
                                 }
+                                if (started >= DEPS_STARTS_PER_DISPATCH) {
+                                        /* The rest in the next batch, after the loop's other events. */
+                                        c->jobs_queued = true;
+                                        deps_schedule(c);
+                                        return;
+                                }
+                                started++;
                                 s->job = SERVICE_JOB_STARTING;
                                 if (!service_start_now(s))
                                         job_done(s, /* success= */ false, "svd is shutting down");

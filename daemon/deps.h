@@ -32,6 +32,9 @@
 #include "service.h"
 
 #define DEPS_CHAIN_MAX 64U  /* units named in one cycle message before it is cut short */
+/* Starts carried out by one deps_dispatch(): a start of thousands of services (svd's start-up) goes
+ * in batches, with the loop's other events (a client's call, an exit) between them. */
+#define DEPS_STARTS_PER_DISPATCH 128U
 #define DEPS_DEPTH_MAX 256U /* units in one ordering chain: stops and failures walk chains recursively */
 
 /* ---- deps.c ---- */
