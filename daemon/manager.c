@@ -2,6 +2,7 @@
 /* The manager: start-up, signals, shutdown, and what the services and the protocol layer are told. */
 #include "manager.h"
 
+#include <sys/reboot.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -70,18 +71,24 @@ static void manager_cgroup_instance(Manager *m, char *buf, size_t size) {
         snprintf(buf, size, "%08x", (unsigned) (h ^ (h >> 32)));
 }
 
+/* SIGKILL to every service that has not stopped: the number of them. */
+static size_t manager_kill_unsettled(Manager *m) {
+        size_t n = 0;
+        for (size_t i = 0; i < m->ctx.n_services; i++) {
+                Service *s = m->ctx.services[i];
+                if (!service_is_settled(s) && service_kill(s, SIGKILL) >= 0)
+                        n++;
+        }
+        return n;
+}
+
 static int on_shutdown_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
         if (m->ctx.shutting_down) {
                 /* A second request, as an engine's or an operator's
                  * impatience: what has not stopped yet is killed now. */
-                size_t n = 0;
-                for (size_t i = 0; i < m->ctx.n_services; i++) {
-                        Service *s = m->ctx.services[i];
-                        if (!service_is_settled(s) && service_kill(s, SIGKILL) >= 0)
-                                n++;
-                }
+                size_t n = manager_kill_unsettled(m);
                 log_notice("Received %s again while stopping services, killed %zu that had not stopped.",
                            si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM", n);
                 if (n > 0)
@@ -185,6 +192,8 @@ void manager_check_shutdown(Manager *m) {
 
 /* ---- what the services tell ---- */
 
+static void manager_check_unit_action(Manager *m, Service *s, ServiceState previous);
+
 static void on_service_state_changed(Service *s, ServiceState previous, void *userdata) {
         Manager *m = userdata;
 
@@ -201,6 +210,58 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
         }
         if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->next))
                 manager_schedule_gc(m); /* a reload is waiting for it to settle */
+        manager_check_unit_action(m, s, previous);
+}
+
+/* SuccessAction=, FailureAction=, StartLimitAction= (unit.h): key names the one that applies. */
+static void manager_unit_action(Manager *m, Service *s, UnitAction a, int exit_status, const char *key) {
+        if (a == UNIT_ACTION_NONE || m->ctx.shutting_down)
+                return;
+        int reboot_cmd = unit_action_reboot_command(a);
+        log_notice("%s: %s=%s: %s, exit status %d.", s->name, key, unit_action_to_string(a),
+                   reboot_cmd == 0          ? "stopping every service and exiting"
+                   : reboot_cmd == RB_AUTOBOOT ? "stopping every service and rebooting"
+                   : reboot_cmd == RB_POWER_OFF ? "stopping every service and powering off"
+                                                : "stopping every service and halting",
+                   exit_status);
+        m->main_exited = true;
+        m->main_exit_status = exit_status;
+        m->reboot_command = reboot_cmd;
+        if (unit_action_is_immediate(a)) {
+                sync();
+                if (reboot(reboot_cmd) < 0)
+                        log_error_errno(errno, "%s: reboot(2) failed, stopping the services instead: %m", s->name);
+        }
+        manager_shutdown(m);
+        if (unit_action_is_force(a) || unit_action_is_immediate(a))
+                log_notice("Killed %zu services at once (%s).", manager_kill_unsettled(m), unit_action_to_string(a));
+}
+
+/* The exit status an action passes on: the unit's *ActionExitStatus=, else its main process's. */
+static int unit_action_exit_status(const Service *s, int configured, bool success) {
+        if (configured >= 0)
+                return configured;
+        if (s->have_exit)
+                return main_service_exit_status(s);
+        return success ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static void manager_check_unit_action(Manager *m, Service *s, ServiceState previous) {
+        const Unit *u = s->def->unit;
+        if (!u || previous == s->state)
+                return;
+        if (s->state == SERVICE_FAILED) {
+                if (s->result == SERVICE_FAILURE_START_LIMIT_HIT && u->start_limit_action != UNIT_ACTION_NONE)
+                        manager_unit_action(m, s, u->start_limit_action,
+                                            unit_action_exit_status(s, u->failure_action_exit_status, false),
+                                            "StartLimitAction");
+                else
+                        manager_unit_action(m, s, u->failure_action,
+                                            unit_action_exit_status(s, u->failure_action_exit_status, false),
+                                            "FailureAction");
+        } else if (s->state == SERVICE_INACTIVE && s->result == SERVICE_SUCCESS)
+                manager_unit_action(m, s, u->success_action,
+                                    unit_action_exit_status(s, u->success_action_exit_status, true), "SuccessAction");
 }
 
 static void on_service_settled(Service *s, void *userdata) {
@@ -550,6 +611,13 @@ int manager_run(Manager *m) {
                 k = cgroup_root_remove(&m->cgroup);
                 if (k < 0)
                         log_warning_errno(k, "Failed to remove the cgroup %s, ignoring: %m", m->cgroup.services_path);
+                if (m->reboot_command != 0) {
+                        /* As PID 1 (unit.h): in a PID namespace, the kernel ends svd here and the
+                         * engine sees why; on a machine, it reboots or powers off. */
+                        sync();
+                        if (reboot(m->reboot_command) < 0)
+                                log_error_errno(errno, "reboot(2) failed: %m");
+                }
                 if (m->main_exited)
                         return m->main_exit_status;
                 if (m->shutdown_unclean) {

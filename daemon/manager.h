@@ -86,6 +86,7 @@ struct Manager {
         bool shutdown_unclean;         /* a service failed or was killed by the stop (exit status 1) */
         size_t shutdown_cursor;        /* the services before it were settled when manager_check_shutdown() passed */
         bool crash_restored;           /* the wanted file was found at start-up: svd had crashed */
+        int reboot_command;            /* reboot(2) after the stop (SuccessAction=reboot, ...), 0: none */
         int wanted_save_error;         /* the last write of the wanted file failed with it; 0 */
         bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
 

@@ -408,11 +408,18 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 }
 
         /* systemd.service(5): Type=oneshot may do without ExecStart= when it has ExecStop= (a unit that
-         * only acts when it is stopped). */
-        if (u->exec[UNIT_EXEC_START].n == 0 &&
-            !(u->type == SERVICE_TYPE_ONESHOT && u->exec[UNIT_EXEC_STOP].n > 0)) {
-                parser_error(&p, -EINVAL, 0, "Missing ExecStart= in [Service]");
-                return fail(&p, ret_error);
+         * only acts when it is stopped) or SuccessAction= (one whose start is the action, as
+         * systemd-exit.service); without Type=, such a unit is a oneshot. */
+        if (u->exec[UNIT_EXEC_START].n == 0) {
+                bool acts = u->exec[UNIT_EXEC_STOP].n > 0 || u->success_action != UNIT_ACTION_NONE;
+                if (acts && !u->type_set)
+                        u->type = SERVICE_TYPE_ONESHOT;
+                if (!acts || u->type != SERVICE_TYPE_ONESHOT) {
+                        parser_error(&p, -EINVAL, 0,
+                                     acts ? "Missing ExecStart= in [Service] (only Type=oneshot may do without it)"
+                                          : "Missing ExecStart= in [Service] (or ExecStop= or SuccessAction=)");
+                        return fail(&p, ret_error);
+                }
         }
         if (p.exec_start_second_line > 0 && u->type != SERVICE_TYPE_ONESHOT) {
                 /* systemd.service(5): several ExecStart= lines are for Type=oneshot only. */

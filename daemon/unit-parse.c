@@ -259,6 +259,8 @@ const Unit unit_defaults = {
         .start_limit_interval_usec = UNIT_START_LIMIT_INTERVAL_USEC_DEFAULT,
         .start_limit_burst = UNIT_START_LIMIT_BURST_DEFAULT,
         .type = SERVICE_TYPE_SIMPLE,
+        .success_action_exit_status = -1,
+        .failure_action_exit_status = -1,
         .timeout_start_usec = UNIT_TIMEOUT_START_USEC_DEFAULT,
         .kill_signal = SIGTERM,
         .timeout_stop_usec = UNIT_TIMEOUT_STOP_USEC_DEFAULT,
@@ -500,6 +502,7 @@ int parse_type(UnitParser *p, const UnitKey *k, void *field) {
         t = service_type_from_string(p->value);
         if (t >= 0) {
                 *(ServiceType *) field = t;
+                p->unit->type_set = true;
                 return 0;
         }
         for (size_t i = 0; i < ELEMENTSOF(systemd_types); i++)
@@ -507,6 +510,39 @@ int parse_type(UnitParser *p, const UnitKey *k, void *field) {
                         return invalid_value(p, -EOPNOTSUPP,
                                              "not supported (supported: simple, exec, notify, oneshot, forking, idle, dbus)");
         return invalid_value(p, -EINVAL, "expected simple, exec, notify, oneshot, forking, idle or dbus");
+}
+
+int parse_unit_action(UnitParser *p, const UnitKey *k, void *field) {
+        static const char *const systemd_actions[] = { "kexec", "kexec-force", "kexec-immediate", "soft-reboot",
+                                                        "soft-reboot-force" };
+        if (isempty(p->value))
+                return key_reset(k, field);
+        UnitAction a = unit_action_from_string(p->value);
+        if (a < 0) {
+                for (size_t i = 0; i < ELEMENTSOF(systemd_actions); i++)
+                        if (streq(p->value, systemd_actions[i]))
+                                return invalid_value(p, -EOPNOTSUPP,
+                                                     "not supported (svd knows none, exit, exit-force, reboot, "
+                                                     "poweroff and halt, with -force and -immediate)");
+                return invalid_value(p, -EINVAL,
+                                     "expected none, exit, exit-force, reboot, poweroff or halt (with -force or "
+                                     "-immediate)");
+        }
+        /* Only an init may reboot or power off what it runs on. */
+        if (unit_action_reboot_command(a) != 0 && getpid() != 1)
+                return invalid_value(p, -EPERM, "needs svd to run as PID 1 (of the machine or of a container)");
+        *(UnitAction *) field = a;
+        return 0;
+}
+
+int parse_action_exit_status(UnitParser *p, const UnitKey *k, void *field) {
+        uint64_t v;
+        if (isempty(p->value))
+                return key_reset(k, field);
+        if (safe_atou64(p->value, &v) < 0 || v > 255)
+                return invalid_value(p, -EINVAL, "expected an exit status from 0 to 255, or nothing");
+        *(int *) field = (int) v;
+        return 0;
 }
 
 int parse_restart(UnitParser *p, const UnitKey *k, void *field) {

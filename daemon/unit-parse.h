@@ -147,6 +147,8 @@ int parse_supplementary_groups(UnitParser *p, const UnitKey *k, void *field);
 int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field);
 int parse_tty_path(UnitParser *p, const UnitKey *k, void *field);
 int parse_type(UnitParser *p, const UnitKey *k, void *field);
+int parse_unit_action(UnitParser *p, const UnitKey *k, void *field);       /* SuccessAction= and the like */
+int parse_action_exit_status(UnitParser *p, const UnitKey *k, void *field); /* 0 to 255 */
 int parse_umask(UnitParser *p, const UnitKey *k, void *field);
 int parse_unsigned_key(UnitParser *p, const UnitKey *k, void *field);
 int parse_user_group(UnitParser *p, const UnitKey *k, void *field);

@@ -2,6 +2,7 @@
 /* The Unit of unit.h: the names of its values and what follows from its fields. The files that load a
  * unit build on this one: unit-load.c (the reader), unit-keys.c (the table of keys) and unit-parse.c
  * (the values). */
+#include <sys/reboot.h>
 #include "unit.h"
 
 #include <math.h>
@@ -29,6 +30,51 @@ static const char *const service_type_table[_SERVICE_TYPE_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP(service_type, ServiceType);
+
+static const char *const unit_action_table[_UNIT_ACTION_MAX] = {
+        [UNIT_ACTION_NONE] = "none",
+        [UNIT_ACTION_EXIT] = "exit",
+        [UNIT_ACTION_EXIT_FORCE] = "exit-force",
+        [UNIT_ACTION_REBOOT] = "reboot",
+        [UNIT_ACTION_REBOOT_FORCE] = "reboot-force",
+        [UNIT_ACTION_REBOOT_IMMEDIATE] = "reboot-immediate",
+        [UNIT_ACTION_POWEROFF] = "poweroff",
+        [UNIT_ACTION_POWEROFF_FORCE] = "poweroff-force",
+        [UNIT_ACTION_POWEROFF_IMMEDIATE] = "poweroff-immediate",
+        [UNIT_ACTION_HALT] = "halt",
+        [UNIT_ACTION_HALT_FORCE] = "halt-force",
+        [UNIT_ACTION_HALT_IMMEDIATE] = "halt-immediate",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(unit_action, UnitAction);
+
+int unit_action_reboot_command(UnitAction a) {
+        switch (a) {
+        case UNIT_ACTION_REBOOT:
+        case UNIT_ACTION_REBOOT_FORCE:
+        case UNIT_ACTION_REBOOT_IMMEDIATE:
+                return RB_AUTOBOOT;
+        case UNIT_ACTION_POWEROFF:
+        case UNIT_ACTION_POWEROFF_FORCE:
+        case UNIT_ACTION_POWEROFF_IMMEDIATE:
+                return RB_POWER_OFF;
+        case UNIT_ACTION_HALT:
+        case UNIT_ACTION_HALT_FORCE:
+        case UNIT_ACTION_HALT_IMMEDIATE:
+                return RB_HALT_SYSTEM;
+        default:
+                return 0;
+        }
+}
+
+bool unit_action_is_force(UnitAction a) {
+        return IN_SET(a, UNIT_ACTION_EXIT_FORCE, UNIT_ACTION_REBOOT_FORCE, UNIT_ACTION_POWEROFF_FORCE,
+                      UNIT_ACTION_HALT_FORCE);
+}
+
+bool unit_action_is_immediate(UnitAction a) {
+        return IN_SET(a, UNIT_ACTION_REBOOT_IMMEDIATE, UNIT_ACTION_POWEROFF_IMMEDIATE, UNIT_ACTION_HALT_IMMEDIATE);
+}
 
 static const char *const notify_access_table[_NOTIFY_ACCESS_MAX] = {
         [NOTIFY_ACCESS_NONE] = "none",

@@ -86,6 +86,36 @@ typedef enum ServiceType {
 const char *service_type_to_string(ServiceType t);
 ServiceType service_type_from_string(const char *s);
 
+/* SuccessAction=, FailureAction=, StartLimitAction= (systemd.unit(5)): what svd does when the unit
+ * stops and is inactive, fails, or hits its start limit. exit: stop every service and exit with
+ * the action's exit status; exit-force: the same without waiting for the services to stop (they
+ * are killed). reboot, poweroff, halt: as exit, then reboot(2), with svd as PID 1 only (of the
+ * machine or of a container, whose engine sees the PID namespace's init killed by SIGHUP or
+ * SIGINT); -force without waiting for the services; -immediate: reboot(2) at once. */
+typedef enum UnitAction {
+        UNIT_ACTION_NONE,
+        UNIT_ACTION_EXIT,
+        UNIT_ACTION_EXIT_FORCE,
+        UNIT_ACTION_REBOOT,
+        UNIT_ACTION_REBOOT_FORCE,
+        UNIT_ACTION_REBOOT_IMMEDIATE,
+        UNIT_ACTION_POWEROFF,
+        UNIT_ACTION_POWEROFF_FORCE,
+        UNIT_ACTION_POWEROFF_IMMEDIATE,
+        UNIT_ACTION_HALT,
+        UNIT_ACTION_HALT_FORCE,
+        UNIT_ACTION_HALT_IMMEDIATE,
+        _UNIT_ACTION_MAX,
+        _UNIT_ACTION_INVALID = -EINVAL,
+} UnitAction;
+
+const char *unit_action_to_string(UnitAction a);
+UnitAction unit_action_from_string(const char *s);
+/* The reboot(2) command of an action (RB_AUTOBOOT, RB_POWER_OFF, RB_HALT_SYSTEM), 0 for none and exit. */
+int unit_action_reboot_command(UnitAction a);
+bool unit_action_is_force(UnitAction a);
+bool unit_action_is_immediate(UnitAction a);
+
 /* NotifyAccess= (systemd.service(5)): whose sd_notify() messages are believed. main: the main
  * process's; exec: the main process's and the command's (svd runs no other command of a service);
  * all: any process of the service; none: nobody's. Unset: main for Type=notify or with
@@ -297,6 +327,12 @@ typedef struct Unit {
         unsigned start_limit_burst;         /* StartLimitBurst=, default 5; 0 = no limit */
 
         ServiceType type;
+        bool type_set;                /* Type= was given (without it and without ExecStart=: oneshot) */
+        UnitAction success_action;    /* SuccessAction= */
+        UnitAction failure_action;    /* FailureAction= */
+        UnitAction start_limit_action; /* StartLimitAction= */
+        int success_action_exit_status; /* SuccessActionExitStatus=, -1: the main process's */
+        int failure_action_exit_status; /* FailureActionExitStatus=, -1: the main process's */
         bool remain_after_exit;       /* RemainAfterExit= (oneshot: "exited" after success) */
         bool ignore_sigpipe;          /* IgnoreSIGPIPE= (default yes): SIGPIPE ignored in the service */
         char *pid_file;               /* PIDFile=: absolute (a relative path is taken below /run) */

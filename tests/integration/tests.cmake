@@ -105,3 +105,5 @@ svd_integration_test(exhaust-restart)
 svd_integration_test(user-later)
 # The fds svd holds per running service: the pidfd and one output pipe.
 svd_integration_test(fds-per-service)
+# SuccessAction=, FailureAction=, StartLimitAction=: exit, exit-force, reboot and poweroff as PID 1.
+svd_integration_test(unit-actions)
