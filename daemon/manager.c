@@ -63,12 +63,9 @@ static void manager_cgroup_instance(Manager *m, char *buf, size_t size) {
         _cleanup_free_ char *def = NULL;
         if (manager_default_socket_path(&def) >= 0 && streq(def, m->socket_path))
                 return;
-        uint64_t h = UINT64_C(14695981039346656037);
-        for (const char *c = m->socket_path; *c; c++) {
-                h ^= (unsigned char) *c;
-                h *= UINT64_C(1099511628211);
-        }
-        snprintf(buf, size, "%08x", (unsigned) (h ^ (h >> 32)));
+        char h[9];
+        socket_path_hash(m->socket_path, h);
+        snprintf(buf, size, "%s", h);
 }
 
 /* SIGKILL to every service that has not stopped: the number of them. */
@@ -390,7 +387,7 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return r;
         if (!m->unit_dir || !m->socket_path)
                 return -ENOMEM;
-        r = notify_socket_path(m->socket_path, &m->notify_path);
+        r = notify_socket_path(m->socket_path, geteuid() == 0 ? NOTIFY_RUNTIME_DIR : NULL, &m->notify_path);
         if (r < 0)
                 return r;
         r = manager_lock_path(m->socket_path, &m->lock_path);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "basic/macros.h"
+#include "basic/socket-path.h"
 #include "basic/utf8.h"
 #include "basic/parse-util.h"
 #include "svd-log.h"
@@ -94,10 +95,21 @@ int notify_parse(const char *buf, size_t n, NotifyMessage *ret) {
         return 0;
 }
 
-int notify_socket_path(const char *control_socket, char **ret) {
+int notify_socket_path(const char *control_socket, const char *runtime_dir, char **ret) {
         size_t l = strlen(control_socket);
         int r;
 
+        if (runtime_dir) {
+                size_t d = strlen(runtime_dir);
+                bool beside = l > d + 1 && strneq(control_socket, runtime_dir, d) && control_socket[d] == '/' &&
+                              !strchr(control_socket + d + 1, '/');
+                if (!beside) {
+                        char h[9];
+                        socket_path_hash(control_socket, h);
+                        r = asprintf(ret, "%s/notify.%s", runtime_dir, h);
+                        return r < 0 ? -ENOMEM : 0;
+                }
+        }
         if (l > 5 && streq(control_socket + l - 5, ".sock"))
                 r = asprintf(ret, "%.*s.notify", (int)(l - 5), control_socket);
         else
@@ -275,9 +287,14 @@ int notify_socket_open(Manager *m) {
                 return -errno;
         if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int)) < 0)
                 return -errno;
-        /* The control socket is bound already, so no other svd uses this directory: a socket
-         * file here is a crashed predecessor's. */
+        /* The control socket is bound already, so no other svd uses this name: a socket file here
+         * is a crashed predecessor's. Its directory (/run/svd) may not be there yet. */
         (void)unlink(m->notify_path);
+        _cleanup_free_ char *dir = strndup(m->notify_path, strrchr(m->notify_path, '/') - m->notify_path);
+        if (!dir)
+                return -ENOMEM;
+        if (*dir && mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
         if (bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0)
                 return -errno;
         /* Services under any User= send here; what they say is checked by their credentials. */

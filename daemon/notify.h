@@ -38,8 +38,15 @@ typedef struct Manager Manager;
 int notify_parse(const char *buf, size_t n, NotifyMessage *ret);
 void notify_message_done(NotifyMessage *msg);
 
-/* "DIR/svd.sock" → "DIR/svd.notify"; any other name gets ".notify" appended. */
-int notify_socket_path(const char *control_socket, char **ret);
+/* Where services send sd_notify() messages: every service must be able to reach it, whatever its
+ * User= and sandbox (PrivateTmp= hides /tmp; a control socket's directory may be 0700). With
+ * runtime_dir (svd as root: /run/svd, mode 0755, a socket of mode 0666 whose senders are told
+ * apart by their credentials, as systemd's), "RUNTIME_DIR/notify.HASH" (socket_path_hash() of the
+ * control socket), unless the control socket is in runtime_dir itself; else, and without
+ * runtime_dir, next to the control socket: "DIR/svd.sock" → "DIR/svd.notify", any other name
+ * with ".notify" appended. */
+#define NOTIFY_RUNTIME_DIR "/run/svd" 
+int notify_socket_path(const char *control_socket, const char *runtime_dir, char **ret);
 
 /* Binds m->notify_path and watches it. Returns -errno; svd then runs
  * without (Type=notify services fail to start, saying why). */

@@ -233,6 +233,7 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 /* An unprivileged svd's service gets a user namespace mapping svd's own ids to
                  * themselves whenever it needs one: that is PrivateUsers= of a per-user manager too. */
                 .ignore_sigpipe = u->ignore_sigpipe,
+                .notify_socket = u->type == SERVICE_TYPE_NOTIFY && main_command ? s->ctx->notify_path : NULL,
                 .join_pidns = join_pidns,
                 .pidns_pidfd = join_pidns ? s->run.main.pidfd : -EBADF,
                 .user_namespace = (private_pids ||

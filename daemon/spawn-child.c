@@ -407,6 +407,10 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                         child_fail(report_fd, SPAWN_STAGE_PARENT, ESRCH);
         }
 
+        /* Its namespaces and credentials are the service's now: can it reach svd's notify socket? */
+        if (p->notify_socket && access(p->notify_socket, W_OK) < 0)
+                child_fail(report_fd, SPAWN_STAGE_NOTIFY_SOCKET, errno);
+
         /* seccomp last: nothing above needs to pass a filter. */
         if (p->sandbox && p->sandbox->n_filters > 0) {
                 SandboxKey key = SANDBOX_KEY_SYSTEM_CALL_FILTER;

@@ -39,6 +39,7 @@ static const char *const spawn_stage_base_table[_SPAWN_STAGE_MAX] = {
         [SPAWN_STAGE_PARENT] = "parent-check",
         [SPAWN_STAGE_EXEC] = "exec",
         [SPAWN_STAGE_PERSONALITY] = "personality",
+        [SPAWN_STAGE_NOTIFY_SOCKET] = "notify-socket",
 };
 
 static DEFINE_STRING_TABLE_LOOKUP_TO_STRING(spawn_stage_base, SpawnStage);

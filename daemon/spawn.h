@@ -53,6 +53,7 @@ typedef enum SpawnStage {
         SPAWN_STAGE_PARENT,
         SPAWN_STAGE_EXEC,
         SPAWN_STAGE_PERSONALITY,
+        SPAWN_STAGE_NOTIFY_SOCKET,
         _SPAWN_STAGE_MAX,
         _SPAWN_STAGE_INVALID = -EINVAL,
 
@@ -127,6 +128,10 @@ typedef struct SpawnParams {
         bool stdin_tty, tty_force, stdout_tty, stderr_tty;
         SpawnMode mode;
         bool cap_sys_admin; /* from the probe: whether autokill works without CLONE_NNP */
+        /* $NOTIFY_SOCKET of a service svd waits for (Type=notify): the child, in its namespaces and
+         * with its credentials, fails at "notify-socket" when it cannot write to it, rather than
+         * svd waiting out TimeoutStartSec= for a READY=1 that cannot come. NULL: no check. */
+        const char *notify_socket;
 } SpawnParams;
 
 /* Creates the child. On success returns 0, *ret (pid, pidfd, mode) and

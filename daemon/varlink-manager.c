@@ -294,7 +294,7 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
         for (const char **c = lack; *c; c++)
                 json_array_append_new(missing, json_string(*c));
         return varlink_call_reply(
-                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o,s:s,s:s,s:o}", "version", svd_version,
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o,s:s,s:s,s:o,s:o}", "version", svd_version,
                                 "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
@@ -307,7 +307,9 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
                                                         "dies with svd, its whole tree with PrivatePIDs=yes"
                                                       : "no cgroups: the main process of each service dies with svd, its "
                                                         "whole tree with PrivatePIDs=yes",
-                                "guardPid", process_is_set(&m->guard.proc) ? json_integer(m->guard.proc.pid) : json_null()));
+                                "guardPid", process_is_set(&m->guard.proc) ? json_integer(m->guard.proc.pid) : json_null(),
+                                "notifySocket",
+                                m->notify_fd >= 0 && m->notify_path ? json_string(m->notify_path) : json_null()));
 }
 
 #define LIST_CHUNK 100U

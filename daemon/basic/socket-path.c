@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -124,4 +125,13 @@ int socket_path_check(const char *path, uid_t uid, char **ret_reason) {
         if (!owner_trusted(&st, uid))
                 return refuse(-EPERM, ret_reason, path, "is owned by uid " UID_FMT, st.st_uid);
         return 0;
+}
+
+void socket_path_hash(const char *path, char buf[static 9]) {
+        uint64_t h = UINT64_C(14695981039346656037);
+        for (const char *c = path; *c; c++) {
+                h ^= (unsigned char) *c;
+                h *= UINT64_C(1099511628211);
+        }
+        snprintf(buf, 9, "%08x", (unsigned) (h ^ (h >> 32)));
 }

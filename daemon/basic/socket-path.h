@@ -29,3 +29,7 @@ int socket_path_default(uid_t uid, char **ret);
  * Returns 0, or -errno with *ret_reason saying which rule the path breaks
  * and where (allocated). */
 int socket_path_check(const char *path, uid_t uid, char **ret_reason);
+
+/* A short name for one svd instance: 8 hex digits of an FNV-1a hash of its control socket's path
+ * (the names of its cgroup and its notify socket). */
+void socket_path_hash(const char *path, char buf[static 9]);

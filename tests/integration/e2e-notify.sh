@@ -206,7 +206,9 @@ expect_eq "... with result exit-code" exit-code "$(svc_field early result)"
 
 bg_start stranger
 check "stranger: the service is starting" wait_until 10 state_is stranger starting
-NOTIFY_SOCKET=$(dirname "$SOCK")/svd.notify "$NS" notify:READY=1 2>/dev/null
+NOTIFY_PATH=$(svctl --json info | json_field notifySocket)
+check "svd says where its notify socket is" test -S "$NOTIFY_PATH"
+NOTIFY_SOCKET=$NOTIFY_PATH "$NS" notify:READY=1 2>/dev/null
 if stays_for 1 state_is stranger starting; then
         ok "stranger: a READY=1 from a process outside the service is ignored"
 else
@@ -327,8 +329,48 @@ run svctl start simple-bad
 expect_rc "simple: a failed exec still fails the start" 1
 expect_contains "simple: ... naming it" "$ERR" "exec /nonexistent/notify-test-binary"
 
+# ---- a notify socket every service reaches ----
+
+if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
+        skip "User=nobody with PrivateTmp=yes reaches the notify socket" "needs root and a user nobody"
+        skip "a sandbox that hides the notify socket fails the start at once" "needs root"
+else
+        # The control socket's directory is $T, 0700 under /tmp: the notify socket is not there.
+        expect_eq "as root, the notify socket is in /run/svd" /run/svd "$(dirname "$NOTIFY_PATH")"
+        # The helper where PrivateTmp= does not hide it and nobody may run it.
+        NSDIR=$(dir_outside_tmp) && chmod 0755 "$NSDIR" && cp "$NS" "$NSDIR/" &&
+                chmod 0755 "$NSDIR/${NS##*/}" || bail_out "cannot copy the notify helper"
+        write_unit nobody-notify <<EOF
+[Service]
+Type=notify
+User=nobody
+PrivateTmp=yes
+TimeoutStartSec=30
+ExecStart=$NSDIR/${NS##*/} notify:READY=1 pause
+EOF
+        write_unit hidden-notify <<EOF
+[Service]
+Type=notify
+InaccessiblePaths=$(dirname "$NOTIFY_PATH")
+TimeoutStartSec=60
+ExecStart=$NSDIR/${NS##*/} notify:READY=1 pause
+EOF
+        run svctl reload
+        run svctl start nobody-notify
+        expect_rc "User=nobody with PrivateTmp=yes reaches the notify socket: READY=1 comes" 0
+        track_pid "$(svc_pid nobody-notify)"
+        T0=$(now_ms)
+        run svctl start hidden-notify
+        T1=$(now_ms)
+        expect_rc "a sandbox that hides the notify socket fails the start" 1
+        expect_contains "... at the notify socket, with its errno" "$ERR" "notify-socket"
+        check "... at once, not after TimeoutStartSec=60 ($((T1 - T0)) ms)" test $((T1 - T0)) -lt 30000
+        run svctl stop nobody-notify
+        rm -rf "$NSDIR"
+fi
+
 stop_svd
 expect_eq "svd exits 0 on SIGTERM" 0 "$SVD_RC"
-check "svd removed its notify socket" test ! -e "$(dirname "$SOCK")/svd.notify"
+check "svd removed its notify socket" test ! -e "$NOTIFY_PATH"
 
 done_testing

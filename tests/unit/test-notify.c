@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "basic/macros.h"
+#include "basic/socket-path.h"
 #include "notify.h"
 #include "check-run.h"
 
@@ -76,11 +77,23 @@ START_TEST(test_rejected) {
 END_TEST
 
 START_TEST(test_socket_path) {
-        _cleanup_free_ char *a = NULL, *b = NULL;
-        ck_assert_int_eq(notify_socket_path("/run/svd/svd.sock", &a), 0);
+        _cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+        char h[9];
+        ck_assert_int_eq(notify_socket_path("/run/svd/svd.sock", NULL, &a), 0);
         ck_assert_str_eq(a, "/run/svd/svd.notify");
-        ck_assert_int_eq(notify_socket_path("/tmp/ctl", &b), 0);
+        ck_assert_int_eq(notify_socket_path("/tmp/ctl", NULL, &b), 0);
         ck_assert_str_eq(b, "/tmp/ctl.notify");
+        /* As root: in /run/svd, next to the control socket when that is there too ... */
+        ck_assert_int_eq(notify_socket_path("/run/svd/svd.sock", "/run/svd", &c), 0);
+        ck_assert_str_eq(c, "/run/svd/svd.notify");
+        /* ... else named after it, whatever hides or closes its own directory. */
+        ck_assert_int_eq(notify_socket_path("/tmp/x/svd.sock", "/run/svd", &d), 0);
+        socket_path_hash("/tmp/x/svd.sock", h);
+        ck_assert_int_eq(strlen(h), 8);
+        ck_assert_ptr_nonnull(strstr(d, h));
+        ck_assert(strneq(d, "/run/svd/notify.", strlen("/run/svd/notify.")));
+        ck_assert_int_eq(notify_socket_path("/run/svd/sub/svd.sock", "/run/svd", &e), 0);
+        ck_assert(strneq(e, "/run/svd/notify.", strlen("/run/svd/notify.")));
 }
 END_TEST
 
