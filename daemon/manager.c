@@ -364,6 +364,11 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         m->ctx.cgroup = &m->cgroup;
         m->ctx.notify_path = m->notify_path;
         m->ctx.uid = m->uid;
+        if (config->unit_defaults)
+                m->unit_defaults = *config->unit_defaults;
+        else
+                unit_defaults_init(&m->unit_defaults);
+        m->ctx.unit_defaults = &m->unit_defaults;
         m->ctx.callbacks = &manager_service_callbacks;
         deps_attach(&m->ctx);
         m->ctx.userdata = m;

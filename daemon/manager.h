@@ -53,6 +53,7 @@ typedef struct ManagerConfig {
         int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
         const char *main_service; /* --main-service: svd exits when it ends for good */
         LogConsoleMode console;   /* --forward-output: services' lines on svd's stdout/stderr */
+        const UnitDefaults *unit_defaults; /* for the keys unit files do not set; NULL: built-in */
 } ManagerConfig;
 
 struct Manager {
@@ -93,6 +94,7 @@ struct Manager {
         char **argv;            /*   the options, */
         int state_fd;           /*   the state to start from, -EBADF */
 
+        UnitDefaults unit_defaults; /* what ctx.unit_defaults points to */
         uid_t uid;              /* svd's own user: may change state over varlink */
         bool allow_unsandboxed; /* --allow-unsandboxed */
 };
