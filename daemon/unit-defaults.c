@@ -10,7 +10,8 @@
 #include "unit-parse.h"
 
 /* A field of UnitDefaults and the field of Unit of the same name. */
-#define DEFAULT_FIELD(key, f) { key, offsetof(UnitDefaults, f), offsetof(Unit, f), sizeof(((UnitDefaults *) NULL)->f) }
+#define DEFAULT_FIELD(key, f)                                                                                \
+        { key, offsetof(UnitDefaults, f), offsetof(Unit, f), sizeof(((UnitDefaults *) NULL)->f) }
 #define SAME_FIELD(f)                                                                                        \
         _Static_assert(sizeof(((UnitDefaults *) NULL)->f) == sizeof(((Unit *) NULL)->f), "Unit." #f)
 
