@@ -301,8 +301,8 @@ int main(int argc, char *argv[]) {
         if (!no_conf) {
                 r = conf_load(&conf, conf_path);
                 if (r < 0 && config.state_fd > 0)
-                        log_error("Carrying on without the lines in error: stopping in a re-exec would end every "
-                                  "service.");
+                        log_error("Carrying on with what of the configuration could be read: stopping in a "
+                                  "re-exec would end every service.");
                 else if (r < 0) {
                         if (r != -ENOENT)
                                 log_error("Refusing to start with the configuration's errors (svd(8), "
