@@ -23,7 +23,7 @@
 # package is present.
 set -eu
 
-pkgs="build-essential cmake pkg-config libsystemd-dev libcap-ng-dev check libjansson-dev libseccomp-dev libfuse3-dev python3 scdoc"
+pkgs="build-essential cmake pkg-config libsystemd-dev libcap-ng-dev libinih-dev check libjansson-dev libseccomp-dev libfuse3-dev python3 scdoc"
 print=0
 for arg in "$@"; do
         case $arg in

@@ -85,7 +85,8 @@ static int instance_load(Service *t, const char *name, UnitDefinition **ret) {
         Unit *u = NULL;
         int r;
 
-        r = unit_load_string(tu->source, tu->source_len, tu->path, name, on_unit_warning, NULL, &u, &error);
+        r = unit_load_string(tu->source, tu->source_len, tu->path, name, t->ctx->unit_defaults, on_unit_warning,
+                             NULL, &u, &error);
         if (r == -ENOMEM)
                 return r;
         if (r < 0 && !error && asprintf(&error, "%s: %s", tu->path, strerror(-r)) < 0)
@@ -236,7 +237,7 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                         reload_entries_free(e, n);
                         return -ENOMEM;
                 }
-                int r = unit_load_file(path, x->name, on_unit_warning, m, &u, &error);
+                int r = unit_load_file(path, x->name, m->ctx.unit_defaults, on_unit_warning, m, &u, &error);
                 if (r < 0 && !error && asprintf(&error, "%s: %s", path, strerror(-r)) < 0)
                         error = NULL;
                 if (r >= 0 && reload_check_sandbox(m, path, &u, &error) < 0) {

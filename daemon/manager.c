@@ -353,6 +353,30 @@ static int manager_lock(Manager *m) {
         return 0;
 }
 
+/* The control socket's path and the files named after it: the notify socket and the lock. */
+static int manager_set_socket_path(Manager *m, const char *path) {
+        _cleanup_free_ char *s = NULL, *notify = NULL, *lock = NULL;
+        int r;
+
+        s = strdup(path);
+        if (!s)
+                return -ENOMEM;
+        r = notify_socket_path(s, geteuid() == 0 ? NOTIFY_RUNTIME_DIR : NULL, &notify);
+        if (r < 0)
+                return r;
+        r = manager_lock_path(s, &lock);
+        if (r < 0)
+                return r;
+        free(m->socket_path);
+        m->socket_path = TAKE_PTR(s);
+        free(m->notify_path);
+        m->notify_path = TAKE_PTR(notify);
+        free(m->lock_path);
+        m->lock_path = TAKE_PTR(lock);
+        m->ctx.notify_path = m->notify_path;
+        return 0;
+}
+
 int manager_new(const ManagerConfig *config, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
         int r;
@@ -374,6 +398,8 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return -ENOMEM;
         if (config->argv && !(m->argv = strv_copy(config->argv)))
                 return -ENOMEM;
+        m->reexec_check = config->reexec_check;
+        m->reexec_check_userdata = config->reexec_check_userdata;
 
         if (config->main_service && !(m->main_service = strdup(config->main_service)))
                 return -ENOMEM;
@@ -381,16 +407,12 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 m->unit_dir = strdup(config->unit_dir);
         else if ((r = manager_default_unit_dir(&m->unit_dir)) < 0)
                 return r;
-        if (config->socket_path)
-                m->socket_path = strdup(config->socket_path);
-        else if ((r = manager_default_socket_path(&m->socket_path)) < 0)
-                return r;
-        if (!m->unit_dir || !m->socket_path)
+        if (!m->unit_dir)
                 return -ENOMEM;
-        r = notify_socket_path(m->socket_path, geteuid() == 0 ? NOTIFY_RUNTIME_DIR : NULL, &m->notify_path);
-        if (r < 0)
+        _cleanup_free_ char *socket_path = NULL;
+        if (!config->socket_path && (r = manager_default_socket_path(&socket_path)) < 0)
                 return r;
-        r = manager_lock_path(m->socket_path, &m->lock_path);
+        r = manager_set_socket_path(m, config->socket_path ?: socket_path);
         if (r < 0)
                 return r;
 
@@ -422,6 +444,11 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
         m->ctx.cgroup = &m->cgroup;
         m->ctx.notify_path = m->notify_path;
         m->ctx.uid = m->uid;
+        if (config->unit_defaults)
+                m->unit_defaults = *config->unit_defaults;
+        else
+                unit_defaults_init(&m->unit_defaults);
+        m->ctx.unit_defaults = &m->unit_defaults;
         m->ctx.callbacks = &manager_service_callbacks;
         deps_attach(&m->ctx);
         m->ctx.userdata = m;
@@ -458,6 +485,16 @@ int manager_startup(Manager *m) {
                 r = manager_state_read(TAKE_FD(m->state_fd), &state);
                 if (r < 0)
                         return r;
+                /* The socket, its lock and the services' cgroups are named after the socket's path: a
+                 * re-exec keeps serving the one it was handed, whatever svd.conf says now. */
+                const char *served = reexec_str(state, "socketPath");
+                if (served && !streq(served, m->socket_path)) {
+                        log_warning("The control socket is '%s' now, but svd serves '%s' and keeps it until it "
+                                    "starts anew.", m->socket_path, served);
+                        r = manager_set_socket_path(m, served);
+                        if (r < 0)
+                                return log_oom();
+                }
                 m->lock_fd = reexec_fd_take(state, "lockFd");
         }
         if (m->lock_fd < 0) {

@@ -53,6 +53,11 @@ typedef struct ManagerConfig {
         int state_fd;          /* --deserialize=FD: start from a re-exec's state; 0 for none */
         const char *main_service; /* --main-service: svd exits when it ends for good */
         LogConsoleMode console;   /* --forward-output: services' lines on svd's stdout/stderr */
+        const UnitDefaults *unit_defaults; /* for the keys unit files do not set; NULL: built-in */
+        /* Before a re-exec: whether the new svd will start with its configuration (the file it reads
+         * again); -errno and a malloc'd message refuse the re-exec. NULL: nothing to check. */
+        int (*reexec_check)(char **ret_error, void *userdata);
+        void *reexec_check_userdata;
 } ManagerConfig;
 
 struct Manager {
@@ -93,7 +98,10 @@ struct Manager {
         char *exe_path;         /* re-exec (reexec.h): the binary, */
         char **argv;            /*   the options, */
         int state_fd;           /*   the state to start from, -EBADF */
+        int (*reexec_check)(char **ret_error, void *userdata); /*   the configuration's check */
+        void *reexec_check_userdata;
 
+        UnitDefaults unit_defaults; /* what ctx.unit_defaults points to */
         uid_t uid;              /* svd's own user: may change state over varlink */
         bool allow_unsandboxed; /* --allow-unsandboxed */
 };

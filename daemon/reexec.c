@@ -146,6 +146,8 @@ static json_t *manager_serialize(Manager *m, ReexecFds *fds, int reply_fd) {
                               "replyFd", reexec_fd_to_json(fds, reply_fd), "services", services);
         if (!o)
                 return NULL;
+        if (json_object_set_new(o, "socketPath", json_string(m->socket_path)) < 0)
+                goto oom;
         for (size_t i = 0; i < m->ctx.n_services; i++)
                 if (json_array_append_new(services, service_serialize(m->ctx.services[i], fds)) < 0)
                         goto oom;
@@ -190,6 +192,13 @@ int manager_reexec(Manager *m, int reply_fd, char **ret_error) {
         r = reexec_check_binary(m->exe_path, &version, ret_error);
         if (r < 0)
                 return r;
+        /* The new svd reads its configuration again and cannot refuse it then without ending every
+         * service: a file that would not load is refused here, while this svd can run on. */
+        if (m->reexec_check) {
+                r = m->reexec_check(ret_error, m->reexec_check_userdata);
+                if (r < 0)
+                        return r;
+        }
         if (version < svd_state_version) {
                 if (asprintf(ret_error, "'%s' reads re-exec state up to version %u, this svd writes version %u",
                              m->exe_path, version, svd_state_version) < 0)

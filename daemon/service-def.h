@@ -184,6 +184,7 @@ typedef struct ServiceContext {
         bool notify_ready;       /* ... and it is bound: else Type=notify and WatchdogSec= cannot start */
         uid_t uid;               /* svd's own user */
         struct rlimit nofile;    /* RLIMIT_NOFILE for services without LimitNOFILE= */
+        const UnitDefaults *unit_defaults; /* for the keys a unit file does not set; NULL: built-in */
         bool shutting_down;
         bool guarded;            /* svd's guard ends every service's whole tree when svd dies (guard.h) */
         /* Starts that failed for want of svd's own descriptors, processes or memory are logged once a

@@ -186,9 +186,10 @@ static void on_unit_warning(const char *message, void *userdata) {
         log_debug("%s", message); /* said when it was first loaded */
 }
 
-/* Parses a unit as the previous svd had it. 0 with *ret_unit (or NULL and
- * *ret_error) as unit_load_string gives them. */
-static int unit_from_json(json_t *j, const char *path, const char *name, Unit **ret_unit, char **ret_error) {
+/* Parses a unit as the previous svd had it, with this svd's defaults (svd.conf is read again by a
+ * re-exec). 0 with *ret_unit (or NULL and *ret_error) as unit_load_string gives them. */
+static int unit_from_json(json_t *j, const char *path, const char *name, const UnitDefaults *defaults,
+                          Unit **ret_unit, char **ret_error) {
         _cleanup_free_ char *text = NULL;
         size_t len;
 
@@ -199,7 +200,7 @@ static int unit_from_json(json_t *j, const char *path, const char *name, Unit **
         int r = reexec_bytes_from_json(j, &text, &len);
         if (r < 0)
                 return r;
-        r = unit_load_string(text, len, path, name, on_unit_warning, NULL, ret_unit, ret_error);
+        r = unit_load_string(text, len, path, name, defaults, on_unit_warning, NULL, ret_unit, ret_error);
         if (r < 0 && !*ret_error && asprintf(ret_error, "%s: %s", path, strerror(-r)) < 0)
                 return -ENOMEM;
         return 0;
@@ -215,7 +216,7 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
         const char *name = reexec_str(o, "name"), *path = reexec_str(o, "unitPath");
         if (!name || !path)
                 return -EINVAL;
-        r = unit_from_json(json_object_get(o, "unit"), path, name, &u, &error);
+        r = unit_from_json(json_object_get(o, "unit"), path, name, c->unit_defaults, &u, &error);
         if (r < 0)
                 return r;
         bool had_unit = json_is_string(json_object_get(o, "unit")) || json_is_object(json_object_get(o, "unit"));
@@ -234,7 +235,8 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                 _cleanup_free_ char *next_error = NULL;
                 Unit *nu = NULL;
                 const char *next_path = reexec_str(next, "path") ?: path;
-                r = unit_from_json(json_object_get(next, "unit"), next_path, name, &nu, &next_error);
+                r = unit_from_json(json_object_get(next, "unit"), next_path, name, c->unit_defaults, &nu,
+                                   &next_error);
                 if (r < 0)
                         return r;
                 const char *e = next_error ?: reexec_str(next, "loadError");

@@ -16,14 +16,24 @@ int log_max_level = LOG_INFO;
 static bool log_prefix_priority = false;
 static bool log_prefix_time = false;
 
-void log_open(void) {
-        const char *e = getenv("SVD_LOG_LEVEL");
+int log_level_from_string(const char *s) {
         /* syslog's priorities by their names in syslog.h, LOG_EMERG (0) to LOG_DEBUG (7). */
         static const char *const names[] = { "emerg",   "alert",  "crit", "err",
                                              "warning", "notice", "info", "debug" };
-        ssize_t level = string_table_lookup(names, ELEMENTSOF(names), e);
+        ssize_t level = string_table_lookup(names, ELEMENTSOF(names), s);
         if (level >= 0)
-                log_max_level = (int) level;
+                return (int) level;
+        /* The number, as systemd takes it too. */
+        if (s && s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
+                return s[0] - '0';
+        return -EINVAL;
+}
+
+void log_open(void) {
+        const char *e;
+        int level = log_level_from_string(getenv("SVD_LOG_LEVEL"));
+        if (level >= 0)
+                log_max_level = level;
         /* Under systemd, stderr is a stream to journald and $JOURNAL_STREAM names it;
          * the "<N>" prefix then carries the priority. */
         log_prefix_priority = getenv("JOURNAL_STREAM") != NULL;

@@ -16,7 +16,11 @@
 
 extern int log_max_level;
 
+/* Reads $SVD_LOG_LEVEL, $JOURNAL_STREAM and $SVD_LOG_TIME. */
 void log_open(void);
+/* A priority by its name in syslog.h without "LOG_" ("emerg" ... "debug") or its number (0-7);
+ * -EINVAL for anything else (NULL included). */
+int log_level_from_string(const char *s);
 int log_internal(int level, int error, const char *file, int line, const char *func, const char *format, ...)
         _printf_(6, 7);
 

@@ -331,13 +331,13 @@ static int unit_check_privileges(UnitParser *p) {
         return 0;
 }
 
-static Unit *unit_new(const char *path, const char *name) {
+static Unit *unit_new(const Unit *base, const char *path, const char *name) {
         _cleanup_(unit_freep) Unit *u = NULL;
 
         u = malloc(sizeof(Unit));
         if (!u)
                 return NULL;
-        *u = unit_defaults;
+        *u = *base;
         u->name = strdup(name);
         u->path = strdup(path);
         if (!u->name || !u->path)
@@ -354,10 +354,15 @@ static int fail(UnitParser *p, char **ret_error) {
         return p->error;
 }
 
-int unit_load_string(const char *text, size_t len, const char *path, const char *name, UnitWarningFn warn,
-                     void *userdata, Unit **ret, char **ret_error) {
+int unit_load_string(const char *text, size_t len, const char *path, const char *name,
+                     const UnitDefaults *defaults, UnitWarningFn warn, void *userdata, Unit **ret,
+                     char **ret_error) {
+        /* The built-in defaults, and over them the caller's (a shallow copy: they hold no pointer). */
+        Unit base = unit_defaults;
+        unit_defaults_apply(&base, defaults);
         _cleanup_(unit_parser_done) UnitParser p = {
                 .path = path,
+                .base = &base,
                 .warn = warn,
                 .userdata = userdata,
                 .text = text,
@@ -381,7 +386,7 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 return fail(&p, ret_error);
         }
 
-        u = unit_new(path, name);
+        u = unit_new(&base, path, name);
         if (!u) {
                 parser_oom(&p);
                 return fail(&p, ret_error);
@@ -453,8 +458,8 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
         return 0;
 }
 
-int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void *userdata, Unit **ret,
-                   char **ret_error) {
+int unit_load_file(const char *path, const char *name, const UnitDefaults *defaults, UnitWarningFn warn,
+                   void *userdata, Unit **ret, char **ret_error) {
         _cleanup_(unit_parser_done) UnitParser p = { .path = path };
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
@@ -508,6 +513,6 @@ int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void 
                 n += (size_t) k;
         }
 
-        return unit_load_string(buf, n, path, name, warn, userdata, ret, ret_error);
+        return unit_load_string(buf, n, path, name, defaults, warn, userdata, ret, ret_error);
 }
 

@@ -282,8 +282,8 @@ const Unit unit_defaults = {
         .personality = UNIT_PERSONALITY_KEEP,
 };
 
-static int key_reset(const UnitKey *k, void *field) {
-        memcpy(field, (const uint8_t *) &unit_defaults + k->offset, k->size);
+static int key_reset(UnitParser *p, const UnitKey *k, void *field) {
+        memcpy(field, (const uint8_t *) p->base + k->offset, k->size);
         return 0;
 }
 
@@ -324,7 +324,7 @@ int parse_bool_key(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         r = parse_boolean(p->value, &b);
         if (r < 0)
                 return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
@@ -341,7 +341,7 @@ int parse_sec_key(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         r = parse_sec(p->value, &usec);
         if (r < 0)
                 return invalid_value(p, r, "%s", k->expected);
@@ -361,7 +361,7 @@ int parse_unsigned_key(UnitParser *p, const UnitKey *k, void *field) {
         uint64_t min = (k->flags & KEY_POSITIVE) ? 1 : 0, n;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         if (safe_atou64(p->value, &n) < 0 || n < min || n > k->max) {
                 if (k->expected)
                         return invalid_value(p, -ERANGE, "%s", k->expected);
@@ -409,7 +409,7 @@ int parse_size_key(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         r = parse_size_or_infinity(p->value, &v);
         if (r == -ENOMEM)
                 return r;
@@ -463,7 +463,7 @@ int parse_tasks_max(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         r = parse_percent_bp(p->value, &bp);
         if (r > 0) {
                 uint64_t t = system_tasks_max() * bp / 10000;
@@ -498,7 +498,7 @@ int parse_type(UnitParser *p, const UnitKey *k, void *field) {
         ServiceType t;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         t = service_type_from_string(p->value);
         if (t >= 0) {
                 *(ServiceType *) field = t;
@@ -516,7 +516,7 @@ int parse_unit_action(UnitParser *p, const UnitKey *k, void *field) {
         static const char *const systemd_actions[] = { "kexec", "kexec-force", "kexec-immediate", "soft-reboot",
                                                         "soft-reboot-force" };
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         UnitAction a = unit_action_from_string(p->value);
         if (a < 0) {
                 for (size_t i = 0; i < ELEMENTSOF(systemd_actions); i++)
@@ -538,7 +538,7 @@ int parse_unit_action(UnitParser *p, const UnitKey *k, void *field) {
 int parse_action_exit_status(UnitParser *p, const UnitKey *k, void *field) {
         uint64_t v;
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         if (safe_atou64(p->value, &v) < 0 || v > 255)
                 return invalid_value(p, -EINVAL, "expected an exit status from 0 to 255, or nothing");
         *(int *) field = (int) v;
@@ -549,7 +549,7 @@ int parse_restart(UnitParser *p, const UnitKey *k, void *field) {
         RestartPolicy r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         r = restart_policy_from_string(p->value);
         if (r < 0)
                 return invalid_value(p, -EINVAL,
@@ -563,7 +563,7 @@ int parse_signal(UnitParser *p, const UnitKey *k, void *field) {
         int sig, r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         r = signal_from_string(p->value, &sig);
         if (r < 0)
                 return invalid_value(p, r, "expected a signal name such as 'SIGTERM' or 'INT', or a number");
@@ -796,7 +796,7 @@ int parse_exit_status_set(UnitParser *p, const UnitKey *k, void *field) {
 
 int parse_kill_mode(UnitParser *p, const UnitKey *k, void *field) {
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         KillMode m = kill_mode_from_string(p->value);
         if (m < 0)
                 return invalid_value(p, -EINVAL, "expected one of: control-group, mixed, process, none");
@@ -998,7 +998,7 @@ int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(v))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
 
         for (;;) {
                 _cleanup_free_ char *word = NULL, *target = NULL;
@@ -1050,7 +1050,7 @@ int parse_capabilities(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(v))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         if (*v == '~') {
                 invert = true;
                 v++;
@@ -1082,7 +1082,7 @@ int parse_umask(UnitParser *p, const UnitKey *k, void *field) {
         char *end;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         errno = 0;
         unsigned long m = strtoul(p->value, &end, 8);
         if (errno != 0 || *end || end == p->value || m > 0777 || p->value[0] == '-' || p->value[0] == '+')
@@ -1105,7 +1105,7 @@ int parse_limit(UnitParser *p, const UnitKey *k, void *field) {
         int r;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         const char *colon = strchr(p->value, ':');
         if (colon) {
                 _cleanup_free_ char *a = strndup(p->value, (size_t) (colon - p->value));
@@ -1140,7 +1140,7 @@ int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
         LogOutput o;
 
         if (isempty(v))
-                o = *(const LogOutput *) ((const uint8_t *) &unit_defaults + k->offset);
+                o = *(const LogOutput *) ((const uint8_t *) p->base + k->offset);
         else if (streq(v, "log") || streq(v, "journal"))
                 o = LOG_OUTPUT_LOG;
         else if (strv_contains((char **) as_log, v)) {
@@ -1210,7 +1210,7 @@ int parse_pid_file(UnitParser *p, const UnitKey *k, void *field) {
 /* NotifyAccess=none|main|exec|all. */
 int parse_notify_access(UnitParser *p, const UnitKey *k, void *field) {
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         NotifyAccess a = notify_access_from_string(p->value);
         if (a < 0)
                 return invalid_value(p, -EINVAL, "expected none, main, exec or all");
@@ -1295,7 +1295,7 @@ int parse_directory_mode(UnitParser *p, const UnitKey *k, void *field) {
         char *end;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         errno = 0;
         unsigned long m = strtoul(p->value, &end, 8);
         if (errno != 0 || *end || end == p->value || m > 07777 || p->value[0] == '-' || p->value[0] == '+')
@@ -1313,7 +1313,7 @@ int parse_std_input(UnitParser *p, const UnitKey *k, void *field) {
         static const char *const systemd_only[] = { "data", "file:", "socket", "fd:" };
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         for (int i = 0; i < _EXEC_INPUT_MAX; i++)
                 if (streq(p->value, names[i])) {
                         *(ExecInput *) field = (ExecInput) i;
@@ -1344,7 +1344,7 @@ int parse_tty_path(UnitParser *p, const UnitKey *k, void *field) {
 
 int parse_preserve(UnitParser *p, const UnitKey *k, void *field) {
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         if (streq(p->value, "restart")) {
                 *(ExecPreserve *) field = EXEC_PRESERVE_RESTART;
                 return 0;
@@ -1409,7 +1409,7 @@ int parse_personality(UnitParser *p, const UnitKey *k, void *field) {
         unsigned long *personality = field;
 
         if (isempty(p->value))
-                return key_reset(k, field);
+                return key_reset(p, k, field);
         if (arch.native && streq(p->value, arch.native))
                 *personality = 0x0000 /* PER_LINUX */;
         else if (arch.compat && streq(p->value, arch.compat))

@@ -23,6 +23,7 @@
 typedef struct UnitParser {
         const char *path;
         Unit *unit;
+        const Unit *base; /* what the unit holds before its file is read: defaults, and empty assignments */
         UnitWarningFn warn;
         void *userdata;
         unsigned n_warnings;
@@ -73,7 +74,8 @@ int record_key_not_applied(UnitParser *p);
  * and what that parser needs besides. A parser gets the field's address; it returns 0, or the
  * error of invalid_value() (which records the message), or -ENOMEM alone, which unit_parse_key()
  * reports (the one out-of-memory path). An empty assignment resets the key to its default, which
- * for the scalar fields is their value in unit_defaults.
+ * for the scalar fields is their value in UnitParser.base (unit_defaults and the UnitDefaults the
+ * loader was given).
  */
 
 typedef struct UnitKey UnitKey;
@@ -101,8 +103,10 @@ enum {
         KEY_SANDBOX = 1U << 6,           /* a sandboxing key: never ignored (see KEY_SANDBOX_NOT_YET) */
 };
 
-/* A new unit before its file is read (unit-parse.c). */
+/* A new unit before its file is read, with the built-in defaults (unit-parse.c). */
 extern const Unit unit_defaults;
+/* Sets u's fields of UnitDefaults from d (unit-defaults.c); nothing for NULL. */
+void unit_defaults_apply(Unit *u, const UnitDefaults *d);
 
 /* Frees the commands of an Exec*= key and empties the list. */
 void exec_command_list_done(ExecCommandList *l);

@@ -396,6 +396,35 @@ typedef struct Unit {
         size_t source_len;
 } Unit;
 
+/*
+ * What a unit has for the keys its file does not set, and goes back to on an empty assignment:
+ * svd's built-in defaults (systemd's), or others that the manager's configuration gives (svd.conf's
+ * Default*= keys, svd(8)). The loader takes them as a parameter and knows nothing of where they
+ * came from. Each field is the field of Unit of the same name.
+ */
+typedef struct UnitDefaults {
+        uint64_t timeout_start_usec;        /* TimeoutStartSec=, 90 s */
+        uint64_t timeout_stop_usec;         /* TimeoutStopSec=, 90 s */
+        uint64_t restart_usec;              /* RestartSec=, 100 ms */
+        uint64_t start_limit_interval_usec; /* StartLimitIntervalSec=, 10 s */
+        unsigned start_limit_burst;         /* StartLimitBurst=, 5 */
+        /* LimitNOFILE=, LimitNPROC=, LimitCORE=: unset (NOFILE: svd's soft 1024 and its hard limit,
+         * the others svd's own) */
+        struct rlimit_setting limit_nofile, limit_nproc, limit_core;
+} UnitDefaults;
+
+/* The built-in defaults. */
+void unit_defaults_init(UnitDefaults *d);
+/* Whether key (as in a unit file: "TimeoutStopSec") has a default in UnitDefaults. */
+bool unit_defaults_has_key(const char *key);
+/* Sets the default of unit key `key` ("TimeoutStopSec", "LimitNOFILE", ...; unit_defaults_has_key())
+ * from value, parsed as a unit file's value of that key is; an empty value restores the built-in
+ * default. On a bad value returns -EINVAL or -ERANGE and, when ret_error is non-NULL, a malloc'd
+ * "PATH:LINE: Invalid value 'VALUE' for NAME=: REASON", where NAME is the key as the caller's file
+ * names it ("DefaultTimeoutStopSec"). d is unchanged then. */
+int unit_defaults_set(UnitDefaults *d, const char *key, const char *value, const char *path, unsigned line,
+                      const char *name, char **ret_error);
+
 #define UNIT_CAPABILITIES_ALL UINT64_MAX
 #define UNIT_PERSONALITY_KEEP 0xffffffffUL /* personality(2)'s "query": no change */
 
@@ -415,20 +444,21 @@ bool unit_implies_no_new_privileges(const Unit *u);
 /* A warning about a unit file; the unit still loads. */
 typedef void (*UnitWarningFn)(const char *message, void *userdata);
 
-/* Loads path as unit `name` (the file name without ".service").
- * On success returns 0 and *ret. On failure returns -errno and, when
+/* Loads path as unit `name` (the file name without ".service"), with defaults for the keys it
+ * does not set (NULL: the built-in ones). On success returns 0 and *ret. On failure returns -errno and, when
  * ret_error is non-NULL, a malloc'd message naming file, line and reason
  * (NULL only if memory ran out). Errors: -EINVAL bad syntax or value,
  * -EOPNOTSUPP a systemd value svd does not support, -ENOBUFS a line longer
  * than UNIT_LINE_MAX, -EFBIG a file larger than UNIT_FILE_SIZE_MAX, -E2BIG
  * too many words, -EISDIR/-EBADFD not a regular file, or open()/read() errors.
  * A FIFO or device in the unit directory is refused without blocking. */
-int unit_load_file(const char *path, const char *name, UnitWarningFn warn, void *userdata, Unit **ret,
-                   char **ret_error);
+int unit_load_file(const char *path, const char *name, const UnitDefaults *defaults, UnitWarningFn warn,
+                   void *userdata, Unit **ret, char **ret_error);
 
 /* Same, from memory (tests, fuzzers). `path` is only used in messages. */
-int unit_load_string(const char *text, size_t len, const char *path, const char *name, UnitWarningFn warn,
-                     void *userdata, Unit **ret, char **ret_error);
+int unit_load_string(const char *text, size_t len, const char *path, const char *name,
+                     const UnitDefaults *defaults, UnitWarningFn warn, void *userdata, Unit **ret,
+                     char **ret_error);
 
 Unit *unit_free(Unit *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);

@@ -679,10 +679,12 @@ int varlink_manager_set_access(Manager *m, const char *output_group, const char 
         varlink_access_done(&vm->access);
         int r = varlink_access_resolve(&vm->access, output_group, manage_group, &which);
         if (r == -ESRCH)
-                return log_error_errno(r, "Unknown group '%s' for --%s-group.",
-                                       streq(which, "log") ? output_group : manage_group, which);
+                return log_error_errno(r, "Unknown group '%s' for --%s-group (%s= in svd.conf).",
+                                       streq(which, "log") ? output_group : manage_group, which,
+                                       streq(which, "log") ? "LogGroup" : "ManageGroup");
         if (r < 0)
-                return log_error_errno(r, "Failed to resolve the groups of --log-group and --manage-group: %m");
+                return log_error_errno(r, "Failed to resolve the groups of --log-group and --manage-group (LogGroup=, "
+                                          "ManageGroup=): %m");
         if (vm->access.output_group)
                 log_debug("Group '%s' (gid " GID_FMT ") may read every service's output.", vm->access.output_group,
                           vm->access.output_gid);

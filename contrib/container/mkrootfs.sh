@@ -11,8 +11,9 @@
 #
 # The entrypoint is /usr/sbin/svd-container (below): svd as PID 1 with its
 # socket and state in /run/svd (make that a volume to keep the wanted state
-# across a restart of the container) and the services' output on its own
-# stdout/stderr, so that `podman logs` shows it. Extra arguments of
+# across a restart of the container) and, as /etc/svd/svd.conf says
+# (ForwardOutput=yes), the services' output on its own stdout/stderr, so
+# that `podman logs` shows it. Extra arguments of
 # `podman run` go to svd (--main-service NAME, for example).
 set -eu
 
@@ -76,9 +77,14 @@ TimeoutStopSec=5
 WantedBy=default.target
 EOF
 
+# What a container wants of svd, in its configuration file rather than in the entrypoint, so that
+# an image can change it and `podman run IMAGE --forward-output=time` still overrides it.
+sed 's/^#ForwardOutput=no$/ForwardOutput=yes/' "$SRC/contrib/svd.conf" >"$DIR/etc/svd/svd.conf"
+grep -qx 'ForwardOutput=yes' "$DIR/etc/svd/svd.conf" || { echo "$0: no ForwardOutput= in contrib/svd.conf" >&2; exit 1; }
+
 cat >"$DIR/usr/sbin/svd-container" <<'EOF'
 #!/bin/sh
-exec /usr/sbin/svd --units /etc/svd/units --socket /run/svd/svd.sock --forward-output "$@"
+exec /usr/sbin/svd --units /etc/svd/units --socket /run/svd/svd.sock "$@"
 EOF
 chmod 755 "$DIR/usr/sbin/svd-container"
 echo "$DIR: svd $("$SVD" --version | cut -d' ' -f2) with $(ls "$DIR/etc/svd/units" | wc -l) units"

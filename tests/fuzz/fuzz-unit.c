@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_free_ char *error = NULL;
         size_t warnings = 0;
 
-        int r = unit_load_string((const char *) data, size, "fuzz.service", "fuzz", on_warning, &warnings, &u,
-                                 &error);
+        int r = unit_load_string((const char *) data, size, "fuzz.service", "fuzz", NULL, on_warning, &warnings,
+                                 &u, &error);
         if (r < 0) {
                 fuzz_assert(!u);
                 if (error)

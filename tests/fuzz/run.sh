@@ -24,7 +24,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: run.sh BUILD_DIR [TARGET...]}
 shift
-[ $# -gt 0 ] || set -- fuzz-varlink fuzz-unit fuzz-exec-line fuzz-env-file
+[ $# -gt 0 ] || set -- fuzz-varlink fuzz-unit fuzz-exec-line fuzz-env-file fuzz-svd-conf
 
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-$#}

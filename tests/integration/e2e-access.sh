@@ -97,7 +97,7 @@ fi
 
 run timeout 30 "$SVD" --units "$UNITS" --socket "$T/x/svd.sock" --log-group no-such-group-here
 expect_rc "an unknown --log-group: svd exits 1" 1
-expect_contains "... and says which" "$ERR" "Unknown group 'no-such-group-here' for --log-group."
+expect_contains "... and says which" "$ERR" "Unknown group 'no-such-group-here' for --log-group (LogGroup= in svd.conf)."
 
 # uid OTHER runs one service; THIRD is anybody else.
 write_unit own <<EOF

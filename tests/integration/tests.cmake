@@ -8,6 +8,8 @@ svd_integration_test(e2e-stop-timeout)
 svd_integration_test(e2e-permissions)
 svd_integration_test(e2e-access)
 svd_integration_test(e2e-socket-path)
+# svd.conf: the units' defaults, ForwardOutput=, options over the file, re-exec, bad lines.
+svd_integration_test(svd-conf)
 svd_integration_test(crash)
 svd_integration_test(contain)
 svd_integration_test(tree-guard)

@@ -727,7 +727,8 @@ in_svd_log() {
 }
 
 # start_svd [ARG...]: starts svd in the background (as $SVD_WRAPPER, if set,
-# e.g. "runas 65534 65534") and waits until it answers on $SOCK. svd runs under
+# e.g. "runas 65534 65534") and waits until it answers on $SOCK. svd reads no
+# configuration file (--no-config) unless ARG says --config=FILE. svd runs under
 # the reaper helper when there is one: a child subreaper that reaps at once
 # whatever is orphaned below it (see tests/lib/reaper.c for why).
 # shellcheck disable=SC2120 # the arguments are optional
@@ -743,15 +744,15 @@ start_svd() {
         echo "--- svd $SVD_WRAPPER ${SVD_ARGS:-} $* ---" >>"$SVD_LOG"
         if [ -n "$REAPER" ]; then
                 # shellcheck disable=SC2086
-                "$REAPER" "$T/svd.pid" $_cgwrap $SVD_WRAPPER $_vg "$SVD" --units "$UNITS" --socket "$SOCK" \
-                        ${SVD_ARGS:-} "$@" </dev/null >>"$SVD_LOG" 2>&1 &
+                "$REAPER" "$T/svd.pid" $_cgwrap $SVD_WRAPPER $_vg "$SVD" --no-config --units "$UNITS" \
+                        --socket "$SOCK" ${SVD_ARGS:-} "$@" </dev/null >>"$SVD_LOG" 2>&1 &
                 SVD_JOB=$!
                 wait_until 10 test -s "$T/svd.pid" || bail_out "reaper did not start svd"
                 read -r SVD_PID <"$T/svd.pid"
         else
                 # shellcheck disable=SC2086
-                $_cgwrap $SVD_WRAPPER $_vg "$SVD" --units "$UNITS" --socket "$SOCK" ${SVD_ARGS:-} "$@" \
-                        </dev/null >>"$SVD_LOG" 2>&1 &
+                $_cgwrap $SVD_WRAPPER $_vg "$SVD" --no-config --units "$UNITS" --socket "$SOCK" ${SVD_ARGS:-} \
+                        "$@" </dev/null >>"$SVD_LOG" 2>&1 &
                 SVD_JOB=$!
                 SVD_PID=$SVD_JOB
         fi

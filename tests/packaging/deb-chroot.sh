@@ -3,9 +3,9 @@
 # The .deb on a fresh Debian 12: builds it from the build tree with CPack,
 # runs lintian on it (no errors allowed), installs it with apt into a
 # `debootstrap --variant=minbase bookworm` root, runs svd from the installed
-# path with a unit in /etc/svd/units, checks `svctl status`, the versions
-# and `man -w`, then purges the package and compares the root's files with
-# those before the install.
+# path with a unit in /etc/svd/units and the default /etc/svd/svd.conf (a
+# conffile), checks `svctl status`, the versions and `man -w`, then purges
+# the package and compares the root's files with those before the install.
 #
 # The maintainer scripts run as on a machine with systemd (the root has
 # /run/systemd/system) whose policy-rc.d forbids starting services (exit
@@ -93,6 +93,9 @@ for f in /usr/sbin/svd /usr/bin/svctl /lib/systemd/system/svd.service /usr/share
         check "installed: $f" test -f "$R$f"
 done
 check "/etc/svd/units exists and is empty" sh -c '[ -d "$1" ] && [ -z "$(ls -A "$1")" ]' sh "$R/etc/svd/units"
+check "installed: /etc/svd/svd.conf, the default configuration" cmp -s "$SVD_SOURCE_DIR/contrib/svd.conf" \
+        "$R/etc/svd/svd.conf"
+expect_contains "... a conffile" "$(in_root dpkg-query -W -f '${Conffiles}' svd)" "/etc/svd/svd.conf"
 expect_contains "svd.service runs /usr/sbin/svd" "$(cat "$R/lib/systemd/system/svd.service")" \
         "ExecStart=/usr/sbin/svd"
 for page in svctl svd svd.unit; do
@@ -133,6 +136,7 @@ else
         not_ok "svctl status hello: exit 0"
 fi
 expect_contains "hello runs" "$(cat "$W/status")" "Active: running"
+expect_not_contains "svd read /etc/svd/svd.conf without a word" "$(cat "$W/svd.log")" "svd.conf"
 expect_contains "svctl list shows it" "$(in_root svctl list 2>&1)" "hello"
 
 # ---- upgrade: the same tree as a newer version ----

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The man pages cannot drift from the code: every command and option that
-# `svctl --help` and `svd --help` print, and every key of the unit parser's
-# table (printed by svd-unit-keys from the table itself), must have an entry
+# `svctl --help` and `svd --help` print, every key of the unit parser's
+# table (printed by svd-unit-keys from the table itself) and every key of
+# svd.conf (svd-conf-keys, in svd.8), must have an entry
 # in the pages' sources (contrib/man/*.scd): a line that starts with a bold
 # term, holds it in bold ("*start*", "*--socket*", "*ExecStart=*") and is
 # followed by an indented description. Keys
@@ -11,9 +12,9 @@
 # table lacks fails as well. Last, the same check against pages with one
 # entry taken out must fail, so that the test can fail.
 #
-# TAP output. Needs SVD, SVCTL, SVD_UNIT_KEYS and SVD_SOURCE_DIR (ctest sets them).
+# TAP output. Needs SVD, SVCTL, SVD_UNIT_KEYS, SVD_CONF_KEYS and SVD_SOURCE_DIR (ctest sets them).
 set -u
-: "${SVD:?}" "${SVCTL:?}" "${SVD_UNIT_KEYS:?}" "${SVD_SOURCE_DIR:?}"
+: "${SVD:?}" "${SVCTL:?}" "${SVD_UNIT_KEYS:?}" "${SVD_CONF_KEYS:?}" "${SVD_SOURCE_DIR:?}"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/svd-man.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -25,6 +26,7 @@ not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 "$SVCTL" --help >"$T/svctl.help" || { echo "Bail out! svctl --help failed"; exit 1; }
 "$SVD" --help >"$T/svd.help" || { echo "Bail out! svd --help failed"; exit 1; }
 "$SVD_UNIT_KEYS" >"$T/keys" || { echo "Bail out! svd-unit-keys failed"; exit 1; }
+"$SVD_CONF_KEYS" | sed 's/$/=/' >"$T/svd.conf.keys" || { echo "Bail out! svd-conf-keys failed"; exit 1; }
 
 # The commands: the first word of each line of the "Commands:" block.
 awk '/^Commands:/ { on = 1; next } on && /^$/ { on = 0 } on && /^  [a-z]/ { print $1 }' \
@@ -44,7 +46,7 @@ terms() { awk 'prev ~ /^\*/ && /^\t/ { print prev } { prev = $0 }' "$1"; }
 check() {
         dir=$1
         bad=0
-        for pair in "svctl.verbs svctl.1" "svctl.options svctl.1" "svd.options svd.8"; do
+        for pair in "svctl.verbs svctl.1" "svctl.options svctl.1" "svd.options svd.8" "svd.conf.keys svd.8"; do
                 set -- $pair
                 terms "$dir/$2.scd" >"$T/terms"
                 while read -r w; do
@@ -76,12 +78,13 @@ check() {
 }
 
 man=$SVD_SOURCE_DIR/contrib/man
-for f in svctl.verbs svctl.options svd.options keys; do
+for f in svctl.verbs svctl.options svd.options svd.conf.keys keys; do
         [ -s "$T/$f" ] || { echo "Bail out! nothing read for $f"; exit 1; }
 done
 if check "$man" >"$T/out"; then
         ok "svctl.1, svd.8 and svd.unit.5 document $(wc -l <"$T/svctl.verbs") commands," \
-                "$(sort -u "$T/svctl.options" "$T/svd.options" | wc -l) options and $(wc -l <"$T/keys") rows of the unit key table"
+                "$(sort -u "$T/svctl.options" "$T/svd.options" | wc -l) options, $(wc -l <"$T/svd.conf.keys") keys of" \
+                "svd.conf and $(wc -l <"$T/keys") rows of the unit key table"
 else
         sed 's/^/# /' "$T/out"
         not_ok "the man pages document every command, option and key"
@@ -91,7 +94,7 @@ fi
 mkdir "$T/broken"
 cp "$man"/*.scd "$T/broken/"
 sed -i '/^\*daemon-reexec\*$/d' "$T/broken/svctl.1.scd"
-sed -i '/^\*--state-version\*$/d' "$T/broken/svd.8.scd"
+sed -i '/^\*--state-version\*$/d; /^\*DefaultTimeoutStopSec=\*$/d' "$T/broken/svd.8.scd"
 # A key the table does not support yet, taken out of its entry (first, middle or last of a list).
 notyet=$(awk '$3 != "implemented" { print $2; exit }' "$T/keys")
 sed -i "/^\*ExecStart=\*\$/d; s/^\*$notyet=\*, //; s/, \*$notyet=\*//; /^\*$notyet=\*\$/d" \
@@ -99,6 +102,7 @@ sed -i "/^\*ExecStart=\*\$/d; s/^\*$notyet=\*, //; s/, \*$notyet=\*//; /^\*$noty
 printf '*NoSuchKey=*\n\tNot a key.\n' >>"$T/broken/svd.unit.5.scd"
 check "$T/broken" >"$T/out.broken"
 for want in "no entry for 'daemon-reexec'" "no entry for '--state-version'" "no entry for 'ExecStart='" \
+        "no entry for 'DefaultTimeoutStopSec='" \
         "'$notyet=' (" "'NoSuchKey=' is not a key"; do
         if grep -qF "$want" "$T/out.broken"; then
                 ok "a page without its entry fails: $want"

@@ -57,7 +57,7 @@ static Service *add(World *w, const char *name, const char *unit_lines) {
 
         snprintf(text, sizeof(text), "[Unit]\n%s\n[Service]\nType=notify\nExecStart=/bin/true\n", unit_lines);
         snprintf(path, sizeof(path), "/test/%s.service", name);
-        ck_assert_int_eq(unit_load_string(text, strlen(text), path, name, NULL, NULL, &u, NULL), 0);
+        ck_assert_int_eq(unit_load_string(text, strlen(text), path, name, NULL, NULL, NULL, &u, NULL), 0);
         UnitDefinition *def = NULL;
         ck_assert_int_eq(unit_definition_new(path, u, NULL, w->ctx.uid, &def), 0);
         ck_assert_int_eq(service_new(&w->ctx, name, def, &s), 0);

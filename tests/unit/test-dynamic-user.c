@@ -102,7 +102,7 @@ END_TEST
 static Unit *load(const char *name, const char *text, char **ret_error) {
         Unit *u = NULL;
         *ret_error = NULL;
-        (void) unit_load_string(text, strlen(text), "test.service", name, NULL, NULL, &u, ret_error);
+        (void) unit_load_string(text, strlen(text), "test.service", name, NULL, NULL, NULL, &u, ret_error);
         return u;
 }
 

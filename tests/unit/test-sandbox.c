@@ -21,7 +21,7 @@ static Unit *load(const char *body, char **ret_error) {
         char *text = NULL;
         Unit *u = NULL;
         ck_assert_int_ge(asprintf(&text, "[Service]\nExecStart=/bin/true\n%s", body), 0);
-        (void) unit_load_string(text, strlen(text), "t.service", "t", NULL, NULL, &u, ret_error);
+        (void) unit_load_string(text, strlen(text), "t.service", "t", NULL, NULL, NULL, &u, ret_error);
         free(text);
         return u;
 }

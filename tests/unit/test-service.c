@@ -84,7 +84,7 @@ static Service *add(World *w, const char *name, const char *text) {
 
         snprintf(path, sizeof(path), "/test/%s.service", name);
         if (text)
-                ck_assert_int_eq(unit_load_string(text, strlen(text), path, name, NULL, NULL, &u, &error), 0);
+                ck_assert_int_eq(unit_load_string(text, strlen(text), path, name, NULL, NULL, NULL, &u, &error), 0);
         UnitDefinition *def = NULL;
         ck_assert_int_eq(unit_definition_new(path, u, text ? NULL : "/test: broken", w->ctx.uid, &def), 0);
         ck_assert_int_eq(service_new(&w->ctx, name, def, &s), 0);
@@ -295,7 +295,7 @@ START_TEST(test_table_and_definitions) {
         /* ... and a pending one when it may change. */
         Unit *u = NULL;
         const char *text = NOTIFY_UNIT("");
-        ck_assert_int_eq(unit_load_string(text, strlen(text), "/test/b.service", "b", NULL, NULL, &u, NULL), 0);
+        ck_assert_int_eq(unit_load_string(text, strlen(text), "/test/b.service", "b", NULL, NULL, NULL, &u, NULL), 0);
         ck_assert_int_eq(unit_definition_new("/test/b.service", u, NULL, w.ctx.uid, &def), 0);
         uint64_t good_hash = def->hash;
         ck_assert_uint_ne(good_hash, bad_hash);

@@ -41,7 +41,7 @@ static Unit *load(const char *unit_section) {
         Unit *u = NULL;
 
         ck_assert_int_ge(asprintf(&text, "[Unit]\n%s\n[Service]\nExecStart=/bin/true\n", unit_section), 0);
-        int r = unit_load_string(text, strlen(text), "test.service", "test", NULL, NULL, &u, &error);
+        int r = unit_load_string(text, strlen(text), "test.service", "test", NULL, NULL, NULL, &u, &error);
         ck_assert_msg(r == 0, "load failed: %s", error ?: "?");
         return u;
 }
@@ -51,7 +51,7 @@ static int load_error(const char *unit_section, char **ret_error) {
         Unit *u = NULL;
 
         ck_assert_int_ge(asprintf(&text, "[Unit]\n%s\n[Service]\nExecStart=/bin/true\n", unit_section), 0);
-        int r = unit_load_string(text, strlen(text), "test.service", "test", NULL, NULL, &u, ret_error);
+        int r = unit_load_string(text, strlen(text), "test.service", "test", NULL, NULL, NULL, &u, ret_error);
         ck_assert_msg(r < 0, "'%s' loaded", unit_section);
         return r;
 }

@@ -129,7 +129,7 @@ START_TEST(test_corpus_load_rate) {
                 unit_name_strip_suffix(name);
 
                 corpus.seen_in_unit = strv_free(corpus.seen_in_unit);
-                r = unit_load_file(path, name, count_warning, &corpus, &u, &error);
+                r = unit_load_file(path, name, NULL, count_warning, &corpus, &u, &error);
                 /* A file of the list that is missing is the corpus' fault, not the parser's. */
                 ck_assert_msg(r != -ENOENT, "%s is listed in PACKAGES but missing", path);
                 if (r >= 0) {

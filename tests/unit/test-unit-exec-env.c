@@ -16,7 +16,7 @@
 static Unit *load_ok(const char *text) {
         _cleanup_free_ char *error = NULL;
         Unit *u = NULL;
-        int r = unit_load_string(text, strlen(text), PATH, "test", NULL, NULL, &u, &error);
+        int r = unit_load_string(text, strlen(text), PATH, "test", NULL, NULL, NULL, &u, &error);
         ck_assert_msg(r == 0, "load failed with %d: %s", r, error ?: "(no message)");
         return u;
 }
@@ -24,7 +24,7 @@ static Unit *load_ok(const char *text) {
 static char *load_fail(const char *text, int error) {
         char *message = NULL;
         Unit *u = NULL;
-        int r = unit_load_string(text, strlen(text), PATH, "test", NULL, NULL, &u, &message);
+        int r = unit_load_string(text, strlen(text), PATH, "test", NULL, NULL, NULL, &u, &message);
         ck_assert_msg(r == error, "got %d, want %d (%s)", r, error, message ?: "(no message)");
         ck_assert_ptr_null(u);
         ck_assert_ptr_nonnull(message);

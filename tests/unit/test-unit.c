@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ static Unit *load_ok_n(const char *text, size_t len, char ***warnings) {
         Unit *u = NULL;
         int r;
 
-        r = unit_load_string(text, len, PATH, NAME, collect_warning, warnings ?: &own, &u, &error);
+        r = unit_load_string(text, len, PATH, NAME, NULL, collect_warning, warnings ?: &own, &u, &error);
         ck_assert_msg(r == 0, "load failed with %d: %s", r, error ?: "(no message)");
         ck_assert_ptr_nonnull(u);
         ck_assert_ptr_null(error);
@@ -58,7 +59,7 @@ static char *load_fail_n(const char *text, size_t len, int error) {
         Unit *u = NULL;
         int r;
 
-        r = unit_load_string(text, len, PATH, NAME, NULL, NULL, &u, &message);
+        r = unit_load_string(text, len, PATH, NAME, NULL, NULL, NULL, &u, &message);
         ck_assert_msg(r == error, "got %d, want %d (%s)", r, error, message ?: "(no message)");
         ck_assert_ptr_null(u);
         ck_assert_ptr_nonnull(message);
@@ -562,7 +563,7 @@ START_TEST(test_specifiers_and_variables) {
                 _cleanup_free_ char *error = NULL;
                 static const char text[] = "[Unit]\nDescription=%n %N %p %i %I %f %j\n[Service]\n"
                                            "ExecStart=/bin/echo %i x%Iy\nEnvironment=U=%U\n";
-                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "getty-x@tty\\x2d1-a", NULL, NULL,
+                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "getty-x@tty\\x2d1-a", NULL, NULL, NULL,
                                                   &u, &error),
                                  0);
                 ck_assert_str_eq(u->description,
@@ -580,16 +581,16 @@ START_TEST(test_specifiers_and_variables) {
         {
                 static const char text[] = "[Service]\nExecStart=/x\nUser=%i\n";
                 _cleanup_free_ char *error = NULL;
-                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "user@", NULL, NULL, &u, &error), 0);
+                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "user@", NULL, NULL, NULL, &u, &error), 0);
                 ck_assert_ptr_null(u->user);
                 u = unit_free(u);
-                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "user@1000", NULL, NULL, &u, &error), 0);
+                ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, "user@1000", NULL, NULL, NULL, &u, &error), 0);
                 ck_assert_str_eq(u->user, "1000");
                 u = unit_free(u);
-                ck_assert_int_lt(unit_load_string(text, strlen(text), PATH, "user@a:b", NULL, NULL, &u, &error), 0);
+                ck_assert_int_lt(unit_load_string(text, strlen(text), PATH, "user@a:b", NULL, NULL, NULL, &u, &error), 0);
                 ck_assert_ptr_nonnull(strstr(error, "not a valid user name or id"));
                 _cleanup_free_ char *error2 = NULL;
-                ck_assert_int_lt(unit_load_string(text, strlen(text), PATH, "plain", NULL, NULL, &u, &error2), 0);
+                ck_assert_int_lt(unit_load_string(text, strlen(text), PATH, "plain", NULL, NULL, NULL, &u, &error2), 0);
         }
         /* A name without instance: %i is empty, %p the whole name. */
         u = load_ok("[Unit]\nDescription=[%i] %p %n\n[Service]\nExecStart=/x\n", NULL);
@@ -965,7 +966,7 @@ START_TEST(test_load_file) {
         ck_assert_int_ge(asprintf(&ok, "%s/web.service", dir), 0);
         write_file(ok, "[Service]\nExecStart=/bin/true\nFoo=1\n",
                    strlen("[Service]\nExecStart=/bin/true\nFoo=1\n"));
-        ck_assert_int_eq(unit_load_file(ok, "web", collect_warning, &w, &u, &m), 0);
+        ck_assert_int_eq(unit_load_file(ok, "web", NULL, collect_warning, &w, &u, &m), 0);
         ck_assert_str_eq(u->name, "web");
         ck_assert_str_eq(u->path, ok);
         ck_assert_uint_eq(strv_length(w), 1);
@@ -973,22 +974,22 @@ START_TEST(test_load_file) {
         u = unit_free(u);
 
         /* Without ret_error the error code still comes back. */
-        ck_assert_int_eq(unit_load_file(ok, "not valid/", NULL, NULL, &u, NULL), -EINVAL);
+        ck_assert_int_eq(unit_load_file(ok, "not valid/", NULL, NULL, NULL, &u, NULL), -EINVAL);
 
         ck_assert_int_ge(asprintf(&missing, "%s/missing.service", dir), 0);
-        ck_assert_int_eq(unit_load_file(missing, "missing", NULL, NULL, &u, &m), -ENOENT);
+        ck_assert_int_eq(unit_load_file(missing, "missing", NULL, NULL, NULL, &u, &m), -ENOENT);
         ck_assert_ptr_nonnull(m);
         ck_assert_ptr_nonnull(
                 strstr(m, "/missing.service: Failed to open unit file: No such file or directory"));
         m = mfree_test(m);
 
-        ck_assert_int_eq(unit_load_file(dir, "dir", NULL, NULL, &u, &m), -EISDIR);
+        ck_assert_int_eq(unit_load_file(dir, "dir", NULL, NULL, NULL, &u, &m), -EISDIR);
         m = mfree_test(m);
 
         /* A FIFO must not block the loader. */
         ck_assert_int_ge(asprintf(&fifo, "%s/fifo.service", dir), 0);
         ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-        ck_assert_int_eq(unit_load_file(fifo, "fifo", NULL, NULL, &u, &m), -EBADFD);
+        ck_assert_int_eq(unit_load_file(fifo, "fifo", NULL, NULL, NULL, &u, &m), -EBADFD);
         ck_assert_ptr_nonnull(strstr(m, "/fifo.service: Not a regular file"));
         m = mfree_test(m);
 
@@ -997,7 +998,7 @@ START_TEST(test_load_file) {
         ck_assert_ptr_nonnull(f);
         ck_assert_int_eq(ftruncate(fileno(f), UNIT_FILE_SIZE_MAX + 1), 0);
         ck_assert_int_eq(fclose(f), 0);
-        ck_assert_int_eq(unit_load_file(big, "big", NULL, NULL, &u, &m), -EFBIG);
+        ck_assert_int_eq(unit_load_file(big, "big", NULL, NULL, NULL, &u, &m), -EFBIG);
         ck_assert_ptr_nonnull(strstr(m, "/big.service: File too large"));
         m = mfree_test(m);
         ck_assert_ptr_null(u);
@@ -1051,7 +1052,7 @@ START_TEST(test_unit_names) {
         /* A bad name is refused before the text is looked at. */
         char *m = NULL;
         Unit *u = NULL;
-        ck_assert_int_eq(unit_load_string("[Service]\nExecStart=/x\n", 23, PATH, "a/b", NULL, NULL, &u, &m),
+        ck_assert_int_eq(unit_load_string("[Service]\nExecStart=/x\n", 23, PATH, "a/b", NULL, NULL, NULL, &u, &m),
                          -EINVAL);
         ck_assert_str_eq(m, PATH ": Invalid unit name 'a/b'");
         free(m);
@@ -1243,7 +1244,7 @@ static Unit *load_example(const char *name, char ***warnings) {
 
         ck_assert_msg(src, "SVD_SOURCE_DIR is not set (ctest sets it)");
         ck_assert_int_ge(asprintf(&path, "%s/units/%s.service", src, name), 0);
-        r = unit_load_file(path, name, collect_warning, warnings, &u, &m);
+        r = unit_load_file(path, name, NULL, collect_warning, warnings, &u, &m);
         ck_assert_msg(r == 0, "%s: %s", path, m ?: "?");
         return u;
 }
@@ -1504,6 +1505,89 @@ START_TEST(test_key_table_rows) {
 }
 END_TEST
 
+/* UnitDefaults: what a unit has for the keys it does not set, parsed as the key is in a unit file. */
+START_TEST(test_unit_defaults) {
+        const char *text = "[Service]\nExecStart=/bin/true\n";
+        _cleanup_free_ char *error = NULL;
+        UnitDefaults d;
+        Unit *u = NULL;
+
+        unit_defaults_init(&d);
+        ck_assert_uint_eq(d.timeout_stop_usec, 90 * USEC_PER_SEC);
+        ck_assert_uint_eq(d.timeout_start_usec, 90 * USEC_PER_SEC);
+        ck_assert_uint_eq(d.restart_usec, 100 * USEC_PER_MSEC);
+        ck_assert_uint_eq(d.start_limit_interval_usec, 10 * USEC_PER_SEC);
+        ck_assert_uint_eq(d.start_limit_burst, 5);
+        ck_assert(!d.limit_nofile.set && !d.limit_nproc.set && !d.limit_core.set);
+
+        ck_assert(unit_defaults_has_key("TimeoutStopSec"));
+        ck_assert(unit_defaults_has_key("LimitNOFILE"));
+        ck_assert(!unit_defaults_has_key("ExecStart"));
+        ck_assert_int_eq(unit_defaults_set(&d, "ExecStart", "/x", "c", 1, "DefaultExecStart", NULL), -ENOENT);
+
+        ck_assert_int_eq(unit_defaults_set(&d, "TimeoutStopSec", "1s", "c", 1, "DefaultTimeoutStopSec", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "TimeoutStartSec", "0", "c", 2, "DefaultTimeoutStartSec", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "RestartSec", "250ms", "c", 3, "DefaultRestartSec", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "StartLimitIntervalSec", "1min", "c", 4, "X", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "StartLimitBurst", "20", "c", 5, "X", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "LimitNOFILE", "4096:65536", "c", 6, "X", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "LimitCORE", "infinity", "c", 7, "X", NULL), 0);
+        ck_assert_uint_eq(d.timeout_stop_usec, USEC_PER_SEC);
+        ck_assert_uint_eq(d.timeout_start_usec, USEC_INFINITY); /* 0 is "no timeout", as in a unit */
+        ck_assert(d.limit_nofile.set && d.limit_nofile.soft == 4096 && d.limit_nofile.hard == 65536);
+
+        /* A bad value names file, line and the caller's key; d keeps what it had. */
+        ck_assert_int_eq(unit_defaults_set(&d, "TimeoutStopSec", "soon", "/etc/svd/svd.conf", 12,
+                                           "DefaultTimeoutStopSec", &error),
+                         -EINVAL);
+        ck_assert_str_eq(error, "/etc/svd/svd.conf:12: Invalid value 'soon' for DefaultTimeoutStopSec=: expected "
+                                "a time span such as '90s' or '5min', or 'infinity'");
+        error = mfree_test(error);
+        ck_assert_int_lt(unit_defaults_set(&d, "RestartSec", "infinity", "c", 3, "DefaultRestartSec", &error), 0);
+        ck_assert_str_eq(error, "c:3: Invalid value 'infinity' for DefaultRestartSec=: 'infinity' is not allowed, "
+                                "use Restart=no");
+        error = mfree_test(error);
+        ck_assert_int_lt(unit_defaults_set(&d, "LimitNOFILE", "9:8", "c", 4, "DefaultLimitNOFILE", &error), 0);
+        ck_assert_str_eq(error, "c:4: Invalid value '9:8' for DefaultLimitNOFILE=: the soft limit is above the hard "
+                                "limit");
+        ck_assert_uint_eq(d.timeout_stop_usec, USEC_PER_SEC);
+        ck_assert(d.limit_nofile.soft == 4096);
+
+        /* A unit that sets nothing gets them. */
+        ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, NAME, &d, NULL, NULL, &u, NULL), 0);
+        ck_assert_uint_eq(u->timeout_stop_usec, USEC_PER_SEC);
+        ck_assert_uint_eq(u->timeout_start_usec, USEC_INFINITY);
+        ck_assert_uint_eq(u->restart_usec, 250 * USEC_PER_MSEC);
+        ck_assert_uint_eq(u->start_limit_interval_usec, 60 * USEC_PER_SEC);
+        ck_assert_uint_eq(u->start_limit_burst, 20);
+        ck_assert(u->limit_nofile.set && u->limit_nofile.soft == 4096 && u->limit_nofile.hard == 65536);
+        ck_assert(u->limit_core.set && u->limit_core.soft == RLIM_INFINITY);
+        ck_assert(!u->limit_nproc.set);
+        u = unit_free(u);
+
+        /* Its own values win; an empty assignment goes back to the given default, not the built-in. */
+        const char *own = "[Service]\nExecStart=/bin/true\nTimeoutStopSec=5\nLimitNOFILE=100\nRestartSec=7\n"
+                          "RestartSec=\n";
+        ck_assert_int_eq(unit_load_string(own, strlen(own), PATH, NAME, &d, NULL, NULL, &u, NULL), 0);
+        ck_assert_uint_eq(u->timeout_stop_usec, 5 * USEC_PER_SEC);
+        ck_assert(u->limit_nofile.set && u->limit_nofile.soft == 100 && u->limit_nofile.hard == 100);
+        ck_assert_uint_eq(u->restart_usec, 250 * USEC_PER_MSEC);
+        u = unit_free(u);
+
+        /* An empty value restores the built-in default. */
+        ck_assert_int_eq(unit_defaults_set(&d, "TimeoutStopSec", "", "c", 1, "DefaultTimeoutStopSec", NULL), 0);
+        ck_assert_int_eq(unit_defaults_set(&d, "LimitNOFILE", "", "c", 1, "DefaultLimitNOFILE", NULL), 0);
+        ck_assert_uint_eq(d.timeout_stop_usec, 90 * USEC_PER_SEC);
+        ck_assert(!d.limit_nofile.set);
+
+        /* NULL is the built-in defaults. */
+        ck_assert_int_eq(unit_load_string(text, strlen(text), PATH, NAME, NULL, NULL, NULL, &u, NULL), 0);
+        ck_assert_uint_eq(u->timeout_stop_usec, 90 * USEC_PER_SEC);
+        ck_assert(!u->limit_nofile.set);
+        u = unit_free(u);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("unit");
         TCase *tc = tcase_create("keys");
@@ -1560,6 +1644,10 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_exit_status_keys);
         tcase_add_test(tc, test_example_units);
         tcase_add_test(tc, test_example_unit_contents);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("defaults");
+        tcase_add_test(tc, test_unit_defaults);
         suite_add_tcase(s, tc);
         return s;
 }
