@@ -417,7 +417,7 @@ START_TEST(test_exec_start_duplicate_and_reset) {
         ck_assert_str_eq(u->exec_start[0], "/bin/false");
 
         assert_fails_with("[Service]\nExecStart=/bin/true\nExecStart=\n", -EINVAL,
-                          PATH ": Missing ExecStart= in [Service]");
+                          PATH ": Missing ExecStart= in [Service] (or ExecStop= or SuccessAction=)");
 }
 END_TEST
 
@@ -435,7 +435,7 @@ START_TEST(test_missing_exec_start) {
 
         for (size_t i = 0; i < ELEMENTSOF(texts); i++) {
                 _cleanup_free_ char *m = load_fail(texts[i], -EINVAL);
-                ck_assert_msg(streq(m, PATH ": Missing ExecStart= in [Service]"), "text %zu: %s", i, m);
+                ck_assert_msg(streq(m, PATH ": Missing ExecStart= in [Service] (or ExecStop= or SuccessAction=)"), "text %zu: %s", i, m);
         }
 }
 END_TEST
@@ -1414,11 +1414,19 @@ START_TEST(test_exec_command_lists) {
                                "plain file name");
         assert_fails_with("[Service]\nExecStart=/x\nExecStartPre=|/bin/sh\n", -EOPNOTSUPP,
                           PATH ":3: Invalid value '|/bin/sh' for ExecStartPre=: the prefix '|' is not supported");
-        /* ExecStart= is required, but for a Type=oneshot with ExecStop= (systemd.service(5)). */
-        assert_fails_with("[Service]\nExecStartPre=/x\n", -EINVAL, PATH ": Missing ExecStart= in [Service]");
+        /* ExecStart= is required, but for a Type=oneshot with ExecStop= or SuccessAction= (systemd.service(5));
+         * without Type=, such a unit is a oneshot. */
+        assert_fails_with("[Service]\nExecStartPre=/x\n", -EINVAL,
+                          PATH ": Missing ExecStart= in [Service] (or ExecStop= or SuccessAction=)");
         assert_fails_with("[Service]\nType=oneshot\nExecStopPost=/x\n", -EINVAL,
-                          PATH ": Missing ExecStart= in [Service]");
-        assert_fails_with("[Service]\nExecStop=/x\n", -EINVAL, PATH ": Missing ExecStart= in [Service]");
+                          PATH ": Missing ExecStart= in [Service] (or ExecStop= or SuccessAction=)");
+        assert_fails_with("[Service]\nType=simple\nExecStop=/x\n", -EINVAL,
+                          PATH ": Missing ExecStart= in [Service] (only Type=oneshot may do without it)");
+        _cleanup_(unit_freep) Unit *sa = load_ok("[Unit]\nSuccessAction=exit\n", NULL);
+        ck_assert_int_eq(sa->type, SERVICE_TYPE_ONESHOT);
+        ck_assert_int_eq(sa->success_action, UNIT_ACTION_EXIT);
+        _cleanup_(unit_freep) Unit *st = load_ok("[Service]\nExecStop=/x\n", NULL);
+        ck_assert_int_eq(st->type, SERVICE_TYPE_ONESHOT);
         _cleanup_(unit_freep) Unit *so = load_ok("[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStop=/x\n", NULL);
         ck_assert_ptr_null(so->exec_start);
         ck_assert_uint_eq(so->exec[UNIT_EXEC_START].n, 0);
