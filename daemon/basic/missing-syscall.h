@@ -4,7 +4,7 @@
 /*
  * The one place where svd enters the kernel without a libc wrapper: every
  * syscall(2) call, and the one raw `syscall` instruction (sys_clone3_run()).
- * glibc 2.36 (Debian 12) lacks wrappers for clone3() and
+ * glibc 2.36 (Debian 12) lacks wrappers for clone3(), bpf() and
  * pidfd_send_signal(), and its headers predate the Linux 7.1 clone3 flags
  * and pidfs' PIDFD_GET_INFO, so the mainline ABI is spelled out here.
  * System call numbers come from <sys/syscall.h>; the fallbacks below are
@@ -109,6 +109,12 @@ static inline int sys_capset(struct __user_cap_header_struct *h, struct __user_c
 
 static inline int sys_close_range(unsigned first, unsigned last, unsigned flags) {
         return (int) syscall(__NR_close_range, first, last, flags);
+}
+
+/* bpf(2): glibc has no wrapper (libbpf has). The attribute union is linux/bpf.h's. */
+union bpf_attr;
+static inline long sys_bpf(int cmd, union bpf_attr *attr, unsigned size) {
+        return syscall(__NR_bpf, cmd, attr, size);
 }
 
 #if defined(__x86_64__)
