@@ -19,6 +19,7 @@
 #include "deps.h"
 #include "svd-log.h"
 #include "service.h"
+#include "service-access.h"
 #include "unit.h"
 #include "wanted.h"
 
@@ -185,6 +186,23 @@ static int reload_check_sandbox(Manager *m, const char *path, Unit **u, char **e
         return 0;
 }
 
+/* A unit whose device or IP access lists restrict the service needs a cgroup of the service's own
+ * and a kernel that takes their programs (service-access.h). Where svd knows from start-up that it
+ * has neither, the unit fails to load with why, as a sandboxing key svd does not enforce does:
+ * svd never runs a service without the lists. */
+static int reload_check_access(Manager *m, const char *path, Unit **u, char **error) {
+        const char *why = service_access_unsupported(&m->ctx, *u);
+        if (!why)
+                return 0;
+        if (asprintf(error, "%s:%u: %s cannot be enforced here: %s; refusing to run the unit without them", path,
+                     (*u)->access.line, service_access_keys(*u), why) < 0) {
+                *error = NULL;
+                return -ENOMEM;
+        }
+        *u = unit_free(*u);
+        return 0;
+}
+
 /* A unit file whose name svd cannot use is told, with the reason, as systemd tells an invalid unit
  * name; at each load, since the file is skipped each time. Hidden files (".web.service") and
  * files of other types are passed over in silence. */
@@ -240,7 +258,8 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
                 int r = unit_load_file(path, x->name, m->ctx.unit_defaults, on_unit_warning, m, &u, &error);
                 if (r < 0 && !error && asprintf(&error, "%s: %s", path, strerror(-r)) < 0)
                         error = NULL;
-                if (r >= 0 && reload_check_sandbox(m, path, &u, &error) < 0) {
+                if (r >= 0 && (reload_check_sandbox(m, path, &u, &error) < 0 ||
+                               (u && reload_check_access(m, path, &u, &error) < 0))) {
                         unit_free(u);
                         reload_entries_free(e, n);
                         return -ENOMEM;

@@ -438,10 +438,12 @@ int manager_new(const ManagerConfig *config, Manager **ret) {
                 return log_error_errno(r, "Failed to open svd's stdout and stderr for service output: %m");
 
         spawn_probe(config->force_fallback, &m->probe);
+        cgroup_bpf_probe(&m->bpf);
         m->allow_unsandboxed = config->allow_unsandboxed;
         m->ctx.event = m->event;
         m->ctx.probe = &m->probe;
         m->ctx.cgroup = &m->cgroup;
+        m->ctx.bpf = &m->bpf;
         m->ctx.notify_path = m->notify_path;
         m->ctx.uid = m->uid;
         if (config->unit_defaults)
@@ -544,6 +546,13 @@ int manager_startup(Manager *m) {
         else
                 log_notice("cgroup: not used: %s; a forking service's children are contained only with "
                            "PrivatePIDs=yes.", m->cgroup.reason);
+        if (m->cgroup.available && m->bpf.devices && m->bpf.firewall)
+                log_info("cgroup BPF: %s: DevicePolicy=, DeviceAllow=, IPAddressAllow=, IPAddressDeny= are enforced.",
+                         m->bpf.reason);
+        else
+                log_notice("cgroup BPF: not usable: %s; units whose DevicePolicy=, DeviceAllow=, IPAddressAllow=, "
+                           "IPAddressDeny= restrict anything fail to load.",
+                           m->cgroup.available ? m->bpf.reason : "svd has no cgroup");
 
         if (state) {
                 /* A re-exec: everything as it was, nothing started or killed.

@@ -20,6 +20,7 @@
 
 #include "basic/macros.h"
 #include "cgroup.h"
+#include "cgroup-bpf.h"
 #include "guard.h"
 #include "service.h"
 #include "spawn.h"
@@ -71,6 +72,7 @@ struct Manager {
         ServiceContext ctx;     /* the services, sorted by name, and what they share */
         SpawnProbe probe;
         CgroupRoot cgroup;
+        CgroupBpfProbe bpf;            /* the programs of the device and IP access lists (cgroup-bpf.h) */
         Guard guard;                   /* ends the services' trees when svd dies (guard.h) */
 
         const ManagerHooks *hooks;

@@ -19,6 +19,7 @@
 
 #include "basic/macros.h"
 #include "cgroup.h"
+#include "cgroup-bpf.h"
 #include "creds.h"
 #include "logstream.h"
 #include "process.h"
@@ -180,6 +181,7 @@ typedef struct ServiceContext {
         sd_event *event;
         const SpawnProbe *probe;
         CgroupRoot *cgroup;
+        const CgroupBpfProbe *bpf; /* what the kernel takes of the access lists' programs (cgroup-bpf.h) */
         const char *notify_path; /* $NOTIFY_SOCKET given to services */
         bool notify_ready;       /* ... and it is bound: else Type=notify and WatchdogSec= cannot start */
         uid_t uid;               /* svd's own user */

@@ -8,6 +8,7 @@
 #include "basic/env-util.h"
 #include "basic/strv.h"
 #include "svd-log.h"
+#include "service-access.h"
 #include "service-dirs.h"
 #include "service-dynuser.h"
 #include "service-exec.h"
@@ -76,6 +77,14 @@ static int service_build_environment(Service *s, char **extra, char ***ret, char
                 return -ENOMEM;
         *ret = TAKE_PTR(env);
         return 0;
+}
+
+/* A cgroup that a service with access lists cannot do without: the start fails with why. */
+static int cgroup_error(ServiceExec *e, int r, const char *what) {
+        if (asprintf(&e->error, "%s, which its DevicePolicy=/DeviceAllow=/IPAddressAllow=/IPAddressDeny= need: %s",
+                     what, strerror(-r)) < 0)
+                e->error = NULL;
+        return r;
 }
 
 static uint64_t capability_mask(int last) {
@@ -285,23 +294,46 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                         params->rlimits[params->n_rlimits++] = (SpawnRlimit){ RLIMIT_NOFILE, c->nofile };
         }
 
+        /* The device and IP access lists are enforced on the service's cgroup, or the service does
+         * not run: without a cgroup, or with a kernel that does not take the programs, it fails
+         * here (and, known since start-up, the unit was refused when it was loaded). */
+        bool access = service_access_wanted(u);
+        const char *why = service_access_unsupported(c, u);
+        if (why) {
+                if (asprintf(&e->error, "Failed to enforce %s: %s", service_access_keys(u), why) < 0)
+                        e->error = NULL;
+                return -EOPNOTSUPP;
+        }
         if (c->cgroup->available) {
-                bool fresh = false;
+                bool fresh = false, made = false;
                 int cg = -EBADF;
                 /* Made at the first start, and again when it was removed (the service stopped, or
                  * someone else removed it); opened for this spawn only. */
                 r = s->cgroup ? cgroup_service_open_existing(c->cgroup, s->name, &cg) : -ENOENT;
                 if (r == -ENOENT) {
                         r = cgroup_service_open(c->cgroup, s->name, &cg);
+                        made = r >= 0;
+                        fresh = r > 0;
+                        if (r < 0 && access)
+                                return cgroup_error(e, r, "Failed to create the service's cgroup");
                         if (r < 0)
                                 log_warning_errno(r, "%s: Failed to create cgroup, running without: %m", s->name);
-                        fresh = r > 0;
-                } else if (r < 0)
+                } else if (r < 0 && access)
+                        return cgroup_error(e, r, "Failed to open the service's cgroup");
+                else if (r < 0)
                         log_warning_errno(r, "%s: Failed to open its cgroup, running without: %m", s->name);
                 s->cgroup = cg >= 0;
                 if (cg >= 0) {
                         e->params.cgroup_fd = cg;
                         e->owns_cgroup_fd = true;
+                        /* The programs go on the cgroup before any process of this start enters it,
+                         * once per start: the later commands of the start find them there. A cgroup
+                         * still in use from before gets them replaced. */
+                        if (made) {
+                                r = service_access_apply(s, cg, fresh, &e->error);
+                                if (r < 0)
+                                        return r;
+                        }
                         unsigned skipped = 0;
                         r = cgroup_apply_limits(c->cgroup, cg, fresh, u->memory_max, u->tasks_max,
                                                 u->cpu_weight, &skipped);

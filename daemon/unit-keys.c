@@ -20,6 +20,9 @@
 /* A sandboxing key svd enforces (unit-sandbox.c parses it). */
 #define KEY_SANDBOXING(n) { .section = "Service", .name = (n), .parse = parse_sandbox, .flags = KEY_SANDBOX }
 
+/* A key of the device and IP access lists (unit-access.c parses it). */
+#define KEY_ACCESS(n) { .section = "Service", .name = (n), .parse = parse_access, .flags = KEY_SANDBOX }
+
 /* ConditionNAME= and AssertNAME=, two rows (unit-condition.h). */
 #define KEY_CONDITION(n)                                                                                      \
         { "Unit", "Condition" n, parse_condition, UNIT_FIELD(conditions) },                                   \
@@ -240,10 +243,12 @@ static const UnitKey unit_keys[] = {
         { "Service", "AppArmorProfile", parse_security_label, .flags = KEY_SANDBOX },
         { "Service", "SELinuxContext", parse_security_label, .flags = KEY_SANDBOX },
         { "Service", "SmackProcessLabel", parse_security_label, .flags = KEY_SANDBOX },
-        KEY_SANDBOX_NOT_YET("DevicePolicy"),
-        KEY_SANDBOX_NOT_YET("DeviceAllow"),
-        KEY_SANDBOX_NOT_YET("IPAddressAllow"),
-        KEY_SANDBOX_NOT_YET("IPAddressDeny"),
+        /* The access lists of systemd.resource-control(5), which the service's cgroup enforces
+         * (unit-access.h). */
+        KEY_ACCESS("DevicePolicy"),
+        KEY_ACCESS("DeviceAllow"),
+        KEY_ACCESS("IPAddressAllow"),
+        KEY_ACCESS("IPAddressDeny"),
         KEY_SANDBOX_NOT_YET("RestrictNetworkInterfaces"),
         KEY_SANDBOX_NOT_YET("SocketBindAllow"),
         KEY_SANDBOX_NOT_YET("SocketBindDeny"),

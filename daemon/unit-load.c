@@ -79,6 +79,7 @@ Unit *unit_free(Unit *u) {
         for (size_t i = 0; i < _EXEC_DIRECTORY_TYPE_MAX; i++)
                 strv_free(u->exec_directories[i]);
         unit_sandbox_done(&u->sandbox);
+        unit_access_done(&u->access);
         strv_free(u->not_applied);
         unit_conditions_done(&u->conditions);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)

@@ -1430,6 +1430,35 @@ int parse_sandbox(UnitParser *p, const UnitKey *k, void *field) {
         return invalid_value(p, r, "%s", reason ?: "invalid value");
 }
 
+/* DevicePolicy=, DeviceAllow=, IPAddressAllow=, IPAddressDeny=: unit-access.c parses their values;
+ * specifiers in a DeviceAllow= path are resolved first, as systemd does. The line of the first
+ * assignment that may restrict the service (not IPAddressAllow=, not DevicePolicy=auto, not a reset)
+ * is kept for the load error where svd cannot enforce them. */
+int parse_access(UnitParser *p, const UnitKey *k, void *field) {
+        UnitAccess *a = &p->unit->access;
+        _cleanup_free_ char *value = NULL;
+        const char *reason = NULL;
+        int r;
+
+        (void) field;
+        if (streq(k->name, "DeviceAllow") && !isempty(p->value)) {
+                r = parse_string_value(p, &value);
+                if (r < 0)
+                        return r;
+        }
+        r = unit_access_parse(a, k->name, value ?: p->value, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                assert(r != -ENOENT);
+                return invalid_value(p, r, "%s", reason ?: "invalid value");
+        }
+        if (a->line == 0 && !isempty(p->value) && !streq(k->name, "IPAddressAllow") &&
+            !(streq(k->name, "DevicePolicy") && a->device_policy == DEVICE_POLICY_AUTO))
+                a->line = p->line;
+        return 0;
+}
+
 /* A sandboxing key svd does not enforce. A value that asks for nothing ("no", "default", empty) is
  * fine; anything else is recorded, so that the unit never runs with less than it asks for
  * unnoticed. An empty assignment takes an earlier one back. */

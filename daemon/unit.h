@@ -37,6 +37,7 @@
 #include "basic/macros.h"
 #include "basic/unit-name.h"
 #include "unit-condition.h"
+#include "unit-access.h"
 #include "unit-sandbox.h"
 
 /* Limits on what a unit file may make svd hold. */
@@ -370,6 +371,7 @@ typedef struct Unit {
         } limit_nofile, limit_nproc, limit_core;
         int private_pids; /* PrivatePIDs=: -1 = default (unit_private_pids()), 0, 1 */
         UnitSandbox sandbox; /* the sandboxing keys (unit-sandbox.h) */
+        UnitAccess access;   /* the device and IP access lists its cgroup enforces (unit-access.h) */
         /* What of the file svd does not apply, each with its warning at load time: "Key=" for keys
          * svd ignores (unknown ones and those it does not support yet; the sandboxing keys of
          * sandbox.not_applied at the end), "Key=value" for values it ignores ("After=network.target").

@@ -16,15 +16,15 @@ setup_test
 write_unit clock <<EOF2
 [Service]
 ExecStart=$SLEEP 10000
-IPAddressDeny=any
-DevicePolicy=closed
+SocketBindDeny=any
+RestrictFileSystems=ext4
 EOF2
 write_unit clock-off <<EOF2
 [Service]
 ExecStart=$SLEEP 10000
-DevicePolicy=auto
-IPAddressDeny=any
-IPAddressDeny=
+MemoryKSM=no
+SocketBindDeny=any
+SocketBindDeny=
 EOF2
 write_unit plain <<EOF2
 [Service]
@@ -34,8 +34,8 @@ EOF2
 start_svd
 run svctl status clock
 expect_contains "the unit with an unenforced sandboxing key failed to load" "$OUT" "Loaded: error ("
-expect_contains "the load error names the key" "$OUT" "IPAddressDeny="
-expect_contains "the load error names every such key" "$OUT" "DevicePolicy="
+expect_contains "the load error names the key" "$OUT" "SocketBindDeny="
+expect_contains "the load error names every such key" "$OUT" "RestrictFileSystems="
 expect_contains "the load error has file and line" "$OUT" "clock.service:3:"
 run svctl start clock
 expect_rc "starting it fails" 1
@@ -50,8 +50,8 @@ start_svd --allow-unsandboxed
 run svctl start clock
 expect_rc "with --allow-unsandboxed the unit starts" 0
 run svctl status clock
-expect_contains "svctl status shows the keys not applied" "$OUT" "Not applied: IPAddressDeny= DevicePolicy="
-check "svd warned about the unit" grep -q "clock.service:3: Sandboxing not enforced by svd: IPAddressDeny= DevicePolicy=" "$SVD_LOG"
+expect_contains "svctl status shows the keys not applied" "$OUT" "Not applied: SocketBindDeny= RestrictFileSystems="
+check "svd warned about the unit" grep -q "clock.service:3: Sandboxing not enforced by svd: SocketBindDeny= RestrictFileSystems=" "$SVD_LOG"
 run svctl --json status clock
 expect_contains "the JSON status lists them" "$OUT" '"sandboxNotApplied"'
 run svctl status plain

@@ -173,17 +173,17 @@ START_TEST(test_seccomp_keys) {
 END_TEST
 
 START_TEST(test_not_applied_recorded) {
-        Unit *u = load_ok("IPAddressDeny=any\nSystemCallLog=no\nDevicePolicy=auto\nIPAddressDeny=any\n"
-                          "RestrictFileSystems=ext4\nSocketBindDeny=any\n");
+        Unit *u = load_ok("RestrictNetworkInterfaces=eth0\nSystemCallLog=no\nMemoryKSM=no\n"
+                          "RestrictNetworkInterfaces=eth1\nRestrictFileSystems=ext4\nSocketBindDeny=any\n");
         ck_assert_int_eq(strv_length(u->sandbox.not_applied), 3);
-        ck_assert_str_eq(u->sandbox.not_applied[0], "IPAddressDeny=");
+        ck_assert_str_eq(u->sandbox.not_applied[0], "RestrictNetworkInterfaces=");
         ck_assert_str_eq(u->sandbox.not_applied[1], "RestrictFileSystems=");
         ck_assert_str_eq(u->sandbox.not_applied[2], "SocketBindDeny=");
         ck_assert_uint_eq(u->sandbox.not_applied_line, 3);
         unit_free(u);
 
         /* An empty assignment takes one back. */
-        u = load_ok("IPAddressDeny=any\nIPAddressDeny=\n");
+        u = load_ok("SocketBindDeny=any\nSocketBindDeny=\n");
         ck_assert_ptr_null(u->sandbox.not_applied);
         unit_free(u);
 
