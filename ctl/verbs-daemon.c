@@ -71,6 +71,14 @@ int verb_info(VarlinkClient *c, int argc, char **argv) {
                                 "hierarchy (a hybrid or legacy one keeps controllers in cgroup v1: boot with "
                                 "systemd.unified_cgroup_hierarchy=1)", missing);
         }
+        /* An older svd does not say it. */
+        json_t *access = json_object_get(p, "accessLists");
+        if (access)
+                print_info_line("Access lists", "%s: %s", json_is_true(access) ? "yes" : "no",
+                                json_get_str(p, "accessListsReason") ?: "-");
+        if (access && !json_is_true(access))
+                print_info_line("Refused", "units whose DevicePolicy=, DeviceAllow=, IPAddressAllow=, IPAddressDeny= "
+                                "restrict anything (they need the BPF programs on the service's cgroup)");
 
         return EXIT_SUCCESS;
 }

@@ -293,14 +293,17 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
                 json_array_append_new(controllers, json_string(*c));
         for (const char **c = lack; *c; c++)
                 json_array_append_new(missing, json_string(*c));
+        bool access = m->cgroup.available && m->bpf.devices && m->bpf.firewall;
         return varlink_call_reply(
-                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o,s:s,s:s,s:o,s:o}", "version", svd_version,
+                call, json_pack("{s:s,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:s,s:I,s:b,s:s,s:o,s:o,s:b,s:s,s:s,s:s,s:o,s:o}",
+                                "version", svd_version,
                                 "kernel", u.release, "mode", spawn_mode_to_string(m->probe.mode), "modeReason",
                                 m->probe.reason, "flags", flags_to_json(m->probe.flags), "pid", (int) getpid(),
                                 "uid", (int) m->uid, "unitDirectory", m->unit_dir, "socket", m->socket_path,
                                 "services", (json_int_t) m->ctx.n_services, "cgroup", m->cgroup.available,
                                 "cgroupReason", m->cgroup.reason, "cgroupControllers", controllers,
-                                "cgroupControllersMissing", missing, "processTrees",
+                                "cgroupControllersMissing", missing, "accessLists", access, "accessListsReason",
+                                m->cgroup.available ? m->bpf.reason : m->cgroup.reason, "processTrees",
                                 m->ctx.guarded ? "whole-trees" : "main-processes", "processTreesReason",
                                 m->ctx.guarded ? "svd's guard kills every process of the services' cgroups when svd dies"
                                 : m->cgroup.available ? "svd's guard could not be started: the main process of each service "
