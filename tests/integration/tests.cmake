@@ -21,6 +21,8 @@ svd_integration_test(sandbox-seccomp)
 svd_integration_test(sandbox-users)
 svd_integration_test(sandbox-dynuser)
 svd_integration_test(sandbox-process)
+# The device and IP access lists: BPF programs on the service's cgroup (root, cgroup2).
+svd_integration_test(sandbox-bpf)
 svd_integration_test(e2e-kill)
 svd_integration_test(e2e-notify)
 svd_integration_test(e2e-deps)

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sandbox-probe PROBE...: makes the system call each probe names and prints "PROBE=OK" or
  * "PROBE=ENAME" (the errno), one line each, so that tests/integration/sandbox-seccomp.sh sees from
- * inside a service what its seccomp filters let through. A probe that is killed (SIGSYS) prints
- * nothing more: the output stops there. */
+ * inside a service what its seccomp filters let through (and sandbox-bpf.sh what its cgroup's
+ * device and IP programs let through). A probe that is killed (SIGSYS) prints nothing more: the
+ * output stops there. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +63,124 @@ static long i386_getpid(void) {
         errno = ENOSYS;
         return -1;
 #endif
+}
+
+/* How long a packet may take to arrive over the loopback device, which delivers it before the
+ * send returns on an idle machine: only a dropped one takes this long. */
+#define PROBE_NET_WAIT_MS 2000
+
+/* "ADDRESS", IPv4 or IPv6, with port 0: the kernel picks one when it is bound. */
+static int probe_addr(const char *s, struct sockaddr_storage *ret, socklen_t *ret_len) {
+        struct sockaddr_in *in = (struct sockaddr_in *) ret;
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ret;
+
+        memset(ret, 0, sizeof(*ret));
+        if (inet_pton(AF_INET, s, &in->sin_addr) == 1) {
+                in->sin_family = AF_INET;
+                *ret_len = sizeof(*in);
+                return 0;
+        }
+        if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
+                in6->sin6_family = AF_INET6;
+                *ret_len = sizeof(*in6);
+                return 0;
+        }
+        errno = EINVAL;
+        return -1;
+}
+
+/* A socket of type bound to address s (port 0), its address with the port in *ret. */
+static int probe_bound(const char *s, int type, struct sockaddr_storage *ret, socklen_t *ret_len) {
+        if (probe_addr(s, ret, ret_len) < 0)
+                return -1;
+        int fd = socket(ret->ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -1;
+        if (bind(fd, (struct sockaddr *) ret, *ret_len) < 0 ||
+            getsockname(fd, (struct sockaddr *) ret, ret_len) < 0 || (type == SOCK_STREAM && listen(fd, 1) < 0)) {
+                int e = errno;
+                close(fd);
+                errno = e;
+                return -1;
+        }
+        return fd;
+}
+
+/* tcp-connect:ADDRESS: a connection to a listener of its own on ADDRESS. A SYN that the egress
+ * program drops is not an error to connect(2) (TCP sends it again): ETIMEDOUT once it did not
+ * connect within PROBE_NET_WAIT_MS. */
+static long probe_tcp_connect(const char *addr) {
+        struct sockaddr_storage sa;
+        socklen_t len;
+        int l = probe_bound(addr, SOCK_STREAM, &sa, &len), c = -1, e = 0;
+        long r = -1;
+
+        if (l < 0)
+                return -1;
+        c = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (c >= 0 && (connect(c, (struct sockaddr *) &sa, len) == 0 || errno == EINPROGRESS)) {
+                struct pollfd p = { .fd = c, .events = POLLOUT };
+                socklen_t el = sizeof(e);
+                int n = poll(&p, 1, PROBE_NET_WAIT_MS);
+                if (n == 0)
+                        e = ETIMEDOUT;
+                else if (n < 0 || getsockopt(c, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+                        e = errno;
+                r = e ? -1 : 0;
+        } else
+                e = errno;
+        if (c >= 0)
+                close(c);
+        close(l);
+        errno = e;
+        return r;
+}
+
+/* udp-send:ADDRESS: a datagram to a socket of its own on ADDRESS; what sendto(2) says (the egress
+ * program's drop is EPERM). udp-recv:SOURCE,ADDRESS: the same from a socket bound to SOURCE, and
+ * whether it arrived (the ingress program looks at the source): ETIMEDOUT when it did not. */
+static long probe_udp(const char *arg, bool receive) {
+        char src[64] = "";
+        const char *dst = arg;
+        if (receive) {
+                const char *comma = strchr(arg, ',');
+                if (!comma || (size_t) (comma - arg) >= sizeof(src)) {
+                        errno = EINVAL;
+                        return -1;
+                }
+                memcpy(src, arg, (size_t) (comma - arg));
+                dst = comma + 1;
+        }
+        struct sockaddr_storage to, from;
+        socklen_t to_len, from_len;
+        int rx = probe_bound(dst, SOCK_DGRAM, &to, &to_len), tx = -1, e = 0;
+        long r = -1;
+        if (rx < 0)
+                return -1;
+        tx = receive ? probe_bound(src, SOCK_DGRAM, &from, &from_len)
+                     : socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (tx >= 0 && sendto(tx, "x", 1, 0, (struct sockaddr *) &to, to_len) == 1) {
+                r = 0;
+                if (receive) {
+                        struct pollfd p = { .fd = rx, .events = POLLIN };
+                        int n = poll(&p, 1, PROBE_NET_WAIT_MS);
+                        e = n == 0 ? ETIMEDOUT : n < 0 ? errno : 0;
+                        r = e ? -1 : 0;
+                }
+        } else
+                e = errno;
+        if (tx >= 0)
+                close(tx);
+        close(rx);
+        errno = e;
+        return r;
+}
+
+static long probe_open(const char *path, int flags) {
+        int fd = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd >= 0)
+                close(fd);
+        return fd;
 }
 
 static long probe(const char *what, const char *arg) {
@@ -192,6 +316,31 @@ static long probe(const char *what, const char *arg) {
                 mq_close(q);
                 return 0;
         }
+        /* Device access through the cgroup's device program: open for reading, for writing, and
+         * mknod(2) of the character device MAJOR:MINOR at a path ("mknod:PATH:MAJOR:MINOR"). */
+        if (strcmp(what, "open-read") == 0)
+                return probe_open(arg, O_RDONLY);
+        if (strcmp(what, "open-write") == 0)
+                return probe_open(arg, O_WRONLY);
+        if (strcmp(what, "mknod") == 0) {
+                char path[4096];
+                unsigned maj, min;
+                const char *colon = strchr(arg, ':');
+                if (!colon || (size_t) (colon - arg) >= sizeof(path) || sscanf(colon + 1, "%u:%u", &maj, &min) != 2) {
+                        errno = EINVAL;
+                        return -1;
+                }
+                memcpy(path, arg, (size_t) (colon - arg));
+                path[colon - arg] = '\0';
+                long r = mknod(path, S_IFCHR | 0600, makedev(maj, min));
+                if (r == 0)
+                        unlink(path);
+                return r;
+        }
+        if (strcmp(what, "tcp-connect") == 0)
+                return probe_tcp_connect(arg);
+        if (strcmp(what, "udp-send") == 0 || strcmp(what, "udp-recv") == 0)
+                return probe_udp(arg, what[4] == 'r');
         if (strcmp(what, "sethostname") == 0)
                 return sethostname("svd-probe", 9);
         if (strcmp(what, "i386-getpid") == 0)
