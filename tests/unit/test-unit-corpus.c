@@ -3,7 +3,9 @@
  * each with its package and version), loaded with svd's parser as they are. Prints every file that
  * does not load with its reason, the keys that loaded units use and svd ignores, and the load rate;
  * fails when fewer files load than tests/units-debian/FLOOR says the tree has reached, so the rate
- * cannot go down unnoticed. Raise FLOOR when a change makes more units load. */
+ * cannot go down unnoticed; the same for the files that also set no sandboxing key svd does not
+ * enforce (svd refuses those unless it runs with --allow-unsandboxed). Raise FLOOR when a change
+ * makes more units load or run. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -80,8 +82,10 @@ static int key_count_compare(const void *a, const void *b) {
         return strcmp(x->key, y->key);
 }
 
-static unsigned read_floor(void) {
+/* The number of FLOOR's line "WHAT N". */
+static unsigned read_floor(const char *what) {
         _cleanup_free_ char *path = NULL;
+        size_t n = strlen(what);
         char line[256];
         unsigned floor = 0;
         bool found = false;
@@ -91,17 +95,18 @@ static unsigned read_floor(void) {
         f = fopen(path, "re");
         ck_assert_msg(f, "cannot open %s: %s", path, strerror(errno));
         while (fgets(line, sizeof line, f))
-                if (sscanf(line, "loaded %u", &floor) == 1)
+                if (strneq(line, what, n) && line[n] == ' ' && sscanf(line + n + 1, "%u", &floor) == 1)
                         found = true;
         fclose(f);
-        ck_assert_msg(found, "%s has no line 'loaded N'", path);
+        ck_assert_msg(found, "%s has no line '%s N'", path, what);
         return floor;
 }
 
 START_TEST(test_corpus_load_rate) {
         _cleanup_free_ char *list = NULL;
         static Corpus corpus;
-        unsigned total = 0, loaded = 0, host_lacks = 0, floor = read_floor();
+        unsigned total = 0, loaded = 0, host_lacks = 0, floor = read_floor("loaded");
+        unsigned enforced = 0, enforced_floor = read_floor("enforced");
         char line[1024];
         FILE *f;
 
@@ -134,6 +139,13 @@ START_TEST(test_corpus_load_rate) {
                 ck_assert_msg(r != -ENOENT, "%s is listed in PACKAGES but missing", path);
                 if (r >= 0) {
                         loaded++;
+                        /* Loaded, and svd runs it without --allow-unsandboxed: it sets no sandboxing
+                         * key that svd does not enforce. */
+                        if (!u->sandbox.not_applied)
+                                enforced++;
+                        else
+                                printf("sandboxing not enforced: %s (%s %s): %s%s\n", file, package, version,
+                                       u->sandbox.not_applied[0], u->sandbox.not_applied[1] ? " ..." : "");
                         unit_free(u);
                 } else {
                         printf("not loaded: %s (%s %s): %s\n", file, package, version,
@@ -158,9 +170,13 @@ START_TEST(test_corpus_load_rate) {
                total ? 100.0 * loaded / total : 0.0, floor);
         if (host_lacks > 0)
                 printf("corpus: %u more load on a machine that gives their specifiers a value\n", host_lacks);
+        printf("corpus: %u of %u unit files run without --allow-unsandboxed (every sandboxing key enforced), "
+               "floor %u\n", enforced, total, enforced_floor);
         ck_assert_uint_gt(total, 0);
         ck_assert_msg(loaded + host_lacks >= floor, "only %u unit files load (%u more need what this machine lacks), "
                       "the tree had reached %u", loaded, host_lacks, floor);
+        ck_assert_msg(enforced >= enforced_floor, "only %u unit files run without --allow-unsandboxed, the tree had "
+                      "reached %u", enforced, enforced_floor);
 }
 END_TEST
 
