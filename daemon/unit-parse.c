@@ -3,6 +3,7 @@
  * Unit, and the messages they and the reader report. */
 #include "unit-parse.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -1373,10 +1374,30 @@ int parse_pam_name(UnitParser *p, const UnitKey *k, void *field) {
  * under, confining it. svd applies none. Run without it, the service would have more than its unit
  * gives it, so the unit fails to load; with the '-' prefix ("failing to apply it is fine") it is a
  * sandboxing key svd does not enforce, refused unless svd runs with --allow-unsandboxed. */
+/* Whether this kernel enforces AppArmor: /sys/module/apparmor/parameters/enabled says Y. */
+static bool apparmor_enabled(void) {
+        char c = 0;
+        int fd = open("/sys/module/apparmor/parameters/enabled", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, &c, 1);
+        (void) close(fd);
+        return n == 1 && c == 'Y';
+}
+
 int parse_security_label(UnitParser *p, const UnitKey *k, void *field) {
         (void) field;
         if (isempty(p->value))
                 return record_sandbox_not_applied(p, k);
+        /* systemd.exec(5): with '-', a profile that cannot be applied is ignored. Where the kernel
+         * has no AppArmor, systemd runs the service without it, and so does svd, saying so; where it
+         * has, systemd would apply it and svd cannot, so the key is not applied. */
+        if (p->value[0] == '-' && streq(k->name, "AppArmorProfile") && !apparmor_enabled()) {
+                parser_warn(p, "%s=%s: AppArmor is not enabled in this kernel, the service runs without the "
+                               "profile (as under systemd)",
+                            k->name, p->value);
+                return 0;
+        }
         if (p->value[0] == '-')
                 return record_sandbox_not_applied(p, k);
         return parser_error(p, -EOPNOTSUPP, p->line,

@@ -187,6 +187,25 @@ START_TEST(test_not_applied_recorded) {
         ck_assert_ptr_null(u->sandbox.not_applied);
         unit_free(u);
 
+        /* A security label svd cannot apply: with '-', not applied where the kernel would enforce it
+         * (systemd would apply it); without AppArmor in the kernel, ignored as systemd ignores it. */
+        bool apparmor = access("/sys/module/apparmor/parameters/enabled", F_OK) == 0;
+        char c = 0;
+        FILE *f = apparmor ? fopen("/sys/module/apparmor/parameters/enabled", "re") : NULL;
+        if (f) {
+                apparmor = fread(&c, 1, 1, f) == 1 && c == 'Y';
+                fclose(f);
+        }
+        u = load_ok("AppArmorProfile=-some_profile\n");
+        if (apparmor)
+                ck_assert_str_eq(u->sandbox.not_applied[0], "AppArmorProfile=");
+        else
+                ck_assert_ptr_null(u->sandbox.not_applied);
+        unit_free(u);
+        u = load_ok("SELinuxContext=-system_u:system_r:foo_t\n");
+        ck_assert_str_eq(u->sandbox.not_applied[0], "SELinuxContext=");
+        unit_free(u);
+
         /* Units without sandboxing keys have nothing to set up. */
         u = load_ok("User=nobody\n");
         ck_assert(!unit_sandbox_is_set(&u->sandbox));
