@@ -835,7 +835,8 @@ int varlink_manager_set_access(Manager *m, const char *output_group, const char 
                 log_debug("Group '%s' (gid " GID_FMT ") may read every service's output.", vm->access.output_group,
                           vm->access.output_gid);
         if (vm->access.manage_group)
-                log_info("Group '%s' (gid " GID_FMT ") may start, stop, restart, kill, reset and reload services.",
+                log_info("Group '%s' (gid " GID_FMT ") may start, stop, restart, kill, reset, reload, enable and "
+                         "disable services.",
                          vm->access.manage_group, vm->access.manage_gid);
         return 0;
 }
