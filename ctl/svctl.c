@@ -62,8 +62,8 @@ static int verb_reload(VarlinkClient *c, int argc, char **argv) {
 }
 
 /* --now, as systemctl's: the units are started (stopped) once every one was enabled (disabled). */
-static int verb_install_now(VarlinkClient *c, int argc, char **argv, VerbFunction install, VerbFunction change,
-                            const char *change_name) {
+static int verb_install_now(VarlinkClient *c, int argc, char **argv, VerbFunction install,
+                            VerbFunction change, const char *change_name) {
         int r = install(c, argc, argv);
         if (r != EXIT_SUCCESS || !arg_now)
                 return r;

@@ -61,7 +61,8 @@ static int install_failure(const char *action, const char *name, const char *err
         const char *other = json_get_str(reply_parameters(reply), "name");
 
         if (other && !streq(other, name) && streq(error, ERROR_NO_SUCH_SERVICE)) {
-                log_error("Failed to %s '%s': Unit %s.service (of its Also=) not found.", action, name, other);
+                log_error("Failed to %s '%s': Unit %s.service (of its Also=) not found.", action, name,
+                          other);
                 return EXIT_PROGRAM_OR_SERVICES_STATUS_UNKNOWN;
         }
         return log_call_failure(action, name, 0, error, reply);
@@ -141,9 +142,11 @@ int verb_is_enabled(VarlinkClient *c, int argc, char **argv) {
                         enabled = true;
                 if (arg_json) {
                         _cleanup_json_ json_t *missing = NULL;
-                        if (!unit_file && !(unit_file = missing = json_pack("{s:s+,s:s}", "name", argv[i], ".service",
-                                                                           "state", state)))
-                                return -EINVAL; /* not UTF-8: the call above failed first */
+                        if (!unit_file)
+                                unit_file = missing = json_pack("{s:s+,s:s}", "name", argv[i], ".service",
+                                                                "state", state);
+                        if (!unit_file)
+                                return -ENOMEM;
                         r = print_json(unit_file);
                         if (r < 0)
                                 return r;
@@ -158,7 +161,8 @@ int verb_is_enabled(VarlinkClient *c, int argc, char **argv) {
 /* ---- list-unit-files ---- */
 
 /* ListUnitFiles, streamed in chunks: every unit file in one array, or the error reply. */
-static int call_list_unit_files(VarlinkClient *c, json_t **ret_files, json_t **ret_error_reply, const char **ret_error) {
+static int call_list_unit_files(VarlinkClient *c, json_t **ret_files, json_t **ret_error_reply,
+                                const char **ret_error) {
         _cleanup_json_ json_t *all = json_array();
         if (!all)
                 return -ENOMEM;

@@ -110,8 +110,9 @@ static void print_status_block(json_t *s) {
         const char *restart = json_get_str(s, "restart") ?: "?";
         const char *mode = json_get_str(s, "mode");
         /* An svd from before unitFileState sends the bit alone. */
-        const char *file_state = json_get_str(s, "unitFileState")
-                                         ?: json_is_true(json_object_get(s, "enabled")) ? "enabled" : "disabled";
+        const char *file_state = json_get_str(s, "unitFileState");
+        if (!file_state)
+                file_state = json_is_true(json_object_get(s, "enabled")) ? "enabled" : "disabled";
         _cleanup_free_ char *command = join_strings(json_object_get(s, "execStart"), /* exec_quoting= */ true);
         char ts[128], ago[64], buf[128];
         int64_t v;

@@ -37,8 +37,9 @@ static void manager_apply_file_states(Manager *m, bool pin) {
         for (size_t i = 0; i < m->ctx.n_services; i++) {
                 Service *s = m->ctx.services[i];
                 bool was = s->file_state == UNIT_FILE_ENABLED;
-                if (!service_set_file_state(s, unit_file_state(&m->links, s->name, newest_def(s)->unit)) || !pin ||
-                    s->wanted != WANTED_DEFAULT || unit_name_is_template(s->name))
+                UnitFileState state = unit_file_state(&m->links, s->name, newest_def(s)->unit);
+                if (!service_set_file_state(s, state) || !pin || s->wanted != WANTED_DEFAULT ||
+                    unit_name_is_template(s->name))
                         continue;
                 save = service_set_wanted(s, was ? WANTED_START : WANTED_STOP) || save;
         }
@@ -46,22 +47,29 @@ static void manager_apply_file_states(Manager *m, bool pin) {
                 manager_save_wanted(m);
 }
 
-static void manager_read_links(Manager *m) {
+/* Reads the links into m->links. What is wrong with them is told when warn (start-up, reload):
+ * anybody may ask about unit files, and each question reads them again. */
+static void manager_read_links(Manager *m, bool warn) {
+        int level = warn ? LOG_WARNING : LOG_DEBUG;
         UnitInstallLinks l;
+
         int r = unit_install_links_read(m->unit_dir, &l);
         if (r == -ENOMEM) {
                 log_oom();
                 return; /* the last links read stay */
         }
         if (r < 0)
-                log_warning_errno(r, "Failed to read the .wants/ links of '%s', some are missing: %m", m->unit_dir);
+                log_full_errno(level, r, "Failed to read the .wants/ links of '%s', some are missing: %m",
+                               m->unit_dir);
         if (l.truncated)
-                log_error("More than %u entries in the .wants/ directories of '%s', ignoring the rest.",
-                          UNIT_INSTALL_LINKS_MAX, m->unit_dir);
+                log_full(warn ? LOG_ERR : LOG_DEBUG,
+                         "More than %u entries in the .wants/ directories of '%s', ignoring the rest.",
+                         UNIT_INSTALL_LINKS_MAX, m->unit_dir);
         if (l.ignored > 0)
-                log_warning("'%s' is no symbolic link to a unit file (%u such entries in the .wants/ directories "
-                            "of '%s'), ignoring.",
-                            strna(l.first_ignored), l.ignored, m->unit_dir);
+                log_full(level,
+                         "'%s' is no symbolic link named after a unit file (%u such entries in the .wants/ "
+                         "directories of '%s'), ignoring.",
+                         strna(l.first_ignored), l.ignored, m->unit_dir);
         unit_install_links_done(&m->links);
         m->links = l;
 }
@@ -69,14 +77,15 @@ static void manager_read_links(Manager *m) {
 void manager_refresh_unit_files(Manager *m, bool instantiate) {
         assert(m);
 
-        manager_read_links(m);
+        manager_read_links(m, /* warn= */ instantiate);
         for (char **n = instantiate ? m->links.linked : NULL; n && *n; n++) {
                 if (service_find(&m->ctx, *n))
                         continue;
                 /* A link to an instance of a loaded template creates it, as a start would. */
                 if (is_instance(*n) && manager_instantiate(m, *n))
                         continue;
-                log_warning("'%s/*.wants/%s.service' names no unit svd has loaded, ignoring.", m->unit_dir, *n);
+                log_warning("'%s/*.wants/%s.service' names no unit svd has loaded, ignoring.", m->unit_dir,
+                            *n);
         }
         manager_apply_file_states(m, /* pin= */ false);
 }
@@ -148,7 +157,8 @@ static char *install_targets_text(const Unit *u) {
         for (char **t = u->wanted_by; t && *t; t++)
                 fprintf(f, "%s%s", t == u->wanted_by ? "WantedBy=" : " ", *t);
         for (char **t = u->required_by; t && *t; t++)
-                fprintf(f, "%s%s", t == u->required_by ? (u->wanted_by ? ", RequiredBy=" : "RequiredBy=") : " ", *t);
+                fprintf(f, "%s%s", t != u->required_by ? " " : u->wanted_by ? ", RequiredBy=" : "RequiredBy=",
+                        *t);
         if (fclose(f) != 0)
                 return NULL;
         return TAKE_PTR(buf);
@@ -234,12 +244,12 @@ int manager_install(Manager *m, const char *name, bool enable, UnitFileChanges *
         assert(ret_failure);
 
         /* The links as they are now: a template's instances, what the states change from. */
-        manager_read_links(m);
+        manager_read_links(m, /* warn= */ false);
         manager_apply_file_states(m, /* pin= */ false);
         int r = install_one(m, &run, name, 0);
         strv_free(run.visited);
         /* What changed, also when it failed half way, and the wishes that stay as they were. */
-        manager_read_links(m);
+        manager_read_links(m, /* warn= */ false);
         manager_apply_file_states(m, /* pin= */ true);
         if (r == -ENOMEM)
                 return log_oom();
