@@ -20,7 +20,11 @@ extern uint64_t arg_timeout_usec;
 extern int64_t arg_lines;
 extern bool arg_follow;
 
-/* For is-active/is-failed: -q/--quiet. For show: -p/--property (NULL: all), --value. */
+/* For is-active/is-failed/is-enabled, enable and disable: -q/--quiet. For show: -p/--property (NULL:
+ * all), --value. */
 extern bool arg_quiet;
 extern char **arg_properties;
 extern bool arg_value;
+
+/* For enable and disable: --now, also start or stop the units. */
+extern bool arg_now;

@@ -42,6 +42,7 @@ bool arg_follow = false;
 bool arg_quiet = false;
 char **arg_properties = NULL;
 bool arg_value = false;
+bool arg_now = false;
 static bool arg_timeout_set = false;
 
 typedef struct Verb {
@@ -58,6 +59,29 @@ static int verb_reload(VarlinkClient *c, int argc, char **argv) {
         if (argc > 1)
                 return verb_reload_services(c, argc, argv);
         return verb_daemon_reload(c, argc, argv);
+}
+
+/* --now, as systemctl's: the units are started (stopped) once every one was enabled (disabled). */
+static int verb_install_now(VarlinkClient *c, int argc, char **argv, VerbFunction install,
+                            VerbFunction change, const char *change_name) {
+        int r = install(c, argc, argv);
+        if (r != EXIT_SUCCESS || !arg_now)
+                return r;
+        if (!arg_timeout_set)
+                arg_timeout_usec = TIMEOUT_CHANGE_USEC;
+        char *verb = argv[0];
+        argv[0] = (char *) change_name;
+        r = change(c, argc, argv);
+        argv[0] = verb;
+        return r;
+}
+
+static int verb_enable_now(VarlinkClient *c, int argc, char **argv) {
+        return verb_install_now(c, argc, argv, verb_enable, verb_start, "start");
+}
+
+static int verb_disable_now(VarlinkClient *c, int argc, char **argv) {
+        return verb_install_now(c, argc, argv, verb_disable, verb_stop, "stop");
 }
 
 static const Verb verbs[] = {
@@ -78,6 +102,11 @@ static const Verb verbs[] = {
         { "is-failed", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_failed },
         { "cat", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_cat },
         { "show", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_show },
+        { "enable", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_enable_now },
+        { "disable", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_disable_now },
+        { "is-enabled", 1, VERB_ANY, true, TIMEOUT_QUERY_USEC, verb_is_enabled },
+        /* Patterns, not names: "web*". */
+        { "list-unit-files", 0, VERB_ANY, false, TIMEOUT_QUERY_USEC, verb_list_unit_files },
 };
 
 static void help(void) {
@@ -110,6 +139,15 @@ static void help(void) {
                "  is-failed NAME...    The same; exit 0 when one is failed, else 1\n"
                "  cat NAME...          Show the unit files, each after a line with its path\n"
                "  show NAME...         Show properties with systemd's names, as KEY=VALUE\n"
+               "  enable NAME...       Make services start when svd starts (a link in the\n"
+               "                       unit directory's default.target.wants/); with --now,\n"
+               "                       also start them\n"
+               "  disable NAME...      Make services not start when svd starts; with --now,\n"
+               "                       also stop them\n"
+               "  is-enabled NAME...   Print whether each starts with svd (enabled, disabled,\n"
+               "                       static, ...); exit 0 when one is enabled or static\n"
+               "  list-unit-files [PATTERN...]\n"
+               "                       List unit files and whether they start with svd\n"
                "\n"
                "Options:\n"
                "  -h --help            Show this help\n"
@@ -123,7 +161,9 @@ static void help(void) {
                "  -f --follow          For logs: keep printing new lines until interrupted\n"
                "  -p --property=NAME   For show: only these properties (repeat it, or NAME,NAME)\n"
                "     --value           For show: print the values without \"NAME=\"\n"
-               "  -q --quiet           For is-active and is-failed: print nothing\n"
+               "  -q --quiet           For is-active, is-failed and is-enabled: print nothing;\n"
+               "                       for enable and disable: no list of the links changed\n"
+               "     --now             For enable and disable: also start or stop the services\n"
                "     --timeout=SEC     Wait at most SEC for each reply (default: 90s for\n"
                "                       start, stop and restart, 10s otherwise; 0: forever)\n"
                "\n"
@@ -158,6 +198,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_JSON,
                 ARG_TIMEOUT,
                 ARG_VALUE,
+                ARG_NOW,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -171,6 +212,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "property", required_argument, NULL, 'p' },
                 { "value", no_argument, NULL, ARG_VALUE },
                 { "quiet", no_argument, NULL, 'q' },
+                { "now", no_argument, NULL, ARG_NOW },
                 {},
         };
         int c, r;
@@ -251,6 +293,10 @@ static int parse_argv(int argc, char *argv[]) {
 
                 case 'q':
                         arg_quiet = true;
+                        break;
+
+                case ARG_NOW:
+                        arg_now = true;
                         break;
 
                 case ARG_TIMEOUT: {

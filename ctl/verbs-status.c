@@ -109,7 +109,10 @@ static void print_status_block(json_t *s) {
         const char *last_error = json_get_str(s, "lastError");
         const char *restart = json_get_str(s, "restart") ?: "?";
         const char *mode = json_get_str(s, "mode");
-        bool enabled = json_is_true(json_object_get(s, "enabled"));
+        /* An svd from before unitFileState sends the bit alone. */
+        const char *file_state = json_get_str(s, "unitFileState");
+        if (!file_state)
+                file_state = json_is_true(json_object_get(s, "enabled")) ? "enabled" : "disabled";
         _cleanup_free_ char *command = join_strings(json_object_get(s, "execStart"), /* exec_quoting= */ true);
         char ts[128], ago[64], buf[128];
         int64_t v;
@@ -130,7 +133,7 @@ static void print_status_block(json_t *s) {
         }
         fputc('\n', stdout);
 
-        print_field("Loaded", "%s (%s; %s)", load_state, unit_path, enabled ? "enabled" : "disabled");
+        print_field("Loaded", "%s (%s; %s)", load_state, unit_path, file_state);
         if (!isempty(load_error))
                 print_field("Load error", "%s", load_error);
         /* Everything svd does not apply (notApplied), the sandboxing keys that run unenforced under

@@ -233,7 +233,9 @@ static void show_service_properties(json_t *s) {
         show_property("ActiveState", active_state_of(state));
         show_property("SubState", sub_state_of(state));
         show_property("FragmentPath", json_get_str(s, "unitPath"));
-        show_property("UnitFileState", json_is_true(json_object_get(s, "enabled")) ? "enabled" : "disabled");
+        const char *file_state = json_get_str(s, "unitFileState"); /* an older svd sends the bit alone */
+        show_property("UnitFileState",
+                      file_state ?: json_is_true(json_object_get(s, "enabled")) ? "enabled" : "disabled");
         show_property("Type", json_get_str(s, "type"));
         show_property("Restart", json_get_str(s, "restart"));
         show_propertyf("MainPID", "%lld", (long long) pid);

@@ -38,6 +38,12 @@ int verb_is_failed(VarlinkClient *c, int argc, char **argv);
 int verb_cat(VarlinkClient *c, int argc, char **argv);
 int verb_show(VarlinkClient *c, int argc, char **argv);
 
+/* Enabling (verbs-enable.c): enable, disable, is-enabled, list-unit-files. */
+int verb_enable(VarlinkClient *c, int argc, char **argv);
+int verb_disable(VarlinkClient *c, int argc, char **argv);
+int verb_is_enabled(VarlinkClient *c, int argc, char **argv);
+int verb_list_unit_files(VarlinkClient *c, int argc, char **argv);
+
 /* svd's streams (verbs-stream.c): logs, watch. */
 int verb_logs(VarlinkClient *c, int argc, char **argv);
 int verb_watch(VarlinkClient *c, int argc, char **argv);

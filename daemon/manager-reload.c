@@ -144,6 +144,7 @@ Service *manager_instantiate(Manager *m, const char *name) {
                 return NULL;
         }
         service_context_sort(&m->ctx);
+        (void) service_set_file_state(s, unit_file_state(&m->links, s->name, s->def->unit));
         if (!s->def->unit)
                 log_error("Failed to load unit '%s': %s", s->name, strna(s->def->load_error));
         else
@@ -443,6 +444,8 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                         return k;
                 log_error_errno(k, "Failed to resolve dependencies: %m");
         }
+        /* What starts with svd: the links as they are now, and the instances they name. */
+        manager_refresh_unit_files(m, /* instantiate= */ true);
         if (startup) {
                 /* The wanted file is read later (manager_restore_prepare): not overwritten here. */
                 if (r < 0)

@@ -560,6 +560,8 @@ int manager_startup(Manager *m) {
                 r = manager_state_restore(m, state);
                 if (r < 0)
                         return r;
+                /* The links are read again: they may have changed while svd re-executed. */
+                manager_refresh_unit_files(m, /* instantiate= */ false);
                 manager_guard_resume(m, state);
                 int listen_fd = reexec_fd_take(state, "listenFd");
                 if (listen_fd < 0)
@@ -631,7 +633,7 @@ int manager_startup(Manager *m) {
         if (m->crash_restored)
                 log_notice("Restored %zu services wanted before svd's previous instance ended uncleanly.", n);
         else
-                log_info("Started %zu services wanted by default.target.", n);
+                log_info("Started %zu services enabled to start with svd.", n);
         manager_save_wanted(m);
 
         (void) sd_notifyf(/* unset_environment= */ false, "READY=1\nSTATUS=Supervising %zu services\nMAINPID=%d",
@@ -682,6 +684,7 @@ Manager *manager_free(Manager *m) {
         free(m->main_service);
         notify_socket_close(m);
         service_context_done(&m->ctx);
+        unit_install_links_done(&m->links);
         service_log_console_close();
         guard_done(&m->guard);
         cgroup_root_done(&m->cgroup);

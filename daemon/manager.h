@@ -24,6 +24,7 @@
 #include "guard.h"
 #include "service.h"
 #include "spawn.h"
+#include "unit-install.h"
 
 /* Most unit files svd loads from its directory. */
 #define MANAGER_UNITS_MAX SERVICE_CONTEXT_MAX
@@ -96,6 +97,7 @@ struct Manager {
         int reboot_command;            /* reboot(2) after the stop (SuccessAction=reboot, ...), 0: none */
         int wanted_save_error;         /* the last write of the wanted file failed with it; 0 */
         bool gc_resolve_deps;          /* a unit changed under a running service: deps_resolve() from gc */
+        UnitInstallLinks links;        /* the unit directory's .wants/ links as last read (manager-install.c) */
 
         char *exe_path;         /* re-exec (reexec.h): the binary, */
         char **argv;            /*   the options, */
@@ -180,6 +182,45 @@ void manager_record_wanted(Manager *m, Service *s, bool start);
 void manager_restore_prepare(Manager *m);
 /* Writes the wanted file, logging a failure. */
 void manager_save_wanted(Manager *m);
+
+/* ---- manager-install.c: enabling (unit-install.h) ----
+ *
+ * What starts with svd is kept in the unit directory's .wants/ links. The
+ * manager reads them at start-up and at each reload (creating the
+ * instances they name, when their template is loaded), after a re-exec,
+ * and whenever it is asked about or changes a unit file, and gives every
+ * service its state. The unit-file operations act on the units as svd
+ * loaded them: a file added since is known after a reload. Enable and
+ * disable are about start-up, not about what runs now: a unit whose
+ * start-up they change and that has no operator's override gets its
+ * present wish pinned as one (wanted.h), so that a restore after a crash
+ * brings back what ran, not what will start at the next clean start. */
+
+/* Reads the links again and gives every service its state; with instantiate, creates the instances
+ * that links name and are not in the table yet. Logs what it could not read or ignored. */
+void manager_refresh_unit_files(Manager *m, bool instantiate);
+
+/* Why manager_install() or manager_unit_file_state() failed: the unit it concerns (the name asked
+ * for, or one of Also=), what the error means (by its value: -ESRCH no such unit, -ENOEXEC the unit
+ * file did not load, -EBADR refused; any other: a file), and for a file, its path. */
+typedef struct ManagerInstallFailure {
+        char *name;
+        char *message; /* -ENOEXEC: the load error; -EBADR: why, a sentence without a period */
+        char *path;    /* any other error: the link or directory that could not be changed */
+} ManagerInstallFailure;
+
+void manager_install_failure_done(ManagerInstallFailure *f);
+
+/* Enables (enable) or disables `name` and the units its Also= names, as systemctl does, and reads
+ * the links again. *changes gets what was changed (also on failure: what was done stays done);
+ * *ret_carries_install_info whether there was anything to enable (false: a static unit). 0, or a
+ * negative errno with *ret_failure (see there). */
+int manager_install(Manager *m, const char *name, bool enable, UnitFileChanges *changes,
+                    bool *ret_carries_install_info, ManagerInstallFailure *ret_failure);
+
+/* The state of name's unit file and its path (an instance's is its template's), as the links are
+ * now: 0, -ESRCH, or -ENOMEM. */
+int manager_unit_file_state(Manager *m, const char *name, UnitFileState *ret_state, const char **ret_path);
 
 /* Default paths: /etc/svd/units and /run/svd/svd.sock for root, under
  * $XDG_CONFIG_HOME and $XDG_RUNTIME_DIR for other users. */

@@ -26,8 +26,8 @@
 #include "basic/service-state.h"
 #include "spawn.h"
 #include "unit-definition.h"
+#include "unit-install.h"
 #include "unit.h"
-#include "unit-definition.h"
 
 typedef enum ServiceResult {
         SERVICE_SUCCESS,
@@ -98,9 +98,9 @@ typedef struct NotifyMessage {
         pid_t main_pid;         /* MAINPID=, 0 when absent */
 } NotifyMessage;
 
-/* The operator's last start or stop of a service, on top of WantedBy= (wanted.h keeps them). */
+/* The operator's last start or stop of a service, on top of its enabling (wanted.h keeps them). */
 typedef enum WantedOverride {
-        WANTED_DEFAULT, /* as WantedBy= says */
+        WANTED_DEFAULT, /* as its enabling says (unit-install.h) */
         WANTED_START,
         WANTED_STOP,
         _WANTED_OVERRIDE_MAX,
@@ -335,7 +335,9 @@ struct Service {
 
         /* Output, reload and restore (logstream.h, manager-reload.c, wanted.h). */
         ServiceLog *log;        /* stdout/stderr: pipes, ring buffer, files, watchers */
-        WantedOverride wanted;  /* the operator's last start or stop, on top of WantedBy= */
+        WantedOverride wanted;  /* the operator's last start or stop, on top of its enabling */
+        UnitFileState file_state; /* its enabling (unit-install.h) as last read: UNIT_FILE_ENABLED starts
+                                   * it with svd; until the manager reads the links, its own file's */
         uint64_t restored_usec; /* CLOCK_REALTIME: started to restore the state before svd crashed; 0 */
         bool removed;           /* the unit file went away at a reload: dropped once settled */
         UnitDefinition *next;   /* a reload changed the unit while it ran: the new definition, in force once

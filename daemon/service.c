@@ -1775,6 +1775,8 @@ int service_new(ServiceContext *c, const char *name, UnitDefinition *def, Servic
         service_run_init(&s->run);
         service_control_init(&s->control);
         s->state_enter_usec[SERVICE_INACTIVE] = s->state_change_usec;
+        /* What its own file says, until the manager has read the links (unit-install.h). */
+        s->file_state = unit_file_state(&(UnitInstallLinks){}, name, s->def->unit);
         s->name = strdup(name);
         if (!s->name || service_log_new(c->event, s->name, &s->log) < 0)
                 return -ENOMEM;
@@ -1872,13 +1874,19 @@ bool service_set_wanted(Service *s, WantedOverride w) {
         return true;
 }
 
+bool service_set_file_state(Service *s, UnitFileState state) {
+        bool was = s->file_state == UNIT_FILE_ENABLED;
+        s->file_state = state;
+        return was != (state == UNIT_FILE_ENABLED);
+}
+
 bool service_wanted_at_startup(Service *s, bool restored) {
         /* A template runs only as its instances; systemd's WantedBy= of a template needs
          * DefaultInstance=, which svd does not have. */
         if (unit_name_is_template(s->name))
                 return false;
         bool want = s->wanted == WANTED_START ||
-                    (s->wanted == WANTED_DEFAULT && s->def->unit && s->def->unit->wanted_by_default);
+                    (s->wanted == WANTED_DEFAULT && s->def->unit && s->file_state == UNIT_FILE_ENABLED);
         if (want && restored)
                 s->restored_usec = now_usec(CLOCK_REALTIME);
         return want;

@@ -105,9 +105,12 @@ void service_set_definition(Service *s, UnitDefinition *def);
 void service_set_next_definition(Service *s, UnitDefinition *def);
 bool service_apply_next_unit(Service *s);
 void service_set_removed(Service *s, bool removed);
-/* The operator's start or stop, on top of WantedBy=. Returns true when it changed. */
+/* The operator's start or stop, on top of its enabling. Returns true when it changed. */
 bool service_set_wanted(Service *s, WantedOverride w);
-/* Whether s starts when svd starts: WantedBy= and the operator's override;
+/* Its enabling, as the manager read the unit directory's links (unit-install.h). Returns true when
+ * whether it starts with svd changed. */
+bool service_set_file_state(Service *s, UnitFileState state);
+/* Whether s starts when svd starts: its enabling and the operator's override;
  * restored (after a crash) marks it as restored. */
 bool service_wanted_at_startup(Service *s, bool restored);
 

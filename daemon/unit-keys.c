@@ -182,10 +182,10 @@ static const UnitKey unit_keys[] = {
         /* Keys for units as packages ship them (environment files, specifiers, templates). */
         { "Service", "EnvironmentFile", parse_environment_file, UNIT_FIELD(environment_files) },
 
-        { "Install", "WantedBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
-        { "Install", "RequiredBy", parse_wanted_by, UNIT_FIELD(wanted_by_default) },
+        { "Install", "WantedBy", parse_wanted_by, UNIT_FIELD(wanted_by) },
+        { "Install", "RequiredBy", parse_wanted_by, UNIT_FIELD(required_by) },
         { "Install", "Alias", parse_dependency, UNIT_FIELD(aliases) },
-        { .section = "Install", .name = "Also", .parse = parse_also },
+        { "Install", "Also", parse_dependency, UNIT_FIELD(also) },
 
         /* Sandboxing (systemd.exec(5)): enforced, or refused unless svd runs with --allow-unsandboxed. */
         KEY_SANDBOXING("PrivateTmp"),

@@ -87,6 +87,9 @@ Unit *unit_free(Unit *u) {
         for (size_t i = 0; i < _UNIT_RELATION_MAX; i++)
                 strv_free(u->relations[i]);
         strv_free(u->aliases);
+        strv_free(u->wanted_by);
+        strv_free(u->required_by);
+        strv_free(u->also);
         free(u);
         return NULL;
 }

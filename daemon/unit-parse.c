@@ -664,19 +664,6 @@ int parse_binds_to(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
-/* Also=: units `systemctl enable` enables with this one. svd has no enabling, so the names have
- * no effect; their quoting and specifiers are checked. */
-int parse_also(UnitParser *p, const UnitKey *k, void *field) {
-        const char *v = p->value;
-
-        for (;;) {
-                _cleanup_free_ char *name = NULL;
-                int r = next_word(p, &v, &name);
-                if (r <= 0)
-                        return r;
-        }
-}
-
 /* ExecStart=, ExecStartPre=, ExecStartPost=, ExecReload=, ExecStop=, ExecStopPost=: one command line
  * each, appended to the key's list; an empty assignment empties it (systemd.service(5)). */
 int parse_exec_command(UnitParser *p, const UnitKey *k, void *field) {
@@ -989,17 +976,23 @@ int parse_supplementary_groups(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
-/* svd has no targets. A unit wanted by default.target, or by multi-user.target (what "the system
- * has started" means for most services, and what `systemctl enable` units usually name), starts
- * when svd starts. */
+static bool targets_started(char **l) {
+        for (char **t = l; t && *t; t++)
+                if (unit_target_is_started(*t))
+                        return true;
+        return false;
+}
+
+/* WantedBy=, RequiredBy=: svd has no targets. Every target is kept as written (`svctl enable` links
+ * the unit into their .wants/ and .requires/ directories, and refuses when none is one svd starts);
+ * one that svd does not start is a warning. An empty assignment resets the key's list. */
 int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const default_targets[] = { "default.target", "multi-user.target", NULL };
-        bool *wanted_by_default = field;
+        char ***list = field;
         const char *v = p->value;
         int r;
 
         if (isempty(v))
-                return key_reset(p, k, field);
+                *list = strv_free(*list);
 
         for (;;) {
                 _cleanup_free_ char *word = NULL, *target = NULL;
@@ -1011,8 +1004,11 @@ int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                         return r;
                 if (r < 0)
                         return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
-                if (r == 0)
+                if (r == 0) {
+                        p->unit->wanted_by_default = targets_started(p->unit->wanted_by) ||
+                                                     targets_started(p->unit->required_by);
                         return 0;
+                }
                 if (++p->n_wanted_by > UNIT_WANTED_BY_MAX)
                         return invalid_value(p, -E2BIG, "more than %u targets in this file",
                                              UNIT_WANTED_BY_MAX);
@@ -1021,10 +1017,7 @@ int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                         return r;
                 if (r < 0)
                         return invalid_specifier(p, r, bad);
-
-                if (strv_contains((char **) default_targets, target))
-                        *wanted_by_default = true;
-                else {
+                if (!unit_target_is_started(target)) {
                         _cleanup_free_ char *q = message_quote(target);
                         if (!q)
                                 return -ENOMEM;
@@ -1036,6 +1029,11 @@ int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                         if (asprintf(&entry, "%s=%s", k->name, target) < 0 || record_not_applied(p, entry) < 0)
                                 return -ENOMEM;
                 }
+                if (strv_contains(*list, target))
+                        continue;
+                r = strv_consume(list, TAKE_PTR(target));
+                if (r < 0)
+                        return r;
         }
 }
 

@@ -117,7 +117,6 @@ int record_sandbox_not_applied(UnitParser *p, const UnitKey *k);
 
 /* The parsers, one per kind of value; unit-keys.c names one in each row. */
 int parse_access(UnitParser *p, const UnitKey *k, void *field);
-int parse_also(UnitParser *p, const UnitKey *k, void *field);
 int parse_binds_to(UnitParser *p, const UnitKey *k, void *field);
 int parse_bool_key(UnitParser *p, const UnitKey *k, void *field);
 int parse_bus_name(UnitParser *p, const UnitKey *k, void *field);

@@ -122,6 +122,10 @@ bool unit_private_pids(const Unit *u) {
         return u->private_pids > 0 || (u->private_pids < 0 && u->type == SERVICE_TYPE_FORKING);
 }
 
+bool unit_target_is_started(const char *target) {
+        return streq(target, "default.target") || streq(target, "multi-user.target");
+}
+
 uint64_t unit_restart_delay_usec(const Unit *u, unsigned n_next) {
         assert(u);
 

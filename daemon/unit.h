@@ -357,8 +357,12 @@ typedef struct Unit {
         uint64_t timeout_stop_usec; /* TimeoutStopSec=, default 90 s; USEC_INFINITY for "infinity" */
         bool no_new_privileges;
 
-        bool wanted_by_default; /* [Install] WantedBy=default.target or multi-user.target: svd has no
-                                 * targets, and for a service both mean "start when the system is up" */
+        bool wanted_by_default; /* [Install] WantedBy= or RequiredBy= default.target or multi-user.target:
+                                 * svd has no targets, and for a service both mean "start when the system
+                                 * is up" (unit-install.h says what else decides a start at start-up) */
+        char **wanted_by;       /* [Install] WantedBy=, RequiredBy=: every target as written, those svd does */
+        char **required_by;     /*   not start too (they make `svctl enable` refuse), in order, no repeats */
+        char **also;            /* [Install] Also=: units enabled and disabled with this one (without ".service") */
 
         /* Credentials and sandboxing (all applied in the child, prepared by svd). */
         char **supplementary_groups;      /* SupplementaryGroups=, names or numbers */
@@ -469,6 +473,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Unit *, unit_free);
  * Type=forking (so that its daemon, a grandchild, dies with svd: see service-forking.c) and no
  * otherwise. */
 bool unit_private_pids(const Unit *u);
+
+/* Whether svd starts what target wants at start-up: default.target, and multi-user.target (what
+ * "the system has started" means for most services, and what units usually name). svd has no other
+ * targets. */
+bool unit_target_is_started(const char *target);
 
 /* NotifyAccess= in force: as set, else main for Type=notify or WatchdogSec=, else none. */
 NotifyAccess unit_notify_access(const Unit *u);

@@ -11,6 +11,7 @@
 #include "basic/missing-syscall.h"
 #include "basic/socket-path.h"
 #include "basic/strv.h"
+#include "basic/unit-name.h"
 #include "svd-log.h"
 #include "manager.h"
 #include "reexec.h"
@@ -121,7 +122,8 @@ static json_t *service_to_json(const Service *s) {
         json_object_set_new(o, "restarts", json_integer(s->restarts));
         json_object_set_new(o, "restart",
                             json_string(s->def->unit ? restart_policy_to_string(s->def->unit->restart) : "no"));
-        json_object_set_new(o, "enabled", json_boolean(s->def->unit && s->def->unit->wanted_by_default));
+        json_object_set_new(o, "enabled", json_boolean(s->file_state == UNIT_FILE_ENABLED));
+        json_object_set_new(o, "unitFileState", json_string(unit_file_state_to_string(s->file_state)));
         json_object_set_new(o, "mode", process_is_set(&s->run.main)
                                                ? json_string(spawn_mode_to_string(s->run.main.mode))
                                                : json_null());
@@ -566,6 +568,142 @@ static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *user
         return varlink_call_reply(call, json_pack("{s:o}", "reset", reset));
 }
 
+/* ---- unit files: enabling ---- */
+
+static json_t *unit_file_to_json(const char *name, const char *path, UnitFileState state) {
+        return json_pack("{s:s+,s:s,s:s}", "name", name, UNIT_NAME_SUFFIX, "path", path, "state",
+                         unit_file_state_to_string(state));
+}
+
+/* The UnitFile of name (as asked for, without ".service") after a change; NULL when out of memory. */
+static json_t *unit_file_of_name(Manager *m, const char *name) {
+        UnitFileState state;
+        const char *path;
+
+        if (manager_unit_file_state(m, name, &state, &path) < 0)
+                return NULL;
+        return unit_file_to_json(name, path, state);
+}
+
+static json_t *changes_to_json(const UnitFileChanges *c) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < c->n; i++)
+                json_array_append_new(a, json_pack("{s:s,s:s,s:s?}", "type",
+                                                   unit_file_change_type_to_string(c->items[i].type), "path",
+                                                   c->items[i].path, "source", c->items[i].source));
+        return a;
+}
+
+/* EnableUnitFile, DisableUnitFile: the manager's enabling, its outcome as the reply. */
+static int method_install(VarlinkCall *call, json_t *parameters, VarlinkManager *vm, bool enable) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
+        _cleanup_(unit_file_changes_done) UnitFileChanges changes = {};
+        _cleanup_(manager_install_failure_done) ManagerInstallFailure failure = {};
+        _cleanup_free_ char *name = NULL;
+        bool carries = false;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        name = strdup(json_string_value(json_object_get(parameters, "name")));
+        if (!name)
+                return -ENOMEM;
+        unit_name_strip_suffix(name);
+        int r = manager_install(vm->manager, name, enable, &changes, &carries, &failure);
+        switch (r) {
+        case 0:
+                break;
+        case -ENOMEM:
+                return r;
+        case -ESRCH:
+                return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", failure.name));
+        case -ENOEXEC:
+                return varlink_call_error(call, "io.svd.Manager.UnitNotLoaded",
+                                          json_pack("{s:s,s:s}", "name", failure.name, "message", failure.message));
+        case -EBADR:
+                return varlink_call_error(call, "io.svd.Manager.EnableRefused",
+                                          json_pack("{s:s,s:s}", "name", failure.name, "message", failure.message));
+        default: {
+                _cleanup_free_ char *message = NULL;
+                if (asprintf(&message, "cannot write '%s': %s", strna(failure.path), strerror(-r)) < 0)
+                        return -ENOMEM;
+                return varlink_call_error(call, "io.svd.Manager.UnitFileNotWritable",
+                                          json_pack("{s:s,s:s,s:i,s:s,s:s}", "name", failure.name, "path",
+                                                    strna(failure.path), "errno", -r, "errnoName",
+                                                    strna(strerrorname_np(-r)), "message", message));
+        }
+        }
+        json_t *unit_file = unit_file_of_name(vm->manager, name);
+        if (!unit_file)
+                return -ENOMEM;
+        if (!enable)
+                return varlink_call_reply(call, json_pack("{s:o,s:o}", "unitFile", unit_file, "changes",
+                                                          changes_to_json(&changes)));
+        return varlink_call_reply(call, json_pack("{s:o,s:b,s:o}", "unitFile", unit_file, "carriesInstallInfo",
+                                                  carries, "changes", changes_to_json(&changes)));
+}
+
+static int method_enable_unit_file(VarlinkCall *call, json_t *parameters, void *userdata) {
+        return method_install(call, parameters, userdata, /* enable= */ true);
+}
+
+static int method_disable_unit_file(VarlinkCall *call, json_t *parameters, void *userdata) {
+        return method_install(call, parameters, userdata, /* enable= */ false);
+}
+
+static int method_get_unit_file_state(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
+        VarlinkManager *vm = userdata;
+        _cleanup_free_ char *name = NULL;
+        UnitFileState state;
+        const char *path;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        name = strdup(json_string_value(json_object_get(parameters, "name")));
+        if (!name)
+                return -ENOMEM;
+        unit_name_strip_suffix(name);
+        int r = manager_unit_file_state(vm->manager, name, &state, &path);
+        if (r == -ESRCH)
+                return varlink_call_error(call, "io.svd.Manager.NoSuchService", json_pack("{s:s}", "name", name));
+        if (r < 0)
+                return r;
+        return varlink_call_reply(call, json_pack("{s:o}", "unitFile", unit_file_to_json(name, path, state)));
+}
+
+static int method_list_unit_files(VarlinkCall *call, json_t *parameters, void *userdata) {
+        static const VarlinkField fields[] = { {} };
+        Manager *m = ((VarlinkManager *) userdata)->manager;
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        manager_refresh_unit_files(m, /* instantiate= */ false);
+        /* As List: chunks with "more", so that no message grows with the number of units. */
+        size_t chunk = varlink_call_wants_more(call) ? LIST_CHUNK : SIZE_MAX;
+        size_t i = 0;
+        do {
+                json_t *a = json_array();
+                if (!a)
+                        return -ENOMEM;
+                for (size_t k = 0; k < chunk && i < m->ctx.n_services; i++) {
+                        const Service *s = m->ctx.services[i];
+                        /* The files: no instance (its file is its template's), no unit whose file went. */
+                        if (s->removed || (strchr(s->name, '@') && !unit_name_is_template(s->name)))
+                                continue;
+                        json_array_append_new(a, unit_file_to_json(s->name, (s->next ?: s->def)->path, s->file_state));
+                        k++;
+                }
+                json_t *p = json_pack("{s:o}", "unitFiles", a);
+                if (!p)
+                        return -ENOMEM;
+                if (i >= m->ctx.n_services)
+                        return varlink_call_reply(call, p);
+                int r = varlink_call_notify(call, p);
+                if (r < 0)
+                        return r == -ENOBUFS ? 0 : r;
+        } while (true);
+}
+
 static const VarlinkMethod manager_methods[] = {
         { "Info", method_info, 0 },
         { "List", method_list, 0 },
@@ -581,6 +719,11 @@ static const VarlinkMethod manager_methods[] = {
         /* Runs a binary as svd's user: not for the manage group. */
         { "Reexec", method_reexec, VARLINK_METHOD_WRITE | VARLINK_METHOD_OWNER },
         { "ResetFailed", method_reset_failed, VARLINK_METHOD_WRITE },
+        /* Enabling changes what starts with svd: for those who may start and stop services. */
+        { "EnableUnitFile", method_enable_unit_file, VARLINK_METHOD_WRITE },
+        { "DisableUnitFile", method_disable_unit_file, VARLINK_METHOD_WRITE },
+        { "GetUnitFileState", method_get_unit_file_state, 0 },
+        { "ListUnitFiles", method_list_unit_files, 0 },
         {},
 };
 
@@ -692,7 +835,8 @@ int varlink_manager_set_access(Manager *m, const char *output_group, const char 
                 log_debug("Group '%s' (gid " GID_FMT ") may read every service's output.", vm->access.output_group,
                           vm->access.output_gid);
         if (vm->access.manage_group)
-                log_info("Group '%s' (gid " GID_FMT ") may start, stop, restart, kill, reset and reload services.",
+                log_info("Group '%s' (gid " GID_FMT ") may start, stop, restart, kill, reset, reload, enable and "
+                         "disable services.",
                          vm->access.manage_group, vm->access.manage_gid);
         return 0;
 }

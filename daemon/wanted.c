@@ -181,7 +181,7 @@ int wanted_file_save(ServiceContext *c, const char *socket_path) {
         if (!f)
                 return -errno;
         fd = -EBADF; /* f owns it now */
-        fputs("# svd: operator starts and stops on top of WantedBy=default.target (see wanted.h).\n"
+        fputs("# svd: operator starts and stops on top of what is enabled (see wanted.h).\n"
               "# Present only while svd runs; found at start-up, it means svd crashed.\n",
               f);
         for (size_t i = 0; i < c->n_services; i++) {

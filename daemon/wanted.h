@@ -4,20 +4,28 @@
 /*
  * The wanted state, kept so that svd can restore it after a crash.
  *
- * What svd should run is WantedBy=default.target plus what an operator
- * changed: a unit started over varlink (Start, Restart) is wanted, one
- * stopped (Stop) is not, whatever its WantedBy=. svd writes those overrides
- * to the file "wanted" in its runtime directory (next to the control
- * socket) whenever one changes, and once at start-up. The file is replaced
- * crash-safely: written to a temporary file, fsync'd, renamed over the old
- * one, and the directory fsync'd, so a crash at any instant leaves either
- * the old or the new file.
+ * What svd should run is what is enabled to start with it (its own
+ * WantedBy=default.target, or the .wants/ links: unit-install.h) plus what
+ * an operator changed: a unit started over varlink (Start, Restart) is
+ * wanted, one stopped (Stop) is not, whatever its enabling. svd writes
+ * those overrides to the file "wanted" in its runtime directory (next to
+ * the control socket) whenever one changes, and once at start-up. The file
+ * is replaced crash-safely: written to a temporary file, fsync'd, renamed
+ * over the old one, and the directory fsync'd, so a crash at any instant
+ * leaves either the old or the new file.
+ *
+ * Enabling and disabling are about the next clean start, not about what is
+ * wanted now: when they change whether a unit without an override starts
+ * with svd, the manager records what was wanted until then as its override
+ * (a unit disabled while its enabling wanted it stays wanted, one enabled
+ * while unwanted stays unwanted), so that a restore after a crash brings
+ * back what ran, and a clean start what is enabled.
  *
  * The file exists only while svd runs: a clean exit (SIGTERM/SIGINT, all
- * services stopped) removes it, so the next svd starts the default set, as
+ * services stopped) removes it, so the next svd starts what is enabled, as
  * systemd does at boot. Finding it at start-up means the previous svd did
  * not exit cleanly (crash, kill -9, OOM): svd then starts what was wanted
- * (default set plus operator starts, minus operator stops) and marks those
+ * (what is enabled, plus operator starts, minus operator stops) and marks those
  * services "restored".
  *
  * Format, one override a line: "start NAME" or "stop NAME"; '#' lines are

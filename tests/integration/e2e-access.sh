@@ -7,8 +7,8 @@
 # (primary or supplementary group, as SO_PEERCRED/SO_PEERGROUPS recorded
 # them at connect); others get the status without lines plus a hint, and
 # `svctl logs` says Permission denied with the reason. Members of
-# --manage-group may start, stop, restart, kill, reset-failed and reload,
-# not re-exec. Every state-changing call is in svd's log with uid, pid,
+# --manage-group may start, stop, restart, kill, reset-failed, reload,
+# enable and disable, not re-exec. Every state-changing call is in svd's log with uid, pid,
 # parameters and outcome.
 # As root, throwaway uids and gids play the peers; otherwise only the
 # owner's side and the path checks that need no second user run. TAP.
@@ -184,6 +184,19 @@ expect_rc "manage group: daemon-reexec is refused (root and svd's user only)" 1
 expect_contains "... Permission denied" "$ERR" "Permission denied"
 svctl_as "$THIRD_UID" "$MG" logs sys
 expect_rc "manage group: the output is not part of managing" 1
+# Enabling changes what starts with svd: managing; asking about it is for everybody.
+svctl_as "$THIRD_UID" "$THIRD_GID" disable sys
+expect_rc "uid $THIRD_UID: disable is refused with exit 1" 1
+expect_contains "... Permission denied" "$ERR" "Failed to disable 'sys': Permission denied"
+check "... and changes nothing" test ! -e "$UNITS/default.target.wants/sys.service"
+svctl_as "$THIRD_UID" "$THIRD_GID" is-enabled sys
+expect_eq "uid $THIRD_UID: is-enabled answers" enabled "$OUT"
+svctl_as "$THIRD_UID" "$MG" disable sys
+expect_rc "manage group: disable exits 0" 0
+svctl_as "$THIRD_UID" "$MG" enable sys
+expect_rc "manage group: enable exits 0" 0
+check "svd logs the manage group's disable with uid, pid and outcome" \
+        grep -q "io.svd.Manager.DisableUnitFile {\"name\":\"sys\"} by uid $THIRD_UID (pid [0-9]*): done." "$SVD_LOG"
 svctl_as "$THIRD_UID" "$MANAGE_GID" stop sys
 expect_rc "manage group (primary): stop exits 0" 0
 check "svd logs the manage group's stop with uid, pid and outcome" \

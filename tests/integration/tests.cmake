@@ -31,6 +31,8 @@ svd_integration_test(e2e-logs)
 svd_integration_test(e2e-events)
 svd_integration_test(e2e-reload)
 svd_integration_test(e2e-restore)
+# Enabling: the .wants/ links of the unit directory, what starts after a restart, svctl's verbs.
+svd_integration_test(e2e-enable)
 # Units as packages ship them: environment files, variables, specifiers, templates.
 svd_integration_test(e2e-envfile)
 svd_integration_test(e2e-exec-prefix)

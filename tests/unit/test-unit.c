@@ -816,11 +816,52 @@ START_TEST(test_wanted_by) {
         u = load_ok("[Service]\nExecStart=/x\n[Install]\nWantedBy=graphical.target\n", &w);
         ck_assert(!u->wanted_by_default);
         ck_assert_uint_eq(strv_length(w), 1);
+        /* Kept as written, for `svctl enable`: which directories it links into, whether it refuses. */
+        ck_assert_uint_eq(strv_length(u->wanted_by), 1);
+        ck_assert_str_eq(u->wanted_by[0], "graphical.target");
         u = unit_free(u);
 
-        /* Several lines accumulate, an empty one resets. */
+        /* Several lines accumulate, without repeats; an empty one resets. */
         u = load_ok("[Service]\nExecStart=/x\n[Install]\nWantedBy=default.target\nWantedBy=\n", NULL);
         ck_assert(!u->wanted_by_default);
+        ck_assert_ptr_null(u->wanted_by);
+        u = unit_free(u);
+        u = load_ok("[Service]\nExecStart=/x\n[Install]\nWantedBy=default.target\nWantedBy=multi-user.target "
+                    "default.target\n",
+                    NULL);
+        ck_assert_uint_eq(strv_length(u->wanted_by), 2);
+        ck_assert_str_eq(u->wanted_by[0], "default.target");
+        ck_assert_str_eq(u->wanted_by[1], "multi-user.target");
+        ck_assert_ptr_null(u->required_by);
+        u = unit_free(u);
+
+        /* RequiredBy= is a list of its own (svctl enable links into T.requires/); an empty WantedBy=
+         * leaves it alone. */
+        u = load_ok("[Service]\nExecStart=/x\n[Install]\nRequiredBy=multi-user.target\nWantedBy=\n", NULL);
+        ck_assert(u->wanted_by_default);
+        ck_assert_ptr_null(u->wanted_by);
+        ck_assert_uint_eq(strv_length(u->required_by), 1);
+        ck_assert_str_eq(u->required_by[0], "multi-user.target");
+}
+END_TEST
+
+START_TEST(test_also) {
+        _cleanup_strv_free_ char **w = NULL;
+        _cleanup_(unit_freep) Unit *u = NULL;
+
+        /* Also=: service names without ".service", as the dependency keys take them; a unit of
+         * another type is svd's to ignore, with a warning. */
+        u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a.service b\nAlso=a c.socket\n", &w);
+        ck_assert_uint_eq(strv_length(u->also), 2);
+        ck_assert_str_eq(u->also[0], "a");
+        ck_assert_str_eq(u->also[1], "b");
+        ck_assert(!u->wanted_by_default);
+        ck_assert_uint_eq(strv_length(w), 1);
+        ck_assert_str_eq(w[0], PATH ":5: Also=c.socket: svd has only services, ignoring.");
+        u = unit_free(u);
+
+        u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a\nAlso=\n", NULL);
+        ck_assert_ptr_null(u->also);
 }
 END_TEST
 
@@ -1492,8 +1533,7 @@ START_TEST(test_key_table_rows) {
         ck_assert_uint_eq(b->start_limit_burst, 2);
         ck_assert_uint_eq(b->start_limit_interval_usec, 3 * USEC_PER_SEC);
 
-        /* A key of the table is taken without a word (Also= has no effect in svd, but is systemd's); one
-         * that is not in it is unknown. */
+        /* A key of the table is taken without a word; one that is not in it is unknown. */
         _cleanup_(unit_freep) _unused_ Unit *c = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=y.service\nAlsa=x\n", &w);
         ck_assert_uint_eq(strv_length(w), 1);
         ck_assert_str_eq(w[0], PATH ":5: Unknown key 'Alsa=' in [Install], ignoring.");
@@ -1616,6 +1656,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_exec_prefixes);
         tcase_add_test(tc, test_user_group_names);
         tcase_add_test(tc, test_wanted_by);
+        tcase_add_test(tc, test_also);
         tcase_add_test(tc, test_service_types);
         tcase_add_test(tc, test_dependencies);
         tcase_add_test(tc, test_restart_settings);
