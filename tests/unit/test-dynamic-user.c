@@ -181,7 +181,11 @@ START_TEST(test_security_labels) {
                 u = load("web", text, &e);
                 ck_assert_msg(u, "%s", e);
                 (void) snprintf(want, sizeof(want), "%s=", keys[i]);
-                ck_assert(strv_contains(u->sandbox.not_applied, want));
+                /* Where the kernel has no AppArmor at all, "-" runs without the profile (test-sandbox). */
+                if (streq(keys[i], "AppArmorProfile") && access("/sys/module/apparmor/parameters/enabled", F_OK) < 0)
+                        ck_assert_ptr_null(u->sandbox.not_applied);
+                else
+                        ck_assert(strv_contains(u->sandbox.not_applied, want));
                 unit_free(u);
         }
 }

@@ -175,8 +175,11 @@ START_TEST(test_corpus_load_rate) {
         ck_assert_uint_gt(total, 0);
         ck_assert_msg(loaded + host_lacks >= floor, "only %u unit files load (%u more need what this machine lacks), "
                       "the tree had reached %u", loaded, host_lacks, floor);
-        ck_assert_msg(enforced >= enforced_floor, "only %u unit files run without --allow-unsandboxed, the tree had "
-                      "reached %u", enforced, enforced_floor);
+        /* A file that does not load here for want of the machine's values is not counted against it. */
+        ck_assert_msg(enforced + host_lacks >= enforced_floor,
+                      "only %u unit files run without --allow-unsandboxed (%u more need what this machine lacks), "
+                      "the tree had reached %u",
+                      enforced, host_lacks, enforced_floor);
 }
 END_TEST
 
