@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "basic/serialize.h"
 #include "basic/string-table.h"
 #include "basic/strv.h"
 #include "basic/unit-name.h"
@@ -483,4 +484,138 @@ void manager_sockets_start_wanted(Manager *m) {
                 if (r < 0)
                         log_error("%s.socket: %s", s->name, error ?: strerror(-r));
         }
+}
+
+json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
+        json_t *a = json_array();
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                json_t *f = s->fds ? json_array() : json_null();
+                for (size_t k = 0; f && s->fds && k < s->unit->socket.n_listen; k++)
+                        if (json_array_append_new(f, reexec_fd_to_json(fds, s->fds[k])) < 0)
+                                f = NULL;
+                json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:I,s:o,s:o}", "name", s->name, "path", s->path ?: "",
+                                      "source",
+                                      s->unit ? reexec_bytes_to_json(s->unit->source, s->unit->source_len)
+                                              : json_null(),
+                                      "state", socket_state_to_string(s->state), "triggers",
+                                      (json_int_t) s->n_triggers, "lastError",
+                                      s->last_error ? json_string(s->last_error) : json_null(), "fds",
+                                      f ?: json_null());
+                if (!o || json_array_append_new(a, o) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+/* The fd that a number of the state document names, taken back (close-on-exec again). */
+static int fd_take(json_t *number) {
+        _cleanup_(json_decrefp) json_t *one = json_pack("{s:O}", "fd", number);
+        return one ? reexec_fd_take(one, "fd") : -ENOMEM;
+}
+
+static int socket_deserialize(Manager *m, json_t *o) {
+        const char *name = reexec_str(o, "name"), *path = reexec_str(o, "path");
+        _cleanup_free_ char *source = NULL, *error = NULL;
+        size_t len = 0;
+        Unit *u = NULL;
+
+        if (!name || !path)
+                return -EINVAL;
+        Socket *s = calloc(1, sizeof(Socket));
+        Socket **a = s ? reallocarray(m->sockets, m->n_sockets + 1, sizeof(Socket *)) : NULL;
+        if (!a) {
+                free(s);
+                return -ENOMEM;
+        }
+        m->sockets = a;
+        m->sockets[m->n_sockets++] = s;
+        s->manager = m;
+        s->uid = (uid_t) -1;
+        s->gid = (gid_t) -1;
+        s->name = strdup(name);
+        s->path = strdup(path);
+        if (!s->name || !s->path)
+                return -ENOMEM;
+        s->n_triggers = reexec_u64(o, "triggers", 0);
+        if (reexec_str(o, "lastError") && !(s->last_error = strdup(reexec_str(o, "lastError"))))
+                return -ENOMEM;
+        const char *state = reexec_str(o, "state");
+        s->state = state && streq(state, "failed") ? SOCKET_FAILED : SOCKET_INACTIVE;
+
+        json_t *src = json_object_get(o, "source");
+        if (json_is_null(src) || !src) {
+                /* It had not loaded: its file again, for the error. */
+                return socket_load(m, s);
+        }
+        int r = reexec_bytes_from_json(src, &source, &len);
+        if (r < 0)
+                return r;
+        r = unit_load_string(source, len, s->path, s->name, /* defaults= */ NULL, NULL, NULL, &u, &error);
+        if (r == -ENOMEM)
+                return r;
+        json_t *fds = json_object_get(o, "fds");
+        if (r < 0) {
+                /* This svd does not accept the unit any more: its sockets close. */
+                s->load_error = TAKE_PTR(error);
+                size_t k;
+                json_t *j;
+                json_array_foreach(fds, k, j)
+                        safe_close(fd_take(j));
+                return 0;
+        }
+        s->unit = u;
+        if (u->socket.socket_user || u->socket.socket_group) {
+                /* As at load: the ids the files are chowned to at the next start. */
+                Credentials c = {};
+                if (credentials_resolve(u->socket.socket_user, u->socket.socket_group, NULL, &c, NULL) >= 0) {
+                        s->uid = u->socket.socket_user ? c.uid : (uid_t) -1;
+                        s->gid = c.gid;
+                }
+                credentials_done(&c);
+        }
+        if (!json_is_array(fds) || json_array_size(fds) != u->socket.n_listen)
+                return 0;
+        s->fds = calloc(u->socket.n_listen, sizeof(int));
+        s->sources = calloc(u->socket.n_listen, sizeof(sd_event_source *));
+        if (!s->fds || !s->sources)
+                return -ENOMEM;
+        for (size_t k = 0; k < u->socket.n_listen; k++)
+                s->fds[k] = -EBADF;
+        for (size_t k = 0; k < u->socket.n_listen; k++) {
+                s->fds[k] = fd_take(json_array_get(fds, k));
+                r = s->fds[k];
+                if (r >= 0)
+                        r = sd_event_add_io(m->event, &s->sources[k], s->fds[k], EPOLLIN, on_socket_ready, s);
+                if (r < 0) {
+                        log_error_errno(r, "%s.socket: Failed to take listening socket %zu back, closing: %m", s->name, k);
+                        socket_close(s);
+                        socket_set_state(s, SOCKET_FAILED);
+                        return 0;
+                }
+        }
+        socket_set_state(s, SOCKET_LISTENING);
+        socket_watch(s, !socket_service_busy(s));
+        return 0;
+}
+
+int manager_sockets_deserialize(Manager *m, json_t *sockets) {
+        size_t i;
+        json_t *o;
+
+        if (!sockets) {
+                int r = manager_sockets_load(m);
+                return r == -ENOENT ? 0 : r;
+        }
+        json_array_foreach(sockets, i, o) {
+                int r = socket_deserialize(m, o);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to restore socket unit %zu ('%s') from the re-exec state: %m",
+                                               i, strna(reexec_str(o, "name")));
+        }
+        return 0;
 }

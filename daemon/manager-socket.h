@@ -20,6 +20,10 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include <jansson.h>
+
+#include "basic/serialize.h"
+
 #include "service.h"
 #include "unit.h"
 
@@ -67,6 +71,14 @@ int manager_socket_start(Socket *s, char **ret_error);
 /* Closes its sockets (RemoveOnStop=: removes their files). */
 void manager_socket_stop(Socket *s);
 void manager_sockets_free(Manager *m);
+
+/* Re-exec (reexec.h): the socket units as the state document's "sockets", each with its unit file's
+ * bytes (the new svd parses the same definition), state, counters and listening fds, named in fds so
+ * that they survive the exec: no connection is refused while svd re-executes, the kernel queues
+ * them. manager_sockets_deserialize() takes them back, after the services: NULL (an older svd's
+ * state) loads the directory's socket units unbound. NULL / -ENOMEM. */
+json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds);
+int manager_sockets_deserialize(Manager *m, json_t *sockets);
 
 /* From the manager's service callbacks. */
 void manager_sockets_service_changed(Manager *m, Service *s);

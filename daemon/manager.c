@@ -568,6 +568,9 @@ int manager_startup(Manager *m) {
                         return r;
                 /* The links are read again: they may have changed while svd re-executed. */
                 manager_refresh_unit_files(m, /* instantiate= */ false);
+                r = manager_sockets_deserialize(m, json_object_get(state, "sockets"));
+                if (r < 0)
+                        return r;
                 manager_guard_resume(m, state);
                 int listen_fd = reexec_fd_take(state, "listenFd");
                 if (listen_fd < 0)

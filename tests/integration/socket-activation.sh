@@ -125,6 +125,33 @@ run "$ECHO" connect "unix:$T/run/echo.sock" manual
 expect_eq "a service started by hand gets the sockets as well" manual "$OUT"
 expect_eq "... which counts no trigger" 2 "$(socket_triggers echo)"
 
+# Re-exec: the listening fds are carried over like the pidfds; a client connecting in a loop all
+# along sees no refusal. The service stopped first, so that only svd holds the sockets.
+svctl stop echo >/dev/null 2>&1
+check "echo.service stopped, the socket unit listens" wait_until 10 state_of_socket_is echo listening
+TRIGGERS=$(socket_triggers echo)
+"$ECHO" loop "tcp:127.0.0.1:$PORT" "$T/stop-loop" >"$T/loop.out" 2>&1 &
+LOOP=$!
+"$ECHO" loop "unix:$T/run/echo.sock" "$T/stop-loop" >"$T/loop-unix.out" 2>&1 &
+LOOP_UNIX=$!
+run svctl daemon-reexec
+expect_rc "svctl daemon-reexec while clients connect in a loop" 0
+run svctl daemon-reexec
+expect_rc "... and once more" 0
+touch "$T/stop-loop"
+wait "$LOOP"
+RC=$?
+expect_eq "the TCP client saw no refusal across the re-execs ($(cat "$T/loop.out") round trips)" 0 "$RC"
+wait "$LOOP_UNIX"
+RC=$?
+expect_eq "... nor did the path client ($(cat "$T/loop-unix.out") round trips)" 0 "$RC"
+expect_eq "the socket unit's triggers are carried over" $((TRIGGERS + 1)) "$(socket_triggers echo)"
+svctl stop echo >/dev/null 2>&1
+check "after the re-execs, svd watches the sockets again once the service stopped" \
+        wait_until 10 state_of_socket_is echo listening
+run "$ECHO" connect "tcp:127.0.0.1:$PORT" after
+expect_eq "... and starts it at the next connection" after "$OUT"
+
 # The sockets belong to svd: they go with it, and the next svd binds them before the services.
 kill -KILL "$SVD_PID"
 wait_until 10 svd_exited
