@@ -627,7 +627,12 @@ int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         _cleanup_free_ char *q = message_quote(name);
                         if (!q)
                                 return -ENOMEM;
-                        parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
+                        if (streq(dot + 1, "socket") && !streq(k->name, "Also"))
+                                /* Socket units are bound before any service starts (manager-socket.h). */
+                                parser_warn(p, "%s=%s: svd relates services only; socket units are bound "
+                                            "before any service starts, ignoring.", k->name, q);
+                        else
+                                parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
                         _cleanup_free_ char *entry = NULL;
                         if (asprintf(&entry, "%s=%s", k->name, name) < 0 || record_not_applied(p, entry) < 0)
                                 return -ENOMEM;
