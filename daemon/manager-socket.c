@@ -3,6 +3,7 @@
 #include "manager-socket.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "basic/serialize.h"
 #include "basic/string-table.h"
 #include "basic/strv.h"
+#include "basic/time-util.h"
 #include "basic/unit-name.h"
 #include "creds.h"
 #include "manager.h"
@@ -110,6 +112,23 @@ static void socket_watch(Socket *s, bool on) {
         socket_set_state(s, on ? SOCKET_LISTENING : SOCKET_RUNNING);
 }
 
+/* Closes the sockets of s, which failed with the reason (a static or formatted string). */
+static void socket_fail(Socket *s, const char *format, ...) _printf_(2, 3);
+static void socket_fail(Socket *s, const char *format, ...) {
+        va_list ap;
+        char *e = NULL;
+
+        va_start(ap, format);
+        if (vasprintf(&e, format, ap) < 0)
+                e = NULL;
+        va_end(ap);
+        free(s->last_error);
+        s->last_error = e;
+        log_error("%s.socket: %s; closing the socket.", s->name, e ?: "out of memory");
+        socket_close(s);
+        socket_set_state(s, SOCKET_FAILED);
+}
+
 static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         Socket *s = userdata;
         Manager *m = s->manager;
@@ -123,19 +142,24 @@ static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, vo
         s->n_triggers++;
         if (m->ctx.shutting_down)
                 return 0;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        if (now - s->trigger_window_usec > SOCKET_TRIGGER_LIMIT_USEC) {
+                s->trigger_window_usec = now;
+                s->trigger_window_n = 0;
+        }
+        if (++s->trigger_window_n > SOCKET_TRIGGER_LIMIT_BURST) {
+                socket_fail(s, "Triggered more than %u times in %llu s: trigger limit hit", SOCKET_TRIGGER_LIMIT_BURST,
+                            SOCKET_TRIGGER_LIMIT_USEC / 1000000ULL);
+                return 0;
+        }
         int r = manager_job_prepare(m, MANAGER_JOB_START, service, /* record= */ false, &svc, &refusal);
         if (r >= 0 && !svc->def->unit)
                 r = -ENOENT, refusal = svc->def->load_error;
         if (r >= 0)
                 r = manager_job_op(MANAGER_JOB_START)(svc, NULL, NULL);
         if (r < 0) {
-                free(s->last_error);
-                if (asprintf(&s->last_error, "Failed to start '%s.service': %s", service,
-                             refusal ?: (r == -ESRCH ? "no such unit" : strerror(-r))) < 0)
-                        s->last_error = NULL;
-                log_error("%s.socket: %s; closing the socket.", s->name, s->last_error ?: "out of memory");
-                socket_close(s);
-                socket_set_state(s, SOCKET_FAILED);
+                socket_fail(s, "Failed to start '%s.service': %s", service,
+                            refusal ?: (r == -ESRCH ? "no such unit" : strerror(-r)));
                 return 0;
         }
         log_info("%s.socket: %s, starting '%s.service'.", s->name,
@@ -317,6 +341,10 @@ void manager_sockets_service_changed(Manager *m, Service *svc) {
                 if (!s->fds || !IN_SET(s->state, SOCKET_LISTENING, SOCKET_RUNNING) ||
                     !streq(socket_service_name(s), svc->name))
                         continue;
+                if (svc->state == SERVICE_FAILED && svc->result == SERVICE_FAILURE_START_LIMIT_HIT) {
+                        socket_fail(s, "'%s.service' hit its start limit", svc->name);
+                        continue;
+                }
                 bool busy = !service_is_settled(svc);
                 if (busy != (s->state == SOCKET_RUNNING))
                         socket_watch(s, !busy);

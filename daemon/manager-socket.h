@@ -10,7 +10,10 @@
  * gets the fds at 3, 4, ... with $LISTEN_FDS, $LISTEN_FDNAMES and $LISTEN_PID (sd_listen_fds(3)),
  * whoever starts it. Once it has stopped, svd watches again. Stopping the socket unit closes the
  * sockets (and with RemoveOnStop= removes their files). A socket that cannot be bound fails that
- * socket unit's start, with the reason; nothing else is affected.
+ * socket unit's start, with the reason; nothing else is affected. As in systemd, a socket unit
+ * fails when it triggers more than SOCKET_TRIGGER_LIMIT_BURST times in SOCKET_TRIGGER_LIMIT_USEC,
+ * or when its service hits its start limit: a service that fails at once must not be started again
+ * and again for a connection nobody takes.
  *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
  */
@@ -28,6 +31,10 @@
 #include "unit.h"
 
 typedef struct Manager Manager;
+
+/* systemd.socket(5), TriggerLimitIntervalSec= and TriggerLimitBurst= (Accept=no): the defaults. */
+#define SOCKET_TRIGGER_LIMIT_USEC (2 * 1000000ULL)
+#define SOCKET_TRIGGER_LIMIT_BURST 20U
 
 typedef enum SocketState {
         SOCKET_INACTIVE,
@@ -54,6 +61,8 @@ typedef struct Socket {
         char *fd_names;   /* $LISTEN_FDNAMES of its fds */
         char *last_error; /* why its last start failed */
         uint64_t n_triggers; /* connections or datagrams that started the service */
+        uint64_t trigger_window_usec; /* CLOCK_MONOTONIC start of the trigger limit's window */
+        unsigned trigger_window_n;    /*   triggers in it */
         bool removed;        /* its file is gone */
 } Socket;
 

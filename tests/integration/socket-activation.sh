@@ -125,6 +125,40 @@ run "$ECHO" connect "unix:$T/run/echo.sock" manual
 expect_eq "a service started by hand gets the sockets as well" manual "$OUT"
 expect_eq "... which counts no trigger" 2 "$(socket_triggers echo)"
 
+# A service that fails at once is not started again and again for a connection nobody takes: at
+# the trigger limit (20 in 2 s) or its service's start limit, the socket unit fails. Socket
+# units added or removed by daemon-reload.
+write_unit broken <<EOF
+[Unit]
+StartLimitBurst=3
+StartLimitIntervalSec=60
+[Service]
+ExecStart=$SH -c 'exit 1'
+EOF
+cat >"$UNITS/broken.socket" <<EOF
+[Socket]
+ListenStream=$T/run/broken.sock
+EOF
+cat >"$UNITS/late.socket" <<EOF
+[Socket]
+ListenStream=$T/run/late.sock
+Service=echo.service
+EOF
+run svctl daemon-reload
+expect_rc "daemon-reload loads the socket units added" 0
+expect_eq "... not started" inactive "$(socket_state late)"
+run svctl start broken.socket
+expect_rc "svctl start broken.socket" 0
+run timeout 30 "$ECHO" connect "unix:$T/run/broken.sock" nobody
+expect_eq "a connection to a service that keeps failing gets no answer" "" "$OUT"
+check "... the socket unit fails at its trigger limit or its service's start limit" \
+        wait_until 20 state_of_socket_is broken failed
+expect_contains "... and says so" "$(svctl --json status broken.socket)" "limit hit"
+rm "$UNITS/late.socket"
+svctl daemon-reload >/dev/null 2>&1
+run svctl status late.socket
+expect_rc "a socket unit whose file is gone is dropped by daemon-reload" 4
+
 # Re-exec: the listening fds are carried over like the pidfds; a client connecting in a loop all
 # along sees no refusal. The service stopped first, so that only svd holds the sockets.
 svctl stop echo >/dev/null 2>&1
