@@ -81,8 +81,12 @@ static Socket *socket_free(Socket *s) {
 }
 
 void manager_sockets_free(Manager *m) {
-        for (size_t i = 0; i < m->n_sockets; i++)
+        /* svd exits: its socket units stop (RemoveOnStop= removes their files). A re-exec does not get
+         * here, and a crash leaves the files to the next svd, which replaces them. */
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                manager_socket_stop(m->sockets[i]);
                 socket_free(m->sockets[i]);
+        }
         free(m->sockets);
         m->sockets = NULL;
         m->n_sockets = 0;

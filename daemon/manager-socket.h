@@ -79,6 +79,7 @@ const char *socket_service_name(const Socket *s);
 int manager_socket_start(Socket *s, char **ret_error);
 /* Closes its sockets (RemoveOnStop=: removes their files). */
 void manager_socket_stop(Socket *s);
+/* svd exits: every socket unit stops, and is freed. */
 void manager_sockets_free(Manager *m);
 
 /* Re-exec (reexec.h): the socket units as the state document's "sockets", each with its unit file's

@@ -198,4 +198,8 @@ expect_eq "the next svd binds the sockets again" back "$OUT"
 run "$ECHO" connect "unix:$T/run/echo.sock" path
 expect_eq "... and replaces the stale socket file" path "$OUT"
 
+stop_svd
+expect_eq "svd exits cleanly" 0 "$SVD_RC"
+check "... its socket units stop with it: RemoveOnStop= removed the socket file" test ! -e "$T/run/echo.sock"
+
 done_testing
