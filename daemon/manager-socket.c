@@ -464,7 +464,8 @@ int manager_sockets_load(Manager *m) {
                                 seen[i] = true;
                         }
                 if (s) {
-                        /* A bound socket keeps what it was bound with until it is started again. */
+                        /* A bound socket unit keeps the definition it was bound with; a reload once
+                         * it has stopped takes the file as it is then. */
                         if (!s->fds && socket_load(m, s) < 0)
                                 r = -ENOMEM;
                         continue;

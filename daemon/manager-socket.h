@@ -66,8 +66,9 @@ typedef struct Socket {
         bool removed;        /* its file is gone */
 } Socket;
 
-/* Loads the socket units of the unit directory: added ones are loaded, changed ones take the new file
- * (a bound one at its next start), removed ones are stopped and dropped. 0 or -errno (directory). */
+/* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
+ * that are not bound take the new file (a bound one keeps its definition), removed ones are stopped
+ * and dropped. 0 or -errno (directory). */
 int manager_sockets_load(Manager *m);
 /* Start-up: binds the socket units wanted by default.target or sockets.target, before any service. */
 void manager_sockets_start_wanted(Manager *m);
