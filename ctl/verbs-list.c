@@ -71,8 +71,21 @@ static void print_row(const char *const *cell, const size_t *width) {
         fputc('\n', stdout);
 }
 
-static void print_table(json_t *services) {
-        size_t n = json_array_size(services);
+/* A socket unit's row: its state, its triggers in place of restarts. */
+static void row_fill_socket(Row *row, json_t *s) {
+        int64_t v;
+        row->cell[COLUMN_NAME] = json_get_str(s, "name") ?: "?";
+        row->cell[COLUMN_STATE] = json_get_str(s, "loadError") ? "load-error" : json_get_str(s, "state") ?: "?";
+        row->cell[COLUMN_PID] = "-";
+        snprintf(row->restarts, sizeof(row->restarts), "%lld", json_get_int(s, "triggers", &v) ? (long long) v : 0LL);
+        row->cell[COLUMN_RESTARTS] = "-";
+        row->cell[COLUMN_SINCE] = "-";
+        row->cell[COLUMN_DESCRIPTION] = json_get_str(s, "description") ?: "";
+}
+
+static void print_table(json_t *services, json_t *sockets) {
+        size_t n_services = json_array_size(services), n_sockets = json_array_size(sockets);
+        size_t n = n_services + n_sockets;
         size_t width[_COLUMN_MAX];
         size_t i;
         json_t *s;
@@ -85,14 +98,16 @@ static void print_table(json_t *services) {
 
         for (int k = 0; k < _COLUMN_MAX; k++)
                 width[k] = strlen(column_header[k]);
-        json_array_foreach(services, i, s) {
+        json_array_foreach(services, i, s)
                 row_fill(&rows[i], s);
+        json_array_foreach(sockets, i, s)
+                row_fill_socket(&rows[n_services + i], s);
+        for (i = 0; i < n; i++)
                 for (int k = 0; k < _COLUMN_MAX; k++) {
                         size_t w = escaped_width(rows[i].cell[k]);
                         if (w > width[k])
                                 width[k] = w;
                 }
-        }
 
         if (n > 0) {
                 print_row(column_header, width);
@@ -118,9 +133,25 @@ static void print_table(json_t *services) {
                 fputc('\n', stdout);
         }
 
+        json_array_foreach(sockets, i, s) {
+                const char *load_error = json_get_str(s, "loadError");
+                if (!load_error)
+                        continue;
+                if (first)
+                        fputc('\n', stdout);
+                first = false;
+                fputs("Failed to load '", stdout);
+                fputs_escaped(json_get_str(s, "name") ?: "?", stdout);
+                fputs("': ", stdout);
+                fputs_escaped(load_error, stdout);
+                fputc('\n', stdout);
+        }
+
         if (n > 0)
                 fputc('\n', stdout);
-        printf("%zu %s listed.\n", n, n == 1 ? "service" : "services");
+        printf("%zu %s listed.\n", n_services, n_services == 1 ? "service" : "services");
+        if (n_sockets > 0)
+                printf("%zu %s listed.\n", n_sockets, n_sockets == 1 ? "socket" : "sockets");
 }
 
 int verb_list(VarlinkClient *c, int argc, char **argv) {
@@ -140,9 +171,13 @@ int verb_list(VarlinkClient *c, int argc, char **argv) {
                 return -EBADMSG;
         }
 
-        if (arg_json)
+        _cleanup_json_ json_t *sockets = socket_list(c);
+        if (arg_json) {
+                if (sockets && json_object_set(p, "sockets", sockets) < 0)
+                        return -ENOMEM;
                 return print_json(p);
+        }
 
-        print_table(services);
+        print_table(services, sockets);
         return EXIT_SUCCESS;
 }

@@ -26,6 +26,15 @@ static int verb_change(VarlinkClient *c, int argc, char **argv, const char *meth
                 _cleanup_json_ json_t *reply = NULL;
                 const char *error;
 
+                if (name_is_socket(argv[i])) {
+                        int k = EXIT_SUCCESS;
+                        int r = socket_change(c, argv[0], argv[i], &k);
+                        if (r < 0)
+                                return ret != EXIT_SUCCESS ? ret : r;
+                        if (ret == EXIT_SUCCESS)
+                                ret = k;
+                        continue;
+                }
                 int r = call(c, method, argv[i], &reply, &error);
                 if (r < 0) {
                         /* The connection is gone; the rest cannot be tried. */

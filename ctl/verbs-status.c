@@ -295,6 +295,15 @@ int verb_status(VarlinkClient *c, int argc, char **argv) {
                 const char *error;
                 int k;
 
+                if (name_is_socket(argv[i])) {
+                        k = EXIT_SUCCESS;
+                        int r = socket_status(c, argv[i], &k);
+                        if (r < 0)
+                                return ret != EXIT_SUCCESS ? ret : r;
+                        if (ret == EXIT_SUCCESS)
+                                ret = k;
+                        continue;
+                }
                 /* With the log tail in the same reply, unless svd is older and does not know logLines. */
                 bool tail = !arg_json;
                 int r = status_call(c, argv[i], tail, &reply, &error);

@@ -16,6 +16,10 @@
  * another's functions.
  */
 
+#include <stdbool.h>
+
+#include <jansson.h>
+
 #include "varlink-client.h"
 
 typedef int (*VerbFunction)(VarlinkClient *c, int argc, char **argv);
@@ -27,6 +31,14 @@ int verb_restart(VarlinkClient *c, int argc, char **argv);
 int verb_reload_services(VarlinkClient *c, int argc, char **argv);
 int verb_kill(VarlinkClient *c, int argc, char **argv);
 int verb_reset_failed(VarlinkClient *c, int argc, char **argv);
+
+/* Socket units (verbs-socket.c), for the verbs above when a name ends in ".socket": start, stop and
+ * restart, status (both set *ret to the exit code, return < 0 when the connection failed), and the
+ * sockets for list (NULL from an svd without socket units). */
+bool name_is_socket(const char *name);
+int socket_change(VarlinkClient *c, const char *verb, const char *name, int *ret);
+int socket_status(VarlinkClient *c, const char *name, int *ret);
+json_t *socket_list(VarlinkClient *c);
 
 /* status (verbs-status.c) and list (verbs-list.c). */
 int verb_status(VarlinkClient *c, int argc, char **argv);

@@ -474,7 +474,13 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
 }
 
 int manager_reload(Manager *m, char ***ret_added, char ***ret_changed, char ***ret_removed) {
-        return manager_load_dir(m, /* startup= */ false, ret_added, ret_changed, ret_removed);
+        int r = manager_load_dir(m, /* startup= */ false, ret_added, ret_changed, ret_removed);
+        if (r >= 0) {
+                int k = manager_sockets_load(m);
+                if (k < 0)
+                        log_error_errno(k, "Failed to load the socket units: %m");
+        }
+        return r;
 }
 
 int manager_load_units(Manager *m) {

@@ -208,6 +208,7 @@ static void on_service_state_changed(Service *s, ServiceState previous, void *us
         if (IN_SET(s->state, SERVICE_INACTIVE, SERVICE_FAILED) && (s->removed || s->next))
                 manager_schedule_gc(m); /* a reload is waiting for it to settle */
         manager_check_unit_action(m, s, previous);
+        manager_sockets_service_changed(m, s);
 }
 
 /* SuccessAction=, FailureAction=, StartLimitAction= (unit.h): key names the one that applies. */
@@ -275,8 +276,13 @@ static Service *on_service_instantiate(const char *name, void *userdata) {
         return manager_instantiate(userdata, name);
 }
 
+static size_t on_service_listen_fds(Service *s, const int **ret_fds, char **ret_names, void *userdata) {
+        return manager_sockets_listen_fds(userdata, s, ret_fds, ret_names);
+}
+
 static const ServiceCallbacks manager_service_callbacks = {
         .instantiate = on_service_instantiate,
+        .listen_fds = on_service_listen_fds,
         .state_changed = on_service_state_changed,
         .settled = on_service_settled,
         .unit_changed = on_service_unit_changed,
@@ -562,6 +568,9 @@ int manager_startup(Manager *m) {
                         return r;
                 /* The links are read again: they may have changed while svd re-executed. */
                 manager_refresh_unit_files(m, /* instantiate= */ false);
+                r = manager_sockets_deserialize(m, json_object_get(state, "sockets"));
+                if (r < 0)
+                        return r;
                 manager_guard_resume(m, state);
                 int listen_fd = reexec_fd_take(state, "listenFd");
                 if (listen_fd < 0)
@@ -588,6 +597,9 @@ int manager_startup(Manager *m) {
                 log_warning("Unit directory '%s' does not exist, no services.", m->unit_dir);
         else if (r < 0)
                 return log_error_errno(r, "Failed to load units from '%s': %m", m->unit_dir);
+        r = manager_sockets_load(m);
+        if (r < 0 && r != -ENOENT)
+                return log_error_errno(r, "Failed to load socket units from '%s': %m", m->unit_dir);
         Service *main_service = NULL;
         if (m->main_service) {
                 /* Started as an operator's start is, recorded as wanted by the loop below. */
@@ -614,6 +626,9 @@ int manager_startup(Manager *m) {
 
         /* Only now, with the socket ours: a second svd must not take the file. */
         manager_restore_prepare(m);
+
+        /* The sockets before the services: a service started now finds them bound. */
+        manager_sockets_start_wanted(m);
 
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {
@@ -683,6 +698,8 @@ Manager *manager_free(Manager *m) {
         m->main_source = sd_event_source_disable_unref(m->main_source);
         free(m->main_service);
         notify_socket_close(m);
+        manager_sockets_free(m);
+        free(m->listen_fds);
         service_context_done(&m->ctx);
         unit_install_links_done(&m->links);
         service_log_console_close();

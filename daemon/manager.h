@@ -22,6 +22,7 @@
 #include "cgroup.h"
 #include "cgroup-bpf.h"
 #include "guard.h"
+#include "manager-socket.h"
 #include "service.h"
 #include "spawn.h"
 #include "unit-install.h"
@@ -71,6 +72,9 @@ struct Manager {
         char *socket_path;
 
         ServiceContext ctx;     /* the services, sorted by name, and what they share */
+        Socket **sockets;       /* the socket units (manager-socket.h) */
+        size_t n_sockets;
+        int *listen_fds;        /* the fds of the spawn under way (manager_sockets_listen_fds()) */
         SpawnProbe probe;
         CgroupRoot cgroup;
         CgroupBpfProbe bpf;            /* the programs of the device and IP access lists (cgroup-bpf.h) */

@@ -151,6 +151,10 @@ static json_t *manager_serialize(Manager *m, ReexecFds *fds, int reply_fd) {
         for (size_t i = 0; i < m->ctx.n_services; i++)
                 if (json_array_append_new(services, service_serialize(m->ctx.services[i], fds)) < 0)
                         goto oom;
+        /* The listening sockets of the socket units, carried as the pidfds are (manager-socket.h). */
+        json_t *sockets = manager_sockets_serialize(m, fds);
+        if (!sockets || json_object_set_new(o, "sockets", sockets) < 0)
+                goto oom;
         json_t *list = json_array();
         if (json_object_set_new(o, "fds", list) < 0)
                 goto oom;

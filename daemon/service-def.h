@@ -173,6 +173,10 @@ typedef struct ServiceCallbacks {
         /* name ("web@8080") is no unit yet: the instance of its template, added to the table, or NULL
          * when there is no such template. */
         Service *(*instantiate)(const char *name, void *userdata);
+        /* Socket activation: the listening fds of the socket units that activate s, in order, and their
+         * names joined by ':' ($LISTEN_FDNAMES), both owned by the caller and valid until the spawn
+         * returns; the number of fds, 0 for none. NULL: no socket units. */
+        size_t (*listen_fds)(Service *s, const int **ret_fds, char **ret_names, void *userdata);
 } ServiceCallbacks;
 
 /* What all services share: the loop, what the kernel and svd's start-up

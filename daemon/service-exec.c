@@ -155,6 +155,27 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
         r = service_dirs_prepare(s, &e->env, &e->error);
         if (r < 0)
                 return r;
+        /* sd_listen_fds(3): the main command gets the listening sockets of the socket units that
+         * activate the service, however it was started; LISTEN_PID= is written by the child. */
+        const int *listen_fds = NULL;
+        size_t n_listen = 0;
+        if (exec_is_main(u, cmd) && c->callbacks && c->callbacks->listen_fds) {
+                _cleanup_free_ char *names = NULL;
+                n_listen = c->callbacks->listen_fds(s, &listen_fds, &names, c->userdata);
+                if (n_listen > SPAWN_LISTEN_FDS_MAX)
+                        n_listen = SPAWN_LISTEN_FDS_MAX;
+                if (n_listen > 0) {
+                        char *a = NULL;
+                        if (asprintf(&a, "LISTEN_FDS=%zu", n_listen) < 0 || strv_env_replace_consume(&e->env, a) < 0)
+                                return -ENOMEM;
+                        if (asprintf(&a, "LISTEN_FDNAMES=%s", names ?: "") < 0 ||
+                            strv_env_replace_consume(&e->env, a) < 0)
+                                return -ENOMEM;
+                        if (asprintf(&a, "LISTEN_PID=%0*d", (int) SPAWN_PID_DIGITS, 0) < 0 ||
+                            strv_env_replace_consume(&e->env, a) < 0)
+                                return -ENOMEM;
+                }
+        }
         if (cmd->flags & EXEC_NO_ENV_EXPAND) {
                 e->argv = strv_copy(cmd->argv);
                 if (!e->argv)
@@ -263,6 +284,13 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .cap_sys_admin = c->probe->cap_sys_admin,
         };
         SpawnParams *params = &e->params;
+        if (n_listen > 0) {
+                params->listen_fds = listen_fds;
+                params->n_listen_fds = n_listen;
+                for (char **v = e->env; *v; v++)
+                        if (strneq(*v, "LISTEN_PID=", strlen("LISTEN_PID=")))
+                                params->listen_pid_env = *v;
+        }
         /* systemd.exec(5), NoNewPrivileges=: the sandboxing keys enforced by seccomp filters and
          * mounts imply no_new_privs for a service without CAP_SYS_ADMIN (a User= one, or one whose
          * bounding set lacks it), and for every service of an unprivileged svd (user mode). Loading a

@@ -244,12 +244,30 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
         if (p->stderr_fd >= 3 && dup2(p->stderr_fd, STDERR_FILENO) < 0)
                 child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
-        if (report_fd != 3) {
+        /* Socket activation: the listening fds go to 3 ... 3+n-1 and the report pipe after them.
+         * Copies above that range first, so that no move overwrites a listening fd still to move;
+         * dup2() clears O_CLOEXEC on the final numbers. */
+        int n_listen = (int) (p->n_listen_fds <= SPAWN_LISTEN_FDS_MAX ? p->n_listen_fds : SPAWN_LISTEN_FDS_MAX);
+        if (n_listen > 0) {
+                int copies[SPAWN_LISTEN_FDS_MAX];
+                for (int i = 0; i < n_listen; i++) {
+                        copies[i] = fcntl(p->listen_fds[i], F_DUPFD_CLOEXEC, 3 + n_listen + 1);
+                        if (copies[i] < 0)
+                                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+                }
+                int r = report_fd == 3 + n_listen ? report_fd : fcntl(report_fd, F_DUPFD_CLOEXEC, 3 + n_listen + 1);
+                if (r < 0 || (r != 3 + n_listen && dup3(r, 3 + n_listen, O_CLOEXEC) < 0))
+                        child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+                report_fd = 3 + n_listen;
+                for (int i = 0; i < n_listen; i++)
+                        if (dup2(copies[i], 3 + i) < 0)
+                                child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+        } else if (report_fd != 3) {
                 if (dup3(report_fd, 3, O_CLOEXEC) < 0)
                         child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
                 report_fd = 3;
         }
-        if (sys_close_range(4, ~0U, 0) < 0)
+        if (sys_close_range((unsigned) report_fd + 1, ~0U, 0) < 0)
                 child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
 
         /* CLONE_CLEAR_SIGHAND reset the handlers; ignored signals stay
@@ -417,6 +435,21 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 int r = sandbox_child_load_filters(p->sandbox, &key);
                 if (r < 0)
                         child_fail(report_fd, (SpawnStage) (SPAWN_STAGE_SANDBOX + key), -r);
+        }
+
+        /* LISTEN_PID= is this process's pid as it sees it: known only here (a PID namespace's
+         * command is init's child). Written in place, digits only, no allocation. */
+        if (p->listen_pid_env) {
+                char *d = p->listen_pid_env + sizeof("LISTEN_PID=") - 1;
+                char digits[SPAWN_PID_DIGITS];
+                unsigned v = (unsigned) getpid(), n = 0;
+                do {
+                        digits[n++] = (char) ('0' + v % 10);
+                        v /= 10;
+                } while (v > 0 && n < SPAWN_PID_DIGITS);
+                for (unsigned i = 0; i < n; i++)
+                        d[i] = digits[n - 1 - i];
+                d[n] = '\0';
         }
 
         execve(p->path, p->argv, p->envp);

@@ -132,7 +132,17 @@ typedef struct SpawnParams {
          * with its credentials, fails at "notify-socket" when it cannot write to it, rather than
          * svd waiting out TimeoutStartSec= for a READY=1 that cannot come. NULL: no check. */
         const char *notify_socket;
+        /* Socket activation (sd_listen_fds(3)): these fds become the child's 3, 4, ... in this order.
+         * listen_pid_env is the entry of envp "LISTEN_PID=" followed by room for SPAWN_PID_DIGITS
+         * digits, which the process that execs fills with its own pid (in its PID namespace) just
+         * before execve(): only it knows that pid. NULL: no LISTEN_PID=. */
+        const int *listen_fds;
+        size_t n_listen_fds;
+        char *listen_pid_env;
 } SpawnParams;
+
+#define SPAWN_LISTEN_FDS_MAX 256U /* fds passed by socket activation */
+#define SPAWN_PID_DIGITS 10U      /* decimal digits of the largest pid (pid_max is at most 2^22) */
 
 /* Creates the child. On success returns 0, *ret (pid, pidfd, mode) and
  * *ret_report_fd, the read end of the failure pipe (O_CLOEXEC|O_NONBLOCK). */

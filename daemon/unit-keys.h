@@ -14,5 +14,5 @@
 /* The row of key `name` in [section], or NULL for a key svd does not know. */
 const UnitKey *unit_key_find(const char *section, const char *name);
 
-/* Whether svd knows [section] ("Unit", "Service", "Install"). */
-bool unit_section_is_known(const char *section);
+/* Whether svd knows [section] in a unit of that kind ("Unit", "Install", and "Service" or "Socket"). */
+bool unit_section_is_known(UnitKind kind, const char *section);

@@ -82,6 +82,7 @@ Unit *unit_free(Unit *u) {
         unit_access_done(&u->access);
         strv_free(u->not_applied);
         unit_conditions_done(&u->conditions);
+        unit_socket_done(&u->socket);
         for (size_t i = 0; i < _UNIT_DEPENDENCY_MAX; i++)
                 strv_free(u->dependencies[i]);
         for (size_t i = 0; i < _UNIT_RELATION_MAX; i++)
@@ -127,7 +128,7 @@ static void unit_parse_key(UnitParser *p) {
                 parser_error(p, -EINVAL, p->line, "Assignment '%s=' outside of a section", p->key);
                 return;
         }
-        if (!unit_section_is_known(p->section))
+        if (!unit_section_is_known(p->kind, p->section))
                 return; /* warned about at its header */
         if (name_is_extension(p->key))
                 return;
@@ -186,7 +187,7 @@ static int unit_parse_line(UnitParser *p) {
                 }
                 memcpy(p->section, l + 1, n - 2);
                 p->section[n - 2] = '\0';
-                if (!unit_section_is_known(p->section) && !name_is_extension(p->section))
+                if (!unit_section_is_known(p->kind, p->section) && !name_is_extension(p->section))
                         parser_warn(p, "Unknown section '%s', ignoring.", p->section);
                 return 0;
         }
@@ -335,6 +336,20 @@ static int unit_check_privileges(UnitParser *p) {
         return 0;
 }
 
+/* A socket unit, once the whole file is read: something to listen on, and what svd can do with it. */
+static int unit_check_socket(UnitParser *p) {
+        const UnitSocket *s = &p->unit->socket;
+
+        if (s->n_listen == 0)
+                return parser_error(p, -EINVAL, 0,
+                                    "Missing ListenStream=, ListenDatagram=, ListenSequentialPacket= or ListenFIFO= "
+                                    "in [Socket]");
+        if (s->accept)
+                return parser_error(p, -EOPNOTSUPP, 0,
+                                    "Accept=yes (a service instance per connection) is not supported");
+        return 0;
+}
+
 static Unit *unit_new(const Unit *base, const char *path, const char *name) {
         _cleanup_(unit_freep) Unit *u = NULL;
 
@@ -371,6 +386,7 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 .userdata = userdata,
                 .text = text,
                 .size = len,
+                .kind = unit_kind_from_path(path),
         };
         _cleanup_(unit_freep) Unit *u = NULL;
 
@@ -396,6 +412,7 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                 return fail(&p, ret_error);
         }
         p.unit = u;
+        u->kind = p.kind;
         /* The unit keeps the bytes it is parsed from (a re-exec parses them again). */
         u->source = malloc(len + 1);
         if (!u->source) {
@@ -415,6 +432,15 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                         parser_oom(&p);
                         return fail(&p, ret_error);
                 }
+
+        if (u->kind == UNIT_KIND_SOCKET) {
+                if (unit_check_socket(&p) < 0)
+                        return fail(&p, ret_error);
+                *ret = TAKE_PTR(u);
+                if (ret_error)
+                        *ret_error = NULL;
+                return 0;
+        }
 
         /* systemd.service(5): Type=oneshot may do without ExecStart= when it has ExecStop= (a unit that
          * only acts when it is stopped) or SuccessAction= (one whose start is the action, as

@@ -216,7 +216,7 @@ static int invalid_specifier(UnitParser *p, int r, char bad) {
 }
 
 /* For the single-valued string keys: "%%" unescaped, valid UTF-8 (these end up in JSON). */
-static int parse_string_value(UnitParser *p, char **ret) {
+int unit_parse_string_value(UnitParser *p, char **ret) {
         _cleanup_free_ char *s = NULL;
         char bad;
         int r;
@@ -281,6 +281,7 @@ const Unit unit_defaults = {
         .sandbox = UNIT_SANDBOX_DEFAULTS,
         .default_dependencies = true,
         .personality = UNIT_PERSONALITY_KEEP,
+        .socket = UNIT_SOCKET_DEFAULTS,
 };
 
 static int key_reset(UnitParser *p, const UnitKey *k, void *field) {
@@ -312,7 +313,7 @@ int parse_string(UnitParser *p, const UnitKey *k, void *field) {
                 free_and_replace(field, NULL);
                 return 0;
         }
-        r = parse_string_value(p, &s);
+        r = unit_parse_string_value(p, &s);
         if (r < 0)
                 return r;
         free_and_replace(field, s);
@@ -626,7 +627,12 @@ int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         _cleanup_free_ char *q = message_quote(name);
                         if (!q)
                                 return -ENOMEM;
-                        parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
+                        if (streq(dot + 1, "socket") && !streq(k->name, "Also"))
+                                /* Socket units are bound before any service starts (manager-socket.h). */
+                                parser_warn(p, "%s=%s: svd relates services only; socket units are bound "
+                                            "before any service starts, ignoring.", k->name, q);
+                        else
+                                parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
                         _cleanup_free_ char *entry = NULL;
                         if (asprintf(&entry, "%s=%s", k->name, name) < 0 || record_not_applied(p, entry) < 0)
                                 return -ENOMEM;
@@ -809,7 +815,7 @@ int parse_working_directory(UnitParser *p, const UnitKey *k, void *field) {
         else if (streq(v, "~"))
                 home = true;
         else {
-                r = parse_string_value(p, &s);
+                r = unit_parse_string_value(p, &s);
                 if (r < 0)
                         return r;
                 if (missing_ok)
@@ -934,7 +940,7 @@ int parse_user_group(UnitParser *p, const UnitKey *k, void *field) {
                 free_and_replace(field, NULL);
                 return 0;
         }
-        r = parse_string_value(p, &s);
+        r = unit_parse_string_value(p, &s);
         if (r < 0)
                 return r;
         if (isempty(s) && parsing_template(p)) {
@@ -976,9 +982,9 @@ int parse_supplementary_groups(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
-static bool targets_started(char **l) {
+static bool targets_started(const UnitParser *p, char **l) {
         for (char **t = l; t && *t; t++)
-                if (unit_target_is_started(*t))
+                if (unit_target_is_started(*t) || (p->kind == UNIT_KIND_SOCKET && streq(*t, "sockets.target")))
                         return true;
         return false;
 }
@@ -1005,8 +1011,8 @@ int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                 if (r < 0)
                         return invalid_value(p, r, "unbalanced quotes or invalid escape sequence");
                 if (r == 0) {
-                        p->unit->wanted_by_default = targets_started(p->unit->wanted_by) ||
-                                                     targets_started(p->unit->required_by);
+                        p->unit->wanted_by_default = targets_started(p, p->unit->wanted_by) ||
+                                                     targets_started(p, p->unit->required_by);
                         return 0;
                 }
                 if (++p->n_wanted_by > UNIT_WANTED_BY_MAX)
@@ -1017,7 +1023,9 @@ int parse_wanted_by(UnitParser *p, const UnitKey *k, void *field) {
                         return r;
                 if (r < 0)
                         return invalid_specifier(p, r, bad);
-                if (!unit_target_is_started(target)) {
+                /* A socket unit is started with the sockets, before the services: at svd's start. */
+                if (!unit_target_is_started(target) &&
+                    !(p->kind == UNIT_KIND_SOCKET && streq(target, "sockets.target"))) {
                         _cleanup_free_ char *q = message_quote(target);
                         if (!q)
                                 return -ENOMEM;
@@ -1191,7 +1199,7 @@ int parse_pid_file(UnitParser *p, const UnitKey *k, void *field) {
                 free_and_replace(field, NULL);
                 return 0;
         }
-        r = parse_string_value(p, &s);
+        r = unit_parse_string_value(p, &s);
         if (r < 0)
                 return r;
         if (s[0] != '/') {
@@ -1227,7 +1235,7 @@ int parse_bus_name(UnitParser *p, const UnitKey *k, void *field) {
                 free_and_replace(field, NULL);
                 return 0;
         }
-        r = parse_string_value(p, &s);
+        r = unit_parse_string_value(p, &s);
         if (r < 0)
                 return r;
         size_t n = strlen(s), elements = 1;
@@ -1332,7 +1340,7 @@ int parse_tty_path(UnitParser *p, const UnitKey *k, void *field) {
                 free_and_replace(field, NULL);
                 return 0;
         }
-        int r = parse_string_value(p, &s);
+        int r = unit_parse_string_value(p, &s);
         if (r < 0)
                 return r;
         if (s[0] != '/' || strlen(s) >= PATH_MAX)
@@ -1461,7 +1469,7 @@ int parse_access(UnitParser *p, const UnitKey *k, void *field) {
 
         (void) field;
         if (streq(k->name, "DeviceAllow") && !isempty(p->value)) {
-                r = parse_string_value(p, &value);
+                r = unit_parse_string_value(p, &value);
                 if (r < 0)
                         return r;
         }
@@ -1560,7 +1568,7 @@ int parse_condition(UnitParser *p, const UnitKey *k, void *field) {
 
         assert(t >= 0);
         if (!isempty(p->value)) {
-                r = parse_string_value(p, &v);
+                r = unit_parse_string_value(p, &v);
                 if (r < 0)
                         return r;
         }

@@ -47,6 +47,7 @@ typedef struct UnitParser {
         unsigned n_env_assignments;
         unsigned n_wanted_by;
         unsigned pam_name_line; /* of PAMName= in force, 0: none */
+        UnitKind kind;          /* from the file name: which sections the file may have */
 
         int error; /* first error, negative; parsing stops there */
         char *error_message;
@@ -62,6 +63,10 @@ _printf_(2, 3) void parser_warn(UnitParser *p, const char *format, ...);
 /* A value a user controls, as it may be quoted in a message: control characters escaped, bounded,
  * valid UTF-8. NULL when memory ran out. */
 char *message_quote(const char *s);
+
+/* The current value as a single-valued string key takes it: specifiers resolved, valid UTF-8. 0, the
+ * error of invalid_value(), or -ENOMEM. */
+int unit_parse_string_value(UnitParser *p, char **ret);
 
 /* Records entry ("Key=" or "Key=value") in Unit.not_applied, once. */
 int record_not_applied(UnitParser *p, const char *entry);
@@ -117,6 +122,12 @@ int record_sandbox_not_applied(UnitParser *p, const UnitKey *k);
 
 /* The parsers, one per kind of value; unit-keys.c names one in each row. */
 int parse_access(UnitParser *p, const UnitKey *k, void *field);
+/* [Socket] (unit-socket.c). */
+int parse_socket_listen(UnitParser *p, const UnitKey *k, void *field);
+int parse_bind_ipv6_only(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_service(UnitParser *p, const UnitKey *k, void *field);
+int parse_fd_name(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_refused(UnitParser *p, const UnitKey *k, void *field);
 int parse_binds_to(UnitParser *p, const UnitKey *k, void *field);
 int parse_bool_key(UnitParser *p, const UnitKey *k, void *field);
 int parse_bus_name(UnitParser *p, const UnitKey *k, void *field);

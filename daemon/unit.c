@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "basic/string-table.h"
 
@@ -94,6 +95,11 @@ static const char *const unit_dependency_table[_UNIT_DEPENDENCY_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(unit_dependency, UnitDependency);
 DEFINE_STRING_TABLE_LOOKUP(restart_policy, RestartPolicy);
+
+UnitKind unit_kind_from_path(const char *path) {
+        size_t n = strlen(path);
+        return n >= 7 && streq(path + n - 7, ".socket") ? UNIT_KIND_SOCKET : UNIT_KIND_SERVICE;
+}
 
 static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
         [LOG_OUTPUT_LOG] = "log",       [LOG_OUTPUT_NULL] = "null",     [LOG_OUTPUT_INHERIT] = "inherit",

@@ -39,6 +39,7 @@
 #include "unit-condition.h"
 #include "unit-access.h"
 #include "unit-sandbox.h"
+#include "unit-socket.h"
 
 /* Limits on what a unit file may make svd hold. */
 #define UNIT_FILE_SIZE_MAX (1U << 20)  /* bytes in one unit file */
@@ -47,6 +48,18 @@
 #define UNIT_ENVIRONMENT_FILES_MAX 64U /* EnvironmentFile= paths */
 #define UNIT_ENV_MAX 4096U             /* Environment= assignments in one file, overridden ones included */
 #define UNIT_NOT_APPLIED_MAX 64U       /* entries of Unit.not_applied; the rest are warned about only */
+
+/* What a unit file describes, told by its name: NAME.service or NAME.socket (unit-socket.h). */
+typedef enum UnitKind {
+        UNIT_KIND_SERVICE,
+        UNIT_KIND_SOCKET,
+        _UNIT_KIND_MAX,
+        _UNIT_KIND_INVALID = -EINVAL,
+} UnitKind;
+
+/* The kind of the unit file at path: a path ending in ".socket" is a socket unit, any other a
+ * service. */
+UnitKind unit_kind_from_path(const char *path);
 
 typedef enum RestartPolicy {
         RESTART_NO,
@@ -289,7 +302,8 @@ const char *kill_mode_to_string(KillMode m);
 KillMode kill_mode_from_string(const char *s);
 
 typedef struct Unit {
-        char *name;        /* "web" for web.service */
+        UnitKind kind;
+        char *name;        /* "web" for web.service and web.socket */
         char *path;        /* file it was loaded from */
         char *description; /* may be NULL */
         char **documentation; /* Documentation= URIs, NULL-terminated */
@@ -395,6 +409,10 @@ typedef struct Unit {
         uint64_t log_rotate_size; /* LogRotateSize=, bytes; 0 = never rotate */
         unsigned log_rotate_keep; /* LogRotateKeep=, rotated files kept */
 
+        /* A socket unit's [Socket] (kind UNIT_KIND_SOCKET); a service's [Service] keys are the fields
+         * above, which a socket unit leaves at their defaults. */
+        UnitSocket socket;
+
         /* The bytes the unit was parsed from: a re-exec hands them to the next
          * svd (reexec.h), which parses the same definition again rather than
          * a file that may have changed on disk since. */
@@ -450,8 +468,10 @@ bool unit_implies_no_new_privileges(const Unit *u);
 /* A warning about a unit file; the unit still loads. */
 typedef void (*UnitWarningFn)(const char *message, void *userdata);
 
-/* Loads path as unit `name` (the file name without ".service"), with defaults for the keys it
- * does not set (NULL: the built-in ones). On success returns 0 and *ret. On failure returns -errno and, when
+/* Loads path as unit `name` (the file name without ".service" or ".socket"), with defaults for the
+ * keys it does not set (NULL: the built-in ones); the kind is unit_kind_from_path(path): a socket
+ * unit has [Socket] in place of [Service] and at least one Listen*= key, a service has [Service] and
+ * a command. On success returns 0 and *ret. On failure returns -errno and, when
  * ret_error is non-NULL, a malloc'd message naming file, line and reason
  * (NULL only if memory ran out). Errors: -EINVAL bad syntax or value,
  * -EOPNOTSUPP a systemd value svd does not support, -ENOBUFS a line longer

@@ -704,6 +704,102 @@ static int method_list_unit_files(VarlinkCall *call, json_t *parameters, void *u
         } while (true);
 }
 
+/* ---- socket units (manager-socket.h) ---- */
+
+static json_t *socket_to_json(const Socket *s) {
+        json_t *listen = json_array();
+        const UnitSocket *us = s->unit ? &s->unit->socket : NULL;
+        for (size_t i = 0; listen && us && i < us->n_listen; i++)
+                json_array_append_new(listen, json_pack("{s:s,s:s}", "type",
+                                                        socket_listen_type_to_string(us->listen[i].type),
+                                                        "address", us->listen[i].address));
+        _cleanup_free_ char *name = NULL, *service = NULL;
+        if (asprintf(&name, "%s.socket", s->name) < 0 || asprintf(&service, "%s.service", socket_service_name(s)) < 0) {
+                json_decref(listen);
+                return NULL;
+        }
+        return json_pack("{s:s,s:s,s:o,s:s,s:s,s:o,s:I,s:b,s:o,s:o}", "name", name, "path", s->path ?: "",
+                         "description",
+                         s->unit && s->unit->description ? json_string(s->unit->description) : json_null(),
+                         "service", service, "state", socket_state_to_string(s->state), "listen",
+                         listen ?: json_array(), "triggers", (json_int_t) s->n_triggers, "wantedByDefault",
+                         s->unit && s->unit->wanted_by_default, "loadError",
+                         s->load_error ? json_string(s->load_error) : json_null(), "lastError",
+                         s->last_error ? json_string(s->last_error) : json_null());
+}
+
+static int method_list_sockets(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Manager *m = ((VarlinkManager *) userdata)->manager;
+        static const VarlinkField fields[] = { {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return 0;
+        json_t *a = json_array();
+        if (!a)
+                return -ENOMEM;
+        /* Sorted by name, as List. */
+        const Socket *prev = NULL;
+        for (size_t k = 0; k < m->n_sockets; k++) {
+                const Socket *next = NULL;
+                for (size_t i = 0; i < m->n_sockets; i++) {
+                        const Socket *s = m->sockets[i];
+                        if ((!prev || strcmp(s->name, prev->name) > 0) && (!next || strcmp(s->name, next->name) < 0))
+                                next = s;
+                }
+                if (!next)
+                        break;
+                json_array_append_new(a, socket_to_json(next));
+                prev = next;
+        }
+        return varlink_call_reply(call, json_pack("{s:o}", "sockets", a));
+}
+
+/* Looks up the `name` parameter; answers the call itself when that fails. */
+static Socket *lookup_socket(VarlinkManager *vm, VarlinkCall *call, json_t *parameters) {
+        static const VarlinkField fields[] = { { "name", JSON_STRING, true }, {} };
+
+        if (varlink_call_check_parameters(call, parameters, fields) < 0)
+                return NULL;
+        const char *name = json_string_value(json_object_get(parameters, "name"));
+        Socket *s = manager_socket_find(vm->manager, name);
+        if (!s)
+                (void) varlink_call_error(call, "io.svd.Manager.NoSuchSocket", json_pack("{s:s}", "name", name));
+        return s;
+}
+
+static int reply_socket(VarlinkCall *call, const Socket *s) {
+        return varlink_call_reply(call, json_pack("{s:o}", "socket", socket_to_json(s)));
+}
+
+static int method_socket_status(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Socket *s = lookup_socket(userdata, call, parameters);
+        return s ? reply_socket(call, s) : 0;
+}
+
+static int method_start_socket(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Socket *s = lookup_socket(userdata, call, parameters);
+        if (!s)
+                return 0;
+        _cleanup_free_ char *error = NULL;
+        int r = manager_socket_start(s, &error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_error("%s.socket: %s", s->name, error ?: strerror(-r));
+                return varlink_call_error(call, "io.svd.Manager.SocketFailed",
+                                          json_pack("{s:s,s:s}", "name", s->name, "message", error ?: strerror(-r)));
+        }
+        return reply_socket(call, s);
+}
+
+static int method_stop_socket(VarlinkCall *call, json_t *parameters, void *userdata) {
+        Socket *s = lookup_socket(userdata, call, parameters);
+        if (!s)
+                return 0;
+        manager_socket_stop(s);
+        return reply_socket(call, s);
+}
+
 static const VarlinkMethod manager_methods[] = {
         { "Info", method_info, 0 },
         { "List", method_list, 0 },
@@ -724,6 +820,10 @@ static const VarlinkMethod manager_methods[] = {
         { "DisableUnitFile", method_disable_unit_file, VARLINK_METHOD_WRITE },
         { "GetUnitFileState", method_get_unit_file_state, 0 },
         { "ListUnitFiles", method_list_unit_files, 0 },
+        { "ListSockets", method_list_sockets, 0 },
+        { "SocketStatus", method_socket_status, 0 },
+        { "StartSocket", method_start_socket, VARLINK_METHOD_WRITE },
+        { "StopSocket", method_stop_socket, VARLINK_METHOD_WRITE },
         {},
 };
 

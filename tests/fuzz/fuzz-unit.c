@@ -34,7 +34,7 @@ static void check_message(const char *m) {
         fuzz_assert(m);
         fuzz_assert(strlen(m) < FUZZ_MESSAGE_MAX);
         fuzz_assert(json_accepts_string(m));
-        fuzz_assert(strncmp(m, "fuzz.service", 12) == 0);
+        fuzz_assert(strncmp(m, "fuzz.service", 12) == 0 || strncmp(m, "fuzz.socket", 11) == 0);
 }
 
 static void on_warning(const char *message, void *userdata) {
@@ -43,10 +43,39 @@ static void on_warning(const char *message, void *userdata) {
         (*n)++;
 }
 
+/* The same bytes as a socket unit (NAME.socket): [Socket] and its addresses. */
+static void fuzz_socket_unit(const uint8_t *data, size_t size) {
+        _cleanup_(unit_freep) Unit *u = NULL;
+        _cleanup_free_ char *error = NULL;
+        size_t warnings = 0;
+
+        int r = unit_load_string((const char *) data, size, "fuzz.socket", "fuzz", NULL, on_warning, &warnings,
+                                 &u, &error);
+        if (r < 0) {
+                fuzz_assert(!u);
+                if (error)
+                        check_message(error);
+                return;
+        }
+        fuzz_assert(u && u->kind == UNIT_KIND_SOCKET);
+        fuzz_assert(u->socket.n_listen >= 1 && u->socket.n_listen <= UNIT_SOCKET_LISTEN_MAX);
+        fuzz_assert(!u->socket.accept);
+        for (size_t i = 0; i < u->socket.n_listen; i++) {
+                const SocketListen *l = &u->socket.listen[i];
+                fuzz_assert(l->address && json_accepts_string(l->address));
+                fuzz_assert(!l->path || l->path[0] == '/');
+                fuzz_assert(l->type == SOCKET_LISTEN_FIFO ? l->path != NULL : l->sa_len > 0);
+        }
+        if (u->socket.fd_name)
+                fuzz_assert(socket_fd_name_is_valid(u->socket.fd_name));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_(unit_freep) Unit *u = NULL;
         _cleanup_free_ char *error = NULL;
         size_t warnings = 0;
+
+        fuzz_socket_unit(data, size);
 
         int r = unit_load_string((const char *) data, size, "fuzz.service", "fuzz", NULL, on_warning, &warnings,
                                  &u, &error);

@@ -8,6 +8,7 @@ svd_integration_test(e2e-stop-timeout)
 svd_integration_test(e2e-permissions)
 svd_integration_test(e2e-access)
 svd_integration_test(e2e-socket-path)
+svd_integration_test(socket-activation)
 # svd.conf: the units' defaults, ForwardOutput=, options over the file, re-exec, bad lines.
 svd_integration_test(svd-conf)
 svd_integration_test(crash)

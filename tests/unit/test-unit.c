@@ -1200,7 +1200,7 @@ START_TEST(test_dependencies) {
         ck_assert_str_eq(u->dependencies[UNIT_BEFORE][0], "f");
         ck_assert_uint_eq(strv_length(w), 2);
         ck_assert_str_eq(w[0], PATH ":4: Wants=network-online.target: svd has only services, ignoring.");
-        ck_assert_str_eq(w[1], PATH ":5: After=syslog.socket: svd has only services, ignoring.");
+        ck_assert_str_eq(w[1], PATH ":5: After=syslog.socket: svd relates services only; socket units are bound before any service starts, ignoring.");
         ck_assert_str_eq(unit_dependency_to_string(UNIT_BEFORE), "Before");
 
         _cleanup_free_ char *m1 = load_fail("[Service]\nExecStart=/x\n[Unit]\nRequires=a/b\n", -EINVAL);

@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Socket activation (manager-socket.h): the socket units, their sockets, and the starts they make. */
+#include "manager-socket.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "basic/serialize.h"
+#include "basic/string-table.h"
+#include "basic/strv.h"
+#include "basic/time-util.h"
+#include "basic/unit-name.h"
+#include "creds.h"
+#include "manager.h"
+#include "svd-log.h"
+
+#define SOCKET_SUFFIX ".socket"
+#define MANAGER_SOCKETS_MAX 4096U /* socket units in the unit directory */
+
+#ifndef IPV6_FREEBIND
+#define IPV6_FREEBIND 78
+#endif
+
+static void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
+static const char *const socket_state_table[_SOCKET_STATE_MAX] = {
+        [SOCKET_INACTIVE] = "inactive",
+        [SOCKET_LISTENING] = "listening",
+        [SOCKET_RUNNING] = "running",
+        [SOCKET_FAILED] = "failed",
+};
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(socket_state, SocketState);
+
+static void socket_set_state(Socket *s, SocketState state) {
+        if (s->state == state)
+                return;
+        log_debug("%s.socket: %s → %s", s->name, socket_state_to_string(s->state), socket_state_to_string(state));
+        s->state = state;
+}
+
+const char *socket_service_name(const Socket *s) {
+        return s->unit && s->unit->socket.service ? s->unit->socket.service : s->name;
+}
+
+static void socket_close(Socket *s) {
+        size_t n = s->unit ? s->unit->socket.n_listen : 0;
+        for (size_t i = 0; s->sources && i < n; i++)
+                s->sources[i] = sd_event_source_disable_unref(s->sources[i]);
+        for (size_t i = 0; s->fds && i < n; i++)
+                safe_close(s->fds[i]);
+        free(s->sources);
+        free(s->fds);
+        s->sources = NULL;
+        s->fds = NULL;
+}
+
+static Socket *socket_free(Socket *s) {
+        if (!s)
+                return NULL;
+        socket_close(s);
+        unit_free(s->unit);
+        free(s->name);
+        free(s->path);
+        free(s->load_error);
+        free(s->fd_names);
+        free(s->last_error);
+        free(s);
+        return NULL;
+}
+
+void manager_sockets_free(Manager *m) {
+        /* svd exits: its socket units stop (RemoveOnStop= removes their files). A re-exec does not get
+         * here, and a crash leaves the files to the next svd, which replaces them. */
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                manager_socket_stop(m->sockets[i]);
+                socket_free(m->sockets[i]);
+        }
+        free(m->sockets);
+        m->sockets = NULL;
+        m->n_sockets = 0;
+}
+
+Socket *manager_socket_find(Manager *m, const char *name) {
+        size_t n = strlen(name);
+        if (n > strlen(SOCKET_SUFFIX) && streq(name + n - strlen(SOCKET_SUFFIX), SOCKET_SUFFIX))
+                n -= strlen(SOCKET_SUFFIX);
+        for (size_t i = 0; i < m->n_sockets; i++)
+                if (strlen(m->sockets[i]->name) == n && strneq(m->sockets[i]->name, name, n))
+                        return m->sockets[i];
+        return NULL;
+}
+
+/* Whether the service the socket activates runs, or is on its way. */
+static bool socket_service_busy(Socket *s) {
+        Service *svc = service_lookup(&s->manager->ctx, socket_service_name(s));
+        return svc && !service_is_settled(svc);
+}
+
+static void socket_watch(Socket *s, bool on) {
+        size_t n = s->unit->socket.n_listen;
+        for (size_t i = 0; i < n; i++)
+                if (s->sources[i])
+                        (void) sd_event_source_set_enabled(s->sources[i], on ? SD_EVENT_ON : SD_EVENT_OFF);
+        socket_set_state(s, on ? SOCKET_LISTENING : SOCKET_RUNNING);
+}
+
+/* Closes the sockets of s, which failed with the reason (a static or formatted string). */
+static void socket_fail(Socket *s, const char *format, ...) _printf_(2, 3);
+static void socket_fail(Socket *s, const char *format, ...) {
+        va_list ap;
+        char *e = NULL;
+
+        va_start(ap, format);
+        if (vasprintf(&e, format, ap) < 0)
+                e = NULL;
+        va_end(ap);
+        free(s->last_error);
+        s->last_error = e;
+        log_error("%s.socket: %s; closing the socket.", s->name, e ?: "out of memory");
+        socket_close(s);
+        socket_set_state(s, SOCKET_FAILED);
+}
+
+static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        Socket *s = userdata;
+        Manager *m = s->manager;
+        const char *service = socket_service_name(s);
+        const char *refusal = NULL;
+        Service *svc = NULL;
+
+        /* Not accepted: the service takes the connection from the listening socket. Until it has
+         * stopped, svd does not look at the socket again. */
+        socket_watch(s, false);
+        s->n_triggers++;
+        if (m->ctx.shutting_down)
+                return 0;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        if (now - s->trigger_window_usec > SOCKET_TRIGGER_LIMIT_USEC) {
+                s->trigger_window_usec = now;
+                s->trigger_window_n = 0;
+        }
+        if (++s->trigger_window_n > SOCKET_TRIGGER_LIMIT_BURST) {
+                socket_fail(s, "Triggered more than %u times in %llu s: trigger limit hit", SOCKET_TRIGGER_LIMIT_BURST,
+                            SOCKET_TRIGGER_LIMIT_USEC / 1000000ULL);
+                return 0;
+        }
+        int r = manager_job_prepare(m, MANAGER_JOB_START, service, /* record= */ false, &svc, &refusal);
+        if (r >= 0 && !svc->def->unit)
+                r = -ENOENT, refusal = svc->def->load_error;
+        if (r >= 0)
+                r = manager_job_op(MANAGER_JOB_START)(svc, NULL, NULL);
+        if (r < 0) {
+                socket_fail(s, "Failed to start '%s.service': %s", service,
+                            refusal ?: (r == -ESRCH ? "no such unit" : strerror(-r)));
+                return 0;
+        }
+        log_info("%s.socket: %s, starting '%s.service'.", s->name,
+                 (revents & EPOLLIN) ? "incoming traffic" : "event", service);
+        return 0;
+}
+
+static int mkdir_parents(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *c = strchr(p + 1, '/'); c; c = strchr(c + 1, '/')) {
+                *c = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                *c = '/';
+        }
+        return 0;
+}
+
+/* A socket file left by a socket nobody listens on any more (svd was killed): connecting to it is
+ * refused. */
+static bool socket_file_is_stale(const struct sockaddr *sa, socklen_t len, int type) {
+        _cleanup_close_ int fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        return fd >= 0 && connect(fd, sa, len) < 0 && errno == ECONNREFUSED;
+}
+
+static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
+        const UnitSocket *us = &s->unit->socket;
+        struct sockaddr_storage sa = l->sa;
+        socklen_t len = l->sa_len;
+        int type, r;
+
+        if (l->type == SOCKET_LISTEN_FIFO) {
+                r = mkdir_parents(l->path, (mode_t) us->directory_mode);
+                if (r < 0)
+                        return r;
+                if (mkfifo(l->path, (mode_t) us->socket_mode) < 0 && errno != EEXIST)
+                        return -errno;
+                _cleanup_close_ int fd = open(l->path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+                if (fd < 0)
+                        return -errno;
+                struct stat st;
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+                if (!S_ISFIFO(st.st_mode))
+                        return -EEXIST;
+                if (fchmod(fd, (mode_t) us->socket_mode) < 0)
+                        return -errno;
+                if ((s->uid != (uid_t) -1 || s->gid != (gid_t) -1) && fchown(fd, s->uid, s->gid) < 0)
+                        return -errno;
+                *ret_fd = TAKE_FD(fd);
+                return 0;
+        }
+
+        type = l->type == SOCKET_LISTEN_STREAM ? SOCK_STREAM
+             : l->type == SOCKET_LISTEN_DATAGRAM ? SOCK_DGRAM
+                                                  : SOCK_SEQPACKET;
+        _cleanup_close_ int fd = socket(sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0 && l->port_only && errno == EAFNOSUPPORT) {
+                /* A bare port on a host without IPv6: IPv4's any address. */
+                struct sockaddr_in *in = (struct sockaddr_in *) &sa;
+                uint16_t port = ((struct sockaddr_in6 *) &l->sa)->sin6_port;
+                sa = (struct sockaddr_storage){};
+                in->sin_family = AF_INET;
+                in->sin_port = port;
+                in->sin_addr.s_addr = htonl(INADDR_ANY);
+                len = sizeof(*in);
+                fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        }
+        if (fd < 0)
+                return -errno;
+
+        static const int one = 1;
+        if (sa.ss_family != AF_UNIX && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+                return -errno;
+        if (us->reuse_port && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+                return -errno;
+        if (us->free_bind && sa.ss_family == AF_INET && setsockopt(fd, SOL_IP, IP_FREEBIND, &one, sizeof(one)) < 0)
+                return -errno;
+        if (us->free_bind && sa.ss_family == AF_INET6 &&
+            setsockopt(fd, SOL_IPV6, IPV6_FREEBIND, &one, sizeof(one)) < 0)
+                return -errno;
+        if (sa.ss_family == AF_INET6 && us->bind_ipv6_only != SOCKET_BIND_IPV6_DEFAULT) {
+                int only = us->bind_ipv6_only == SOCKET_BIND_IPV6_ONLY;
+                if (setsockopt(fd, SOL_IPV6, IPV6_V6ONLY, &only, sizeof(only)) < 0)
+                        return -errno;
+        }
+        if (l->path) {
+                r = mkdir_parents(l->path, (mode_t) us->directory_mode);
+                if (r < 0)
+                        return r;
+        }
+        r = bind(fd, (struct sockaddr *) &sa, len) < 0 ? -errno : 0;
+        if (r == -EADDRINUSE && l->path) {
+                struct stat st;
+                if (lstat(l->path, &st) >= 0 && S_ISSOCK(st.st_mode) &&
+                    socket_file_is_stale((struct sockaddr *) &sa, len, type) && unlink(l->path) >= 0)
+                        r = bind(fd, (struct sockaddr *) &sa, len) < 0 ? -errno : 0;
+        }
+        if (r < 0)
+                return r;
+        if (l->path) {
+                if (chmod(l->path, (mode_t) us->socket_mode) < 0)
+                        return -errno;
+                if ((s->uid != (uid_t) -1 || s->gid != (gid_t) -1) && lchown(l->path, s->uid, s->gid) < 0)
+                        return -errno;
+        }
+        if (type != SOCK_DGRAM && listen(fd, (int) us->backlog) < 0)
+                return -errno;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int manager_socket_start(Socket *s, char **ret_error) {
+        const UnitSocket *us;
+        int r;
+
+        assert(s);
+
+        if (!s->unit) {
+                if (ret_error)
+                        *ret_error = s->load_error ? strdup(s->load_error) : NULL;
+                return -ENOEXEC;
+        }
+        if (s->fds)
+                return 0;
+        us = &s->unit->socket;
+        s->fds = calloc(us->n_listen, sizeof(int));
+        s->sources = calloc(us->n_listen, sizeof(sd_event_source *));
+        if (!s->fds || !s->sources) {
+                socket_close(s);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < us->n_listen; i++)
+                s->fds[i] = -EBADF;
+        for (size_t i = 0; i < us->n_listen; i++) {
+                r = socket_bind_one(s, &us->listen[i], &s->fds[i]);
+                if (r >= 0)
+                        r = sd_event_add_io(s->manager->event, &s->sources[i], s->fds[i], EPOLLIN, on_socket_ready, s);
+                if (r < 0) {
+                        free(s->last_error);
+                        if (asprintf(&s->last_error, "Failed to listen on '%s': %s", us->listen[i].address,
+                                     strerror(-r)) < 0)
+                                s->last_error = NULL;
+                        if (ret_error)
+                                *ret_error = s->last_error ? strdup(s->last_error) : NULL;
+                        socket_close(s);
+                        socket_set_state(s, SOCKET_FAILED);
+                        return r;
+                }
+        }
+        s->last_error = mfree(s->last_error);
+        log_info("%s.socket: listening on %zu %s.", s->name, us->n_listen, us->n_listen == 1 ? "socket" : "sockets");
+        /* A service that runs already (started by hand) has had no sockets; it gets them at its next
+         * start. Until it stops, svd does not watch. */
+        socket_set_state(s, SOCKET_LISTENING);
+        socket_watch(s, !socket_service_busy(s));
+        return 0;
+}
+
+void manager_socket_stop(Socket *s) {
+        assert(s);
+
+        bool bound = s->fds;
+        socket_close(s);
+        if (bound && s->unit && s->unit->socket.remove_on_stop)
+                for (size_t i = 0; i < s->unit->socket.n_listen; i++)
+                        if (s->unit->socket.listen[i].path)
+                                (void) unlink(s->unit->socket.listen[i].path);
+        if (bound)
+                log_info("%s.socket: closed.", s->name);
+        socket_set_state(s, SOCKET_INACTIVE);
+}
+
+void manager_sockets_service_changed(Manager *m, Service *svc) {
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                if (!s->fds || !IN_SET(s->state, SOCKET_LISTENING, SOCKET_RUNNING) ||
+                    !streq(socket_service_name(s), svc->name))
+                        continue;
+                if (svc->state == SERVICE_FAILED && svc->result == SERVICE_FAILURE_START_LIMIT_HIT) {
+                        socket_fail(s, "'%s.service' hit its start limit", svc->name);
+                        continue;
+                }
+                bool busy = !service_is_settled(svc);
+                if (busy != (s->state == SOCKET_RUNNING))
+                        socket_watch(s, !busy);
+        }
+}
+
+size_t manager_sockets_listen_fds(Manager *m, Service *svc, const int **ret_fds, char **ret_names) {
+        size_t n = 0;
+
+        m->listen_fds = mfree(m->listen_fds);
+        *ret_fds = NULL;
+        *ret_names = NULL;
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                if (!s->fds || !streq(socket_service_name(s), svc->name))
+                        continue;
+                size_t k = s->unit->socket.n_listen;
+                int *a = realloc(m->listen_fds, (n + k) * sizeof(int));
+                if (!a)
+                        return 0;
+                m->listen_fds = a;
+                for (size_t j = 0; j < k; j++) {
+                        const char *name = s->unit->socket.fd_name;
+                        char *joined = NULL;
+                        if (asprintf(&joined, "%s%s%s%s", *ret_names ?: "", *ret_names ? ":" : "", name ?: s->name,
+                                     name ? "" : SOCKET_SUFFIX) < 0) {
+                                *ret_names = mfree(*ret_names);
+                                return 0;
+                        }
+                        free(*ret_names);
+                        *ret_names = joined;
+                        m->listen_fds[n++] = s->fds[j];
+                }
+        }
+        *ret_fds = m->listen_fds;
+        return n;
+}
+
+static void on_socket_unit_warning(const char *message, void *userdata) {
+        log_warning("%s", message);
+}
+
+/* NAME of NAME.socket, or -EINVAL. */
+static int socket_name_from_filename(const char *filename, char **ret) {
+        size_t n = strlen(filename), l = strlen(SOCKET_SUFFIX);
+        if (n <= l || !streq(filename + n - l, SOCKET_SUFFIX) || filename[0] == '.')
+                return -EINVAL;
+        _cleanup_free_ char *name = strndup(filename, n - l);
+        if (!name)
+                return -ENOMEM;
+        if (!unit_name_is_valid(name) || strchr(name, '@'))
+                return -EINVAL;
+        *ret = TAKE_PTR(name);
+        return 0;
+}
+
+static int socket_load(Manager *m, Socket *s) {
+        _cleanup_free_ char *error = NULL;
+        Unit *u = NULL;
+
+        int r = unit_load_file(s->path, s->name, /* defaults= */ NULL, on_socket_unit_warning, m, &u, &error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && !error && asprintf(&error, "%s: %s", s->path, strerror(-r)) < 0)
+                return -ENOMEM;
+        s->uid = (uid_t) -1;
+        s->gid = (gid_t) -1;
+        if (u && (u->socket.socket_user || u->socket.socket_group)) {
+                Credentials c = {};
+                _cleanup_free_ char *why = NULL;
+                r = credentials_resolve(u->socket.socket_user, u->socket.socket_group, NULL, &c, &why);
+                if (r < 0) {
+                        free(error);
+                        if (asprintf(&error, "%s: SocketUser=/SocketGroup=: %s", s->path, why ?: strerror(-r)) < 0)
+                                error = NULL;
+                        u = unit_free(u);
+                } else {
+                        s->uid = u->socket.socket_user ? c.uid : (uid_t) -1;
+                        s->gid = c.gid;
+                }
+                credentials_done(&c);
+        }
+        if (error)
+                log_error("%s", error);
+        unit_free(s->unit);
+        s->unit = u;
+        free(s->load_error);
+        s->load_error = TAKE_PTR(error);
+        return 0;
+}
+
+int manager_sockets_load(Manager *m) {
+        _cleanup_(closedirp) DIR *d = opendir(m->unit_dir);
+        struct dirent *de;
+        bool *seen = calloc(m->n_sockets + 1, sizeof(bool));
+        size_t n_old = m->n_sockets;
+        int r = 0;
+
+        if (!seen)
+                return -ENOMEM;
+        if (!d) {
+                free(seen);
+                return -errno;
+        }
+        while ((errno = 0, de = readdir(d))) {
+                _cleanup_free_ char *name = NULL;
+                if (socket_name_from_filename(de->d_name, &name) < 0)
+                        continue;
+                Socket *s = NULL;
+                for (size_t i = 0; i < n_old; i++)
+                        if (streq(m->sockets[i]->name, name)) {
+                                s = m->sockets[i];
+                                seen[i] = true;
+                        }
+                if (s) {
+                        /* A bound socket unit keeps the definition it was bound with; a reload once
+                         * it has stopped takes the file as it is then. */
+                        if (!s->fds && socket_load(m, s) < 0)
+                                r = -ENOMEM;
+                        continue;
+                }
+                if (m->n_sockets >= MANAGER_SOCKETS_MAX) {
+                        log_error("More than %u socket units in '%s', ignoring the rest.", MANAGER_SOCKETS_MAX,
+                                  m->unit_dir);
+                        break;
+                }
+                s = calloc(1, sizeof(Socket));
+                Socket **a = s ? reallocarray(m->sockets, m->n_sockets + 1, sizeof(Socket *)) : NULL;
+                if (!a) {
+                        free(s);
+                        r = -ENOMEM;
+                        break;
+                }
+                m->sockets = a;
+                s->manager = m;
+                s->name = TAKE_PTR(name);
+                if (asprintf(&s->path, "%s/%s", m->unit_dir, de->d_name) < 0)
+                        s->path = NULL;
+                m->sockets[m->n_sockets++] = s;
+                if (!s->path || socket_load(m, s) < 0)
+                        r = -ENOMEM;
+        }
+        /* Removed files: their sockets close now (systemd stops a unit whose file is gone at its next
+         * reload as well, once nothing needs it). */
+        for (size_t i = n_old; i > 0; i--) {
+                if (seen[i - 1])
+                        continue;
+                Socket *s = m->sockets[i - 1];
+                log_info("%s.socket: unit file removed, closing and dropping the unit.", s->name);
+                manager_socket_stop(s);
+                socket_free(s);
+                memmove(m->sockets + i - 1, m->sockets + i, (m->n_sockets - i) * sizeof(Socket *));
+                m->n_sockets--;
+        }
+        free(seen);
+        return r;
+}
+
+void manager_sockets_start_wanted(Manager *m) {
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                _cleanup_free_ char *error = NULL;
+                if (!s->unit || !s->unit->wanted_by_default || s->fds)
+                        continue;
+                int r = manager_socket_start(s, &error);
+                if (r < 0)
+                        log_error("%s.socket: %s", s->name, error ?: strerror(-r));
+        }
+}
+
+json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
+        json_t *a = json_array();
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                json_t *f = s->fds ? json_array() : json_null();
+                for (size_t k = 0; f && s->fds && k < s->unit->socket.n_listen; k++)
+                        if (json_array_append_new(f, reexec_fd_to_json(fds, s->fds[k])) < 0)
+                                f = NULL;
+                json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:I,s:o,s:o}", "name", s->name, "path", s->path ?: "",
+                                      "source",
+                                      s->unit ? reexec_bytes_to_json(s->unit->source, s->unit->source_len)
+                                              : json_null(),
+                                      "state", socket_state_to_string(s->state), "triggers",
+                                      (json_int_t) s->n_triggers, "lastError",
+                                      s->last_error ? json_string(s->last_error) : json_null(), "fds",
+                                      f ?: json_null());
+                if (!o || json_array_append_new(a, o) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+/* The fd that a number of the state document names, taken back (close-on-exec again). */
+static int fd_take(json_t *number) {
+        _cleanup_(json_decrefp) json_t *one = json_pack("{s:O}", "fd", number);
+        return one ? reexec_fd_take(one, "fd") : -ENOMEM;
+}
+
+static int socket_deserialize(Manager *m, json_t *o) {
+        const char *name = reexec_str(o, "name"), *path = reexec_str(o, "path");
+        _cleanup_free_ char *source = NULL, *error = NULL;
+        size_t len = 0;
+        Unit *u = NULL;
+
+        if (!name || !path)
+                return -EINVAL;
+        Socket *s = calloc(1, sizeof(Socket));
+        Socket **a = s ? reallocarray(m->sockets, m->n_sockets + 1, sizeof(Socket *)) : NULL;
+        if (!a) {
+                free(s);
+                return -ENOMEM;
+        }
+        m->sockets = a;
+        m->sockets[m->n_sockets++] = s;
+        s->manager = m;
+        s->uid = (uid_t) -1;
+        s->gid = (gid_t) -1;
+        s->name = strdup(name);
+        s->path = strdup(path);
+        if (!s->name || !s->path)
+                return -ENOMEM;
+        s->n_triggers = reexec_u64(o, "triggers", 0);
+        if (reexec_str(o, "lastError") && !(s->last_error = strdup(reexec_str(o, "lastError"))))
+                return -ENOMEM;
+        const char *state = reexec_str(o, "state");
+        s->state = state && streq(state, "failed") ? SOCKET_FAILED : SOCKET_INACTIVE;
+
+        json_t *src = json_object_get(o, "source");
+        if (json_is_null(src) || !src) {
+                /* It had not loaded: its file again, for the error. */
+                return socket_load(m, s);
+        }
+        int r = reexec_bytes_from_json(src, &source, &len);
+        if (r < 0)
+                return r;
+        r = unit_load_string(source, len, s->path, s->name, /* defaults= */ NULL, NULL, NULL, &u, &error);
+        if (r == -ENOMEM)
+                return r;
+        json_t *fds = json_object_get(o, "fds");
+        if (r < 0) {
+                /* This svd does not accept the unit any more: its sockets close. */
+                s->load_error = TAKE_PTR(error);
+                size_t k;
+                json_t *j;
+                json_array_foreach(fds, k, j)
+                        safe_close(fd_take(j));
+                return 0;
+        }
+        s->unit = u;
+        if (u->socket.socket_user || u->socket.socket_group) {
+                /* As at load: the ids the files are chowned to at the next start. */
+                Credentials c = {};
+                if (credentials_resolve(u->socket.socket_user, u->socket.socket_group, NULL, &c, NULL) >= 0) {
+                        s->uid = u->socket.socket_user ? c.uid : (uid_t) -1;
+                        s->gid = c.gid;
+                }
+                credentials_done(&c);
+        }
+        if (!json_is_array(fds) || json_array_size(fds) != u->socket.n_listen)
+                return 0;
+        s->fds = calloc(u->socket.n_listen, sizeof(int));
+        s->sources = calloc(u->socket.n_listen, sizeof(sd_event_source *));
+        if (!s->fds || !s->sources)
+                return -ENOMEM;
+        for (size_t k = 0; k < u->socket.n_listen; k++)
+                s->fds[k] = -EBADF;
+        for (size_t k = 0; k < u->socket.n_listen; k++) {
+                s->fds[k] = fd_take(json_array_get(fds, k));
+                r = s->fds[k];
+                if (r >= 0)
+                        r = sd_event_add_io(m->event, &s->sources[k], s->fds[k], EPOLLIN, on_socket_ready, s);
+                if (r < 0) {
+                        log_error_errno(r, "%s.socket: Failed to take listening socket %zu back, closing: %m", s->name, k);
+                        socket_close(s);
+                        socket_set_state(s, SOCKET_FAILED);
+                        return 0;
+                }
+        }
+        socket_set_state(s, SOCKET_LISTENING);
+        socket_watch(s, !socket_service_busy(s));
+        return 0;
+}
+
+int manager_sockets_deserialize(Manager *m, json_t *sockets) {
+        size_t i;
+        json_t *o;
+
+        if (!sockets) {
+                int r = manager_sockets_load(m);
+                return r == -ENOENT ? 0 : r;
+        }
+        json_array_foreach(sockets, i, o) {
+                int r = socket_deserialize(m, o);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to restore socket unit %zu ('%s') from the re-exec state: %m",
+                                               i, strna(reexec_str(o, "name")));
+        }
+        return 0;
+}

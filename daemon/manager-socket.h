@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Socket activation (systemd.socket(5), Accept=no): the socket units of the unit directory, their
+ * listening sockets and what a connection on them starts. The sockets belong to svd: a socket unit
+ * that starts binds them (at svd's start when it is wanted by default.target or sockets.target, or
+ * by `svctl start NAME.socket`); svd watches them in its loop and, at the first connection or
+ * datagram, stops watching and starts the service through the operator's start path. The service
+ * gets the fds at 3, 4, ... with $LISTEN_FDS, $LISTEN_FDNAMES and $LISTEN_PID (sd_listen_fds(3)),
+ * whoever starts it. Once it has stopped, svd watches again. Stopping the socket unit closes the
+ * sockets (and with RemoveOnStop= removes their files). A socket that cannot be bound fails that
+ * socket unit's start, with the reason; nothing else is affected. As in systemd, a socket unit
+ * fails when it triggers more than SOCKET_TRIGGER_LIMIT_BURST times in SOCKET_TRIGGER_LIMIT_USEC,
+ * or when its service hits its start limit: a service that fails at once must not be started again
+ * and again for a connection nobody takes.
+ *
+ * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include <jansson.h>
+
+#include "basic/serialize.h"
+
+#include "service.h"
+#include "unit.h"
+
+typedef struct Manager Manager;
+
+/* systemd.socket(5), TriggerLimitIntervalSec= and TriggerLimitBurst= (Accept=no): the defaults. */
+#define SOCKET_TRIGGER_LIMIT_USEC (2 * 1000000ULL)
+#define SOCKET_TRIGGER_LIMIT_BURST 20U
+
+typedef enum SocketState {
+        SOCKET_INACTIVE,
+        SOCKET_LISTENING, /* bound, watched */
+        SOCKET_RUNNING,   /* bound, its service runs (or starts): not watched */
+        SOCKET_FAILED,
+        _SOCKET_STATE_MAX,
+        _SOCKET_STATE_INVALID = -EINVAL,
+} SocketState;
+
+const char *socket_state_to_string(SocketState s);
+
+typedef struct Socket {
+        Manager *manager;
+        char *name;       /* "echo" of echo.socket */
+        char *path;       /* the unit file */
+        Unit *unit;       /* NULL when it did not load */
+        char *load_error;
+        uid_t uid;        /* SocketUser=, SocketGroup= resolved at load; -1: svd's own */
+        gid_t gid;
+        SocketState state;
+        int *fds;         /* one per Listen*= while bound, else NULL */
+        sd_event_source **sources;
+        char *fd_names;   /* $LISTEN_FDNAMES of its fds */
+        char *last_error; /* why its last start failed */
+        uint64_t n_triggers; /* connections or datagrams that started the service */
+        uint64_t trigger_window_usec; /* CLOCK_MONOTONIC start of the trigger limit's window */
+        unsigned trigger_window_n;    /*   triggers in it */
+        bool removed;        /* its file is gone */
+} Socket;
+
+/* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
+ * that are not bound take the new file (a bound one keeps its definition), removed ones are stopped
+ * and dropped. 0 or -errno (directory). */
+int manager_sockets_load(Manager *m);
+/* Start-up: binds the socket units wanted by default.target or sockets.target, before any service. */
+void manager_sockets_start_wanted(Manager *m);
+/* The socket unit `name` ("echo" or "echo.socket"), or NULL. */
+Socket *manager_socket_find(Manager *m, const char *name);
+/* The service a socket unit activates: Service=, else its own name. */
+const char *socket_service_name(const Socket *s);
+/* Binds and watches; 0 when it listens (or did), -errno with *ret_error (may be NULL) saying why not. */
+int manager_socket_start(Socket *s, char **ret_error);
+/* Closes its sockets (RemoveOnStop=: removes their files). */
+void manager_socket_stop(Socket *s);
+/* svd exits: every socket unit stops, and is freed. */
+void manager_sockets_free(Manager *m);
+
+/* Re-exec (reexec.h): the socket units as the state document's "sockets", each with its unit file's
+ * bytes (the new svd parses the same definition), state, counters and listening fds, named in fds so
+ * that they survive the exec: no connection is refused while svd re-executes, the kernel queues
+ * them. manager_sockets_deserialize() takes them back, after the services: NULL (an older svd's
+ * state) loads the directory's socket units unbound. NULL / -ENOMEM. */
+json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds);
+int manager_sockets_deserialize(Manager *m, json_t *sockets);
+
+/* From the manager's service callbacks. */
+void manager_sockets_service_changed(Manager *m, Service *s);
+size_t manager_sockets_listen_fds(Manager *m, Service *s, const int **ret_fds, char **ret_names);
