@@ -7,7 +7,7 @@
  *     own pid: else it exits 3 saying so), prints "listen-echo: pid PID fds N names NAMES" and then,
  *     for ever, answers every connection of a stream socket (one read, echoed back, closed) and every
  *     datagram (sent back).
- *   listen-echo connect unix:PATH|tcp:ADDR:PORT MESSAGE
+ *   listen-echo connect unix:PATH|unix:@ABSTRACT|tcp:ADDR:PORT MESSAGE
  *     The client: sends MESSAGE, prints the answer; exits 2 when the connection is refused.
  *   listen-echo loop unix:PATH|tcp:ADDR:PORT STOPFILE
  *     Connects and checks the echo again and again until STOPFILE exists; prints the number of
@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,10 @@ static int dial(const char *addr) {
                 un->sun_family = AF_UNIX;
                 snprintf(un->sun_path, sizeof(un->sun_path), "%s", addr + 5);
                 len = sizeof(*un);
+                if (un->sun_path[0] == '@') { /* an abstract name: a NUL first, the length exact */
+                        len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(un->sun_path));
+                        un->sun_path[0] = '\0';
+                }
         } else if (strncmp(addr, "tcp:", 4) == 0) {
                 struct sockaddr_in *in = (struct sockaddr_in *) &sa;
                 char host[64];
