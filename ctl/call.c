@@ -53,14 +53,13 @@ int call_or_fail(VarlinkClient *c, const char *method, const char *action, json_
 
 /* Status of name, with its log tail when tail. */
 
-/* svd sends the services in chunks (each reply's "services" a slice of the sorted list), so that no
- * single message grows with the number of units. */
-int call_list(VarlinkClient *c, json_t **ret_reply, const char **ret_error) {
+int call_chunks(VarlinkClient *c, const char *method, const char *key, json_t **ret_all, json_t **ret_error_reply,
+                const char **ret_error) {
         _cleanup_json_ json_t *all = json_array();
         if (!all)
                 return -ENOMEM;
 
-        int r = varlink_client_send(c, METHOD_LIST, NULL, /* more= */ true);
+        int r = varlink_client_send(c, method, NULL, /* more= */ true);
         if (r < 0)
                 return r;
         for (;;) {
@@ -70,11 +69,12 @@ int call_list(VarlinkClient *c, json_t **ret_reply, const char **ret_error) {
                         return r;
                 const char *error = json_string_value(json_object_get(reply, "error"));
                 if (error) {
-                        *ret_reply = reply;
+                        *ret_all = NULL;
+                        *ret_error_reply = reply;
                         *ret_error = error;
                         return 0;
                 }
-                json_t *chunk = json_object_get(reply_parameters(reply), "services");
+                json_t *chunk = json_object_get(reply_parameters(reply), key);
                 if (!json_is_array(chunk) || json_array_extend(all, chunk) < 0) {
                         json_decref(reply);
                         return -EBADMSG;
@@ -84,11 +84,28 @@ int call_list(VarlinkClient *c, json_t **ret_reply, const char **ret_error) {
                 if (!more)
                         break;
         }
-        *ret_reply = json_pack("{s:{s:O}}", "parameters", "services", all);
+        *ret_all = TAKE_PTR(all);
+        *ret_error_reply = NULL;
         *ret_error = NULL;
-        return *ret_reply ? 0 : -ENOMEM;
+        return 0;
 }
 
+/* svd sends the services in chunks (each reply's "services" a slice of the sorted list), so that no
+ * single message grows with the number of units. */
+int call_list(VarlinkClient *c, json_t **ret_reply, const char **ret_error) {
+        _cleanup_json_ json_t *all = NULL;
+        json_t *error_reply = NULL;
+
+        int r = call_chunks(c, METHOD_LIST, "services", &all, &error_reply, ret_error);
+        if (r < 0)
+                return r;
+        if (*ret_error) {
+                *ret_reply = error_reply;
+                return 0;
+        }
+        *ret_reply = json_pack("{s:{s:O}}", "parameters", "services", all);
+        return *ret_reply ? 0 : -ENOMEM;
+}
 
 /* A failed call in a few words: a transport error (r < 0) or a varlink error. */
 static char *describe_failure(int r, const char *error, json_t *reply, const char *name) {

@@ -30,6 +30,11 @@ int call(VarlinkClient *c, const char *method, const char *name, json_t **ret_re
  * prints "svctl: Failed to <action>: <reason>" and returns the exit code, or a
  * negative errno when the call itself failed. */
 int call_or_fail(VarlinkClient *c, const char *method, const char *action, json_t **ret_reply);
+/* A method that svd answers in chunks with "more" (List, ListUnitFiles): the
+ * arrays under key of every reply joined in *ret_all; or, when svd answers
+ * with an error, *ret_error and the error reply in *ret_error_reply. */
+int call_chunks(VarlinkClient *c, const char *method, const char *key, json_t **ret_all, json_t **ret_error_reply,
+                const char **ret_error);
 /* List, streamed in chunks by svd: one reply with every service, as the
  * one-shot call would give it, or the error reply. */
 int call_list(VarlinkClient *c, json_t **ret_reply, const char **ret_error);

@@ -160,44 +160,6 @@ int verb_is_enabled(VarlinkClient *c, int argc, char **argv) {
 
 /* ---- list-unit-files ---- */
 
-/* ListUnitFiles, streamed in chunks: every unit file in one array, or the error reply. */
-static int call_list_unit_files(VarlinkClient *c, json_t **ret_files, json_t **ret_error_reply,
-                                const char **ret_error) {
-        _cleanup_json_ json_t *all = json_array();
-        if (!all)
-                return -ENOMEM;
-
-        int r = varlink_client_send(c, METHOD_LIST_UNIT_FILES, NULL, /* more= */ true);
-        if (r < 0)
-                return r;
-        for (;;) {
-                json_t *reply = NULL;
-                r = varlink_client_read(c, arg_timeout_usec, &reply);
-                if (r < 0)
-                        return r;
-                const char *error = json_string_value(json_object_get(reply, "error"));
-                if (error) {
-                        *ret_error_reply = reply;
-                        *ret_error = error;
-                        *ret_files = NULL;
-                        return 0;
-                }
-                json_t *chunk = json_object_get(reply_parameters(reply), "unitFiles");
-                if (!json_is_array(chunk) || json_array_extend(all, chunk) < 0) {
-                        json_decref(reply);
-                        return -EBADMSG;
-                }
-                bool more = json_is_true(json_object_get(reply, "continues"));
-                json_decref(reply);
-                if (!more)
-                        break;
-        }
-        *ret_files = TAKE_PTR(all);
-        *ret_error_reply = NULL;
-        *ret_error = NULL;
-        return 0;
-}
-
 /* Whether the file's name matches one of the patterns (all match without any), as systemctl's
  * list-unit-files PATTERN... */
 static bool matches(const char *file, int argc, char **argv) {
@@ -220,7 +182,7 @@ int verb_list_unit_files(VarlinkClient *c, int argc, char **argv) {
         size_t i, n = 0, width = strlen("UNIT FILE");
         json_t *f;
 
-        int r = call_list_unit_files(c, &files, &error_reply, &error);
+        int r = call_chunks(c, METHOD_LIST_UNIT_FILES, "unitFiles", &files, &error_reply, &error);
         if (r < 0 || error) {
                 int k = log_call_failure("list unit files", NULL, r, error, error_reply);
                 return r < 0 ? r : k;

@@ -319,6 +319,39 @@ static int method_info(VarlinkCall *call, json_t *parameters, void *userdata) {
 
 #define LIST_CHUNK 100U
 
+/* Replies with the items item(m, 0 .. n-1) under key (an item NULL is left out): with "more", in
+ * replies of LIST_CHUNK items each, so that no message grows with the number of units; without, in
+ * one. */
+static int reply_in_chunks(VarlinkCall *call, const char *key, size_t n, json_t *(*item)(Manager *m, size_t i),
+                           Manager *m) {
+        size_t chunk = varlink_call_wants_more(call) ? LIST_CHUNK : SIZE_MAX;
+        size_t i = 0;
+        do {
+                json_t *a = json_array();
+                if (!a)
+                        return -ENOMEM;
+                for (size_t k = 0; k < chunk && i < n; i++) {
+                        json_t *o = item(m, i);
+                        if (!o)
+                                continue;
+                        json_array_append_new(a, o);
+                        k++;
+                }
+                json_t *p = json_pack("{s:o}", key, a);
+                if (!p)
+                        return -ENOMEM;
+                if (i >= n)
+                        return varlink_call_reply(call, p);
+                int r = varlink_call_notify(call, p);
+                if (r < 0)
+                        return r == -ENOBUFS ? 0 : r; /* dropped: the connection is going */
+        } while (true);
+}
+
+static json_t *list_item(Manager *m, size_t i) {
+        return service_to_json(m->ctx.services[i]);
+}
+
 static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
         Manager *m = ((VarlinkManager *) userdata)->manager;
         static const VarlinkField fields[] = { {} };
@@ -328,23 +361,7 @@ static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
         /* With "more": chunks of LIST_CHUNK services, so that no message
          * grows with the number of units (a client reads 1 MiB at most in
          * one); without: everything in one reply. */
-        size_t chunk = varlink_call_wants_more(call) ? LIST_CHUNK : SIZE_MAX;
-        size_t i = 0;
-        do {
-                json_t *a = json_array();
-                if (!a)
-                        return -ENOMEM;
-                for (size_t k = 0; k < chunk && i < m->ctx.n_services; k++, i++)
-                        json_array_append_new(a, service_to_json(m->ctx.services[i]));
-                json_t *p = json_pack("{s:o}", "services", a);
-                if (!p)
-                        return -ENOMEM;
-                if (i >= m->ctx.n_services)
-                        return varlink_call_reply(call, p);
-                int r = varlink_call_notify(call, p);
-                if (r < 0)
-                        return r == -ENOBUFS ? 0 : r; /* dropped: the connection is going */
-        } while (true);
+        return reply_in_chunks(call, "services", m->ctx.n_services, list_item, m);
 }
 
 /* Looks up the `name` parameter; answers the call itself when that fails. */
@@ -671,6 +688,14 @@ static int method_get_unit_file_state(VarlinkCall *call, json_t *parameters, voi
         return varlink_call_reply(call, json_pack("{s:o}", "unitFile", unit_file_to_json(name, path, state)));
 }
 
+/* The unit files: no instance (its file is its template's), no unit whose file went. */
+static json_t *unit_file_item(Manager *m, size_t i) {
+        const Service *s = m->ctx.services[i];
+        if (s->removed || (strchr(s->name, '@') && !unit_name_is_template(s->name)))
+                return NULL;
+        return unit_file_to_json(s->name, (s->next ?: s->def)->path, s->file_state);
+}
+
 static int method_list_unit_files(VarlinkCall *call, json_t *parameters, void *userdata) {
         static const VarlinkField fields[] = { {} };
         Manager *m = ((VarlinkManager *) userdata)->manager;
@@ -678,30 +703,7 @@ static int method_list_unit_files(VarlinkCall *call, json_t *parameters, void *u
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
         manager_refresh_unit_files(m, /* instantiate= */ false);
-        /* As List: chunks with "more", so that no message grows with the number of units. */
-        size_t chunk = varlink_call_wants_more(call) ? LIST_CHUNK : SIZE_MAX;
-        size_t i = 0;
-        do {
-                json_t *a = json_array();
-                if (!a)
-                        return -ENOMEM;
-                for (size_t k = 0; k < chunk && i < m->ctx.n_services; i++) {
-                        const Service *s = m->ctx.services[i];
-                        /* The files: no instance (its file is its template's), no unit whose file went. */
-                        if (s->removed || (strchr(s->name, '@') && !unit_name_is_template(s->name)))
-                                continue;
-                        json_array_append_new(a, unit_file_to_json(s->name, (s->next ?: s->def)->path, s->file_state));
-                        k++;
-                }
-                json_t *p = json_pack("{s:o}", "unitFiles", a);
-                if (!p)
-                        return -ENOMEM;
-                if (i >= m->ctx.n_services)
-                        return varlink_call_reply(call, p);
-                int r = varlink_call_notify(call, p);
-                if (r < 0)
-                        return r == -ENOBUFS ? 0 : r;
-        } while (true);
+        return reply_in_chunks(call, "unitFiles", m->ctx.n_services, unit_file_item, m);
 }
 
 /* ---- socket units (manager-socket.h) ---- */
