@@ -13,8 +13,9 @@
  *   benchtool floor SOCK COUNT TIMEOUT_MS SVC [vfork|fork|cgroup]
  *        clone3()+execve() COUNT copies of SVC and time them the same way,
  *        then SIGKILL and reap them: got=K ms=X. vfork (the default) is the
- *        primitive svd ships: clone3() with CLONE_VM | CLONE_VFORK on a
- *        stack of the child's own, so nothing of the parent is copied; fork
+ *        primitive svd ships: clone3() with CLONE_VM | CLONE_VFORK |
+ *        CLONE_FILES on a stack of the child's own, the child unsharing fds
+ *        0-2 only, so nothing of the parent is copied; fork
  *        is clone3() without them (a copy of the page tables per child);
  *        cgroup is vfork with a cgroup per child, as svd contains its
  *        services: mkdir in a cgroup v2 of the run's own (below ours,
@@ -83,6 +84,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/close_range.h>
 #include <linux/sched.h>
 
 #include "missing-syscall.h"
@@ -498,6 +500,14 @@ struct floor_exec {
 static int floor_child(void *userdata) {
         struct floor_exec *e = userdata;
 
+        /* As svd's spawn does: the child shares the parent's fd table
+         * (CLONE_FILES) and takes a copy of fds 0-2 only. Without it every
+         * clone copies, and every execve() closes, the parent's pidfds of
+         * all earlier children: a floor quadratic in COUNT. */
+        if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_UNSHARE) < 0) {
+                e->err = errno;
+                return 127;
+        }
         if (e->setpgid && setpgid(0, e->pgid) < 0) {
                 e->err = errno;
                 return 127;
@@ -703,7 +713,7 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                         ca.cgroup = (uint64_t) cg;
                 }
                 if (mode != FLOOR_FORK) {
-                        ca.flags |= CLONE_VM | CLONE_VFORK;
+                        ca.flags |= CLONE_VM | CLONE_VFORK | CLONE_FILES;
                         ca.stack = (uint64_t) (uintptr_t) stack;
                         ca.stack_size = stack_size;
 #ifdef HAVE_SYS_CLONE3_RUN
@@ -720,7 +730,7 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                         if (pid < 0)
                                 die("clone3: %s", strerror((int) -pid));
                         if (e->err)
-                                die("child %ld: %s: %s", i, e->setpgid ? "setpgid or execve" : "execve",
+                                die("child %ld: %s: %s", i, e->setpgid ? "close_range, setpgid or execve" : "close_range or execve",
                                     strerror(e->err));
                 } else {
                         pid = syscall(SYS_clone3, &ca, sizeof ca);
