@@ -46,10 +46,15 @@
 #define VARLINK_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)
 /* Buffer memory given back to malloc beyond which svd gives it back to the kernel (malloc_trim()),
  * VARLINK_TRIM_DELAY_USEC later: at most once per delay, however busy the socket. A flood of 1000 half-sent
- * messages leaves each connection's 64 KiB read buffer free in the heap, where nothing returns it:
+ * messages leaves each connection's read buffer free in the heap, where nothing returns it:
  * without this, svd stays 60 MiB larger after the flood is gone. */
 #define VARLINK_TRIM_AFTER (1U << 20)
 #define VARLINK_TRIM_DELAY_USEC (1 * USEC_PER_SEC)
+/* Emptied buffers up to this size are kept, this many, for the next connections: then a call costs
+ * no allocation of a few KiB, which glibc's malloc serves only after consolidating every small chunk
+ * freed since the last (the JSON of the calls before), more slowly the larger svd's heap is. */
+#define VARLINK_SPARE_BUFFERS 4U
+#define VARLINK_SPARE_SIZE_MAX (16U << 10)
 
 typedef struct VarlinkInterface {
         const char *name;
@@ -88,6 +93,8 @@ struct VarlinkServer {
         unsigned log_count, log_suppressed;
         size_t freed;                 /* buffer bytes given back to malloc since the last trim */
         sd_event_source *trim_source; /* gives them back to the kernel */
+        VarlinkBuffer spare[VARLINK_SPARE_BUFFERS]; /* emptied buffers for the next connections */
+        size_t n_spare;
 };
 
 struct VarlinkCall {
@@ -139,14 +146,30 @@ static int on_trim(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* Frees a connection's buffer, counting its bytes towards the next trim. */
+/* Frees a connection's buffer, counting its bytes towards the next trim, or keeps a small one for
+ * the next connection. */
 static void server_buffer_done(VarlinkServer *s, VarlinkBuffer *b) {
+        if (b->data && b->allocated <= VARLINK_SPARE_SIZE_MAX && s->n_spare < VARLINK_SPARE_BUFFERS) {
+                s->spare[s->n_spare++] = (VarlinkBuffer){ .data = b->data, .allocated = b->allocated };
+                *b = (VarlinkBuffer){ .max = b->max };
+                return;
+        }
         s->freed += b->allocated;
         varlink_buffer_done(b);
         if (s->freed < VARLINK_TRIM_AFTER || s->trim_source)
                 return;
         (void) sd_event_add_time_relative(s->event, &s->trim_source, CLOCK_MONOTONIC, VARLINK_TRIM_DELAY_USEC,
                                           /* accuracy= */ 0, on_trim, s);
+}
+
+/* An empty buffer gets a kept one, if there is one. */
+static void server_buffer_take(VarlinkServer *s, VarlinkBuffer *b) {
+        if (b->data || s->n_spare == 0)
+                return;
+        VarlinkBuffer *k = &s->spare[--s->n_spare];
+        b->data = TAKE_PTR(k->data);
+        b->allocated = k->allocated;
+        b->start = b->end = b->scanned = 0;
 }
 
 /* ---- rate-limited logging of peer misbehaviour ---- */
@@ -274,6 +297,7 @@ static int connection_queue(VarlinkConnection *c, json_t *msg) {
                 out = 2 * (varlink_buffer_pending(&c->output) + len);
         if (!connection_may_hold(c, c->input.allocated + out))
                 return -ENOBUFS;
+        server_buffer_take(c->server, &c->output);
         r = varlink_buffer_append(&c->output, text, len);
         if (r < 0)
                 return r;
@@ -810,6 +834,7 @@ static void connection_run(VarlinkConnection *c, uint32_t revents) {
 
         if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->read_eof) {
                 if (!c->current && varlink_buffer_pending(&c->output) < VARLINK_OUTPUT_HIGH) {
+                        server_buffer_take(c->server, &c->input);
                         ssize_t n = varlink_buffer_read(&c->input, c->fd);
                         connection_account(c);
                         if (n == 0)
@@ -1279,6 +1304,8 @@ VarlinkServer *varlink_server_free(VarlinkServer *s) {
         s->listen_source = sd_event_source_disable_unref(s->listen_source);
         s->accept_retry_source = sd_event_source_disable_unref(s->accept_retry_source);
         s->trim_source = sd_event_source_disable_unref(s->trim_source);
+        for (size_t i = 0; i < s->n_spare; i++)
+                free(s->spare[i].data);
         if (s->listen_fd >= 0) {
                 safe_close(s->listen_fd);
                 if (s->path)

@@ -76,13 +76,24 @@ ssize_t varlink_buffer_read(VarlinkBuffer *b, int fd) {
 
         if (buffer_overflowing(b))
                 return -EMSGSIZE;
-        int r = buffer_reserve(b, VARLINK_READ_CHUNK);
-        if (r < 0)
-                return r;
-        ssize_t n = read(fd, b->data + b->end, b->allocated - b->end);
+        if (b->allocated - b->end >= VARLINK_READ_CHUNK) {
+                ssize_t n = read(fd, b->data + b->end, b->allocated - b->end);
+                if (n < 0)
+                        return errno == EINTR ? -EAGAIN : -errno;
+                b->end += (size_t) n;
+                return n;
+        }
+        /* A call is a few hundred bytes: read onto the stack and keep only what came. Reserving a
+         * whole chunk in the buffer instead costs every connection a 64 KiB allocation, which is
+         * where glibc's malloc is slowest (it consolidates the small chunks freed since the last
+         * large one), and more so the larger svd's heap is. */
+        char chunk[VARLINK_READ_CHUNK];
+        ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0)
                 return errno == EINTR ? -EAGAIN : -errno;
-        b->end += (size_t) n;
+        int r = varlink_buffer_append(b, chunk, (size_t) n);
+        if (r < 0)
+                return r;
         return n;
 }
 
