@@ -23,6 +23,11 @@
  *        CLONE_INTO_CGROUP, close; all removed at the end. It adds
  *        cgroup=PATH controllers=LIST, or prints "skip: WHY" and exits 3
  *        (not root, no writable cgroup2)
+ *   benchtool autokillfloor SOCK COUNT TIMEOUT_MS SVC
+ *        a holder process starts COUNT copies of SVC as svd does where the
+ *        kernel has CLONE_PIDFD_AUTOKILL (with CLONE_AUTOREAP, CLONE_NNP),
+ *        then is SIGKILLed: time until the last has exited (pidfds):
+ *        got=K ms=X dead_ms=Y left=L, or "skip: WHY" and exit 3
  *   benchtool killfloor SOCK COUNT TIMEOUT_MS SVC
  *        start COUNT copies of SVC as floor does, in one process group,
  *        wait for every report, then kill(-pgid, SIGKILL) and time until the
@@ -45,7 +50,8 @@
  *        tree has exited, then until ROOT has: svc=N dead_ms=X left=K sup_ms=Y
  *   benchtool crash ROOT SVC WINDOW_MS
  *        SIGKILL ROOT, watch its services for WINDOW_MS: svc=N alive=K
- *        last_dead_ms=X (-1: not all died)
+ *        last_dead_ms=X (-1: not all died) first_dead_ms=F root_dead_ms=R
+ *        (when the first service, and ROOT itself, had exited)
  *   benchtool count ROOT SVC                live service processes below ROOT
  *   benchtool killorphans REAPER KEEP TIMEOUT_MS
  *        SIGKILL every process below REAPER except KEEP's tree (what a crash
@@ -300,7 +306,14 @@ static int watch_pidfds(const int *fds, size_t n) {
  * readable (its process exited) or the deadline passes; returns how many
  * are still alive; *last gets the time the last one was seen to exit. The
  * pidfds of the dead are closed and become -1. */
+static size_t wait_watched_each(int ep, int *fds, size_t n, int64_t deadline, int64_t *last, int64_t *when);
+
 static size_t wait_watched(int ep, int *fds, size_t n, int64_t deadline, int64_t *last) {
+        return wait_watched_each(ep, fds, n, deadline, last, NULL);
+}
+
+/* wait_watched(), and when[i] (unless NULL) the time fds[i] was seen to exit (0: not). */
+static size_t wait_watched_each(int ep, int *fds, size_t n, int64_t deadline, int64_t *last, int64_t *when) {
         struct epoll_event ev[256];
         size_t alive = 0;
 
@@ -330,6 +343,8 @@ static size_t wait_watched(int ep, int *fds, size_t n, int64_t deadline, int64_t
                         alive--;
                         if (last)
                                 *last = t;
+                        if (when)
+                                when[i] = t;
                 }
         }
         close(ep);
@@ -673,7 +688,7 @@ static bool cg_floor_setup(char *why, size_t size) {
         return true;
 }
 
-enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP, FLOOR_PGROUP };
+enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP, FLOOR_PGROUP, FLOOR_AUTOKILL };
 
 /* Starts count copies of e->args[0], their pidfds in pidfds[] (which holds
  * -1 for each to begin with); returns the time the first one was begun. */
@@ -712,6 +727,11 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                         ca.flags |= CLONE_INTO_CGROUP;
                         ca.cgroup = (uint64_t) cg;
                 }
+                if (mode == FLOOR_AUTOKILL) {
+                        /* As svd spawns where the kernel has the flags (NNP: no CAP_SYS_ADMIN needed). */
+                        ca.flags |= CLONE_AUTOREAP | CLONE_PIDFD_AUTOKILL | CLONE_NNP;
+                        ca.exit_signal = 0;
+                }
                 if (mode != FLOOR_FORK) {
                         ca.flags |= CLONE_VM | CLONE_VFORK | CLONE_FILES;
                         ca.stack = (uint64_t) (uintptr_t) stack;
@@ -726,6 +746,12 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                                 printf("skip: clone3() with CLONE_INTO_CGROUP into %s: %s\n", cgf.path,
                                        strerror((int) -pid));
                                 exit(3);
+                        }
+                        if (pid == -EINVAL && mode == FLOOR_AUTOKILL && i == 0) {
+                                printf("skip: clone3() refuses CLONE_AUTOREAP | CLONE_PIDFD_AUTOKILL | "
+                                       "CLONE_NNP (EINVAL): the kernel lacks them\n");
+                                fflush(stdout);
+                                _exit(3);
                         }
                         if (pid < 0)
                                 die("clone3: %s", strerror((int) -pid));
@@ -846,6 +872,69 @@ static int cmd_killfloor(int argc, char **argv) {
                         break;
         unlink(argv[1]);
         return got == count && left == 0 ? 0 : 1;
+}
+
+/* The kill floor of autokill: a holder process starts N services with
+ * CLONE_PIDFD | CLONE_AUTOREAP | CLONE_PIDFD_AUTOKILL | CLONE_NNP, as svd
+ * does where the kernel has the flags, holds their pidfds and nothing else,
+ * and is SIGKILLed: the time to the last death is what the kernel's
+ * autokill takes to end them, the best any supervisor that relies on it
+ * can do. Prints "skip: WHY" and exits 3 on a kernel without the flags. */
+static int cmd_autokillfloor(int argc, char **argv) {
+        struct floor_exec e;
+        long count, got;
+        int64_t t0, last = 0, dead = 0, to;
+        int fd, *pidfds, sync[2], status;
+        Pids svcs = { 0 };
+        size_t left;
+        char c;
+
+        if (argc != 5)
+                die("usage: autokillfloor SOCK COUNT TIMEOUT_MS SVC");
+        raise_nofile();
+        count = num(argv[2]);
+        to = num(argv[3]) * 1000000LL;
+        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        if (pipe2(sync, O_CLOEXEC) < 0)
+                die("pipe2: %s", strerror(errno));
+        fflush(stdout);
+        pid_t holder = fork();
+        if (holder < 0)
+                die("fork: %s", strerror(errno));
+        if (holder == 0) {
+                close(fd);
+                close(sync[0]);
+                (void) floor_spawn(count, FLOOR_AUTOKILL, &e, pidfds);
+                if (write(sync[1], "s", 1) != 1)
+                        _exit(1);
+                for (;;)
+                        pause();
+        }
+        close(sync[1]);
+        t0 = now_ns();
+        if (read(sync[0], &c, 1) != 1) {
+                /* The holder ended before it had started them all: a skip (3, said) or a failure. */
+                if (waitpid(holder, &status, 0) < 0)
+                        die("waitpid: %s", strerror(errno));
+                unlink(argv[1]);
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+                        return 3;
+                die("the holder failed (status %d)", status);
+        }
+        close(sync[0]);
+        got = collect_reports(fd, count, t0 + to, &last);
+        tree(holder, argv[4], NULL, &svcs);
+        int *fds = open_pidfds(&svcs);
+        int ep = watch_pidfds(fds, svcs.n);
+        int64_t t1 = now_ns();
+        if (kill(holder, SIGKILL) < 0)
+                die("kill %d: %s", (int) holder, strerror(errno));
+        left = wait_watched(ep, fds, svcs.n, t1 + to, &dead);
+        (void) waitpid(holder, NULL, 0);
+        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu\n", got, got > 0 ? ms(last - t0) : -1.0,
+               left || !svcs.n ? -1.0 : ms(dead - t1), left);
+        unlink(argv[1]);
+        return got == count && left == 0 && (long) svcs.n == count ? 0 : 1;
 }
 
 static long kib_field(const char *path, const char *key) {
@@ -1160,7 +1249,7 @@ static int cmd_stopall(int argc, char **argv) {
 
 static int cmd_crash(int argc, char **argv) {
         Pids svcs = { 0 };
-        int64_t t0, last = 0;
+        int64_t t0, last = 0, first = 0, *when;
         int rootfd, *fds, ep;
         size_t alive;
 
@@ -1168,16 +1257,36 @@ static int cmd_crash(int argc, char **argv) {
                 die("usage: crash ROOT SVC WINDOW_MS");
         raise_nofile();
         tree((pid_t) num(argv[1]), argv[2], NULL, &svcs);
-        fds = open_pidfds(&svcs);
+        /* The services' pidfds, and ROOT's own last: when ROOT itself was gone tells its exit apart
+         * from the time the kernel then takes to end the services. */
+        fds = realloc(open_pidfds(&svcs), (svcs.n + 1) * sizeof *fds);
+        when = calloc(svcs.n + 1, sizeof *when);
+        if (!fds || !when)
+                die("out of memory");
         rootfd = pidfd_open((pid_t) num(argv[1]));
         if (rootfd < 0)
                 die("pidfd_open %s", argv[1]);
-        ep = watch_pidfds(fds, svcs.n);
+        fds[svcs.n] = dup(rootfd);
+        if (fds[svcs.n] < 0)
+                die("dup");
+        ep = watch_pidfds(fds, svcs.n + 1);
         t0 = now_ns();
         if (pidfd_kill(rootfd, SIGKILL) < 0)
                 die("pidfd_send_signal");
-        alive = wait_watched(ep, fds, svcs.n, t0 + num(argv[3]) * 1000000LL, &last);
-        printf("svc=%zu alive=%zu last_dead_ms=%.3f\n", svcs.n, alive, alive || !svcs.n ? -1.0 : ms(last - t0));
+        alive = wait_watched_each(ep, fds, svcs.n + 1, t0 + num(argv[3]) * 1000000LL, NULL, when);
+        if (when[svcs.n] == 0)
+                die("%s did not die", argv[1]);
+        alive = 0;
+        for (size_t i = 0; i < svcs.n; i++) {
+                if (when[i] == 0)
+                        alive++;
+                if (when[i] > last)
+                        last = when[i];
+                if (when[i] && (!first || when[i] < first))
+                        first = when[i];
+        }
+        printf("svc=%zu alive=%zu last_dead_ms=%.3f first_dead_ms=%.3f root_dead_ms=%.3f\n", svcs.n, alive,
+               alive || !svcs.n ? -1.0 : ms(last - t0), first ? ms(first - t0) : -1.0, ms(when[svcs.n] - t0));
         return 0;
 }
 
@@ -1313,6 +1422,7 @@ int main(int argc, char **argv) {
         } cmds[] = {
                 { "stamp", cmd_stamp },     { "collect", cmd_collect }, { "floor", cmd_floor },
                 { "killfloor", cmd_killfloor },
+                { "autokillfloor", cmd_autokillfloor },
                 { "mem", cmd_mem },         { "idle", cmd_idle },       { "restart", cmd_restart },
                 { "lat", cmd_lat },         { "latpair", cmd_latpair }, { "stopall", cmd_stopall },
                 { "crash", cmd_crash },     { "count", cmd_count },     { "killorphans", cmd_killorphans },

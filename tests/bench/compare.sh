@@ -405,7 +405,11 @@ session() {
         rec "$_run" "$_n" "$_k" crash_window_ms "$CRASH_WINDOW_MS"
         wait "$SUP_PID"
         rec "$_run" "$_n" "$_k" crash_alive "$(field alive "$_l")"
-        case $_k in svd*) rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")" ;; esac
+        case $_k in svd*)
+                rec "$_run" "$_n" "$_k" crash_last_ms "$(field last_dead_ms "$_l")"
+                rec "$_run" "$_n" "$_k" crash_first_ms "$(field first_dead_ms "$_l")"
+                rec "$_run" "$_n" "$_k" crash_root_ms "$(field root_dead_ms "$_l")" ;;
+        esac
         _to=$(awk -v s="$START_MS" 'BEGIN { t = 3 * s; if (t < 3000) t = 3000; printf "%d", t }')
         start_all "$_k" "$D" "$_n" "$_to"
         rec "$_run" "$_n" "$_k" relaunch_new "$GOT"
@@ -488,7 +492,7 @@ t_begin=$(date +%s)
 run=1
 while [ "$run" -le "$RUNS" ]; do
         for n in $NS; do
-                log "run $run/$RUNS, N=$n: floors (vfork, fork, cgroup, kill)"
+                log "run $run/$RUNS, N=$n: floors (vfork, fork, cgroup, kill, autokill)"
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" vfork)
                 rec "$run" "$n" floor start_ms "$(field ms "$_l")"
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" fork)
@@ -500,6 +504,17 @@ while [ "$run" -le "$RUNS" ]; do
                 else
                         log "run $run: kill floor at N=$n did not see every process die: $_l"
                 fi
+                # where the kernel has CLONE_PIDFD_AUTOKILL: the kernel's own time to end N autokilled
+                # children of a process that is SIGKILLed (skipped, with the reason, elsewhere)
+                _l=$("$BT" autokillfloor "$W/floor.sock" "$n" "$TO" "$SVC")
+                case $_l in
+                skip:*) [ "$run" = 1 ] && [ "$n" = "${NS%% *}" ] && log "autokill floor: ${_l#skip: }" ;;
+                *) if [ "$(field left "$_l")" = 0 ]; then
+                        rec "$run" "$n" autokillfloor crash_last_ms "$(field dead_ms "$_l")"
+                   else
+                        log "run $run: autokill floor at N=$n did not see every process die: $_l"
+                   fi ;;
+                esac
                 for k in $SUPS; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"

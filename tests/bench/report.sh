@@ -80,8 +80,8 @@ END {
                 if (N[i] + 0 > nmax + 0) nmax = N[i]
         }
         # the floors this run measured, in this order
-        nf0 = split("floor forkfloor cgroupfloor killfloor", F0, " ")
-        FN["floor"] = "floor"; FN["forkfloor"] = "fork floor"; FN["cgroupfloor"] = "cgroup floor"; FN["killfloor"] = "kill floor"
+        nf0 = split("floor forkfloor cgroupfloor killfloor autokillfloor", F0, " ")
+        FN["floor"] = "floor"; FN["forkfloor"] = "fork floor"; FN["cgroupfloor"] = "cgroup floor"; FN["killfloor"] = "kill floor"; FN["autokillfloor"] = "autokill floor"
         nf = 0
         for (f = 1; f <= nf0; f++)
                 if (F0[f] in kinds)
@@ -116,9 +116,11 @@ END {
                                         add(r, n, k, "vs_cgroupfloor", val[r, n, k, "start_ms"] / val[r, n, "cgroupfloor", "start_ms"])
                                 if ((r, n, k, "crash_last_ms") in val && val[r, n, k, "crash_last_ms"] > 0 && (r, n, "killfloor", "crash_last_ms") in val && val[r, n, "killfloor", "crash_last_ms"] > 0)
                                         add(r, n, k, "vs_killfloor", val[r, n, k, "crash_last_ms"] / val[r, n, "killfloor", "crash_last_ms"])
+                                if ((r, n, k, "crash_last_ms") in val && val[r, n, k, "crash_last_ms"] > 0 && (r, n, "autokillfloor", "crash_last_ms") in val && val[r, n, "autokillfloor", "crash_last_ms"] > 0)
+                                        add(r, n, k, "vs_autokillfloor", val[r, n, k, "crash_last_ms"] / val[r, n, "autokillfloor", "crash_last_ms"])
                         }
                 }
-        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med list_med list_p99 restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor relaunch_count idle_per_min", M, " ")
+        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med list_med list_p99 restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor vs_autokillfloor relaunch_count idle_per_min", M, " ")
         L["start_ms"] = "start-all, ms"
         L["start_rate"] = "start-all, services/s"
         L["vs_floor"] = "start-all / floor"
@@ -127,6 +129,7 @@ END {
         L["list_med"] = "`svctl list`, median ms"
         L["list_p99"] = "`svctl list`, p99 ms"
         L["vs_killfloor"] = "last service dead after kill -9 / kill floor"
+        L["vs_autokillfloor"] = "last service dead after kill -9 / autokill floor"
         L["rss_kib"] = "RSS of the supervisor, KiB"
         L["pss_kib"] = "PSS of the supervisor, KiB"
         L["procs"] = "supervisor processes"
@@ -280,16 +283,16 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
                                fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), x == "" ? "–" : sprintf("%.2f", x), x == "" ? "–" : pm(x <= 1.4),
                                fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms")), y == "" ? "–" : sprintf("%.2f", y), y == "" ? "–" : pm(y <= 1.25)
                 }
-        print "\nkill -9 of svd to the last death of its services, against the kill floor (N processes in one process group, one kill(-pgid, SIGKILL), to the last death); the target is for autokill mode:\n"
-        print "| N | supervisor, spawn mode | last death after kill -9, ms | kill floor, ms | / kill floor | ≤ 1.2 × |"
-        print "| ---: | --- | ---: | ---: | ---: | --- |"
+        print "\nkill -9 of svd to the last death of its services, against the kill floor (N processes in one process group, one kill(-pgid, SIGKILL), to the last death; the target is for autokill mode) and, where the kernel has the flags, the autokill floor (N children of one holder started with CLONE_PIDFD_AUTOKILL, the holder SIGKILLed: what the kernel itself takes for what a kill -9 of svd sets off):\n"
+        print "| N | supervisor, spawn mode | last death after kill -9, ms | kill floor, ms | / kill floor | ≤ 1.2 × | autokill floor, ms | / autokill floor |"
+        print "| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |"
         for (i = 1; i <= nn; i++)
                 for (j = 1; j <= ns_; j++) {
                         n = N[i]; k = S[j]
                         a = median(n SUBSEP k SUBSEP "crash_last_ms")
                         if (k ~ /^svd/ && a == "" && shortfall(n, k) != "") {
-                                printf "| %s | %s, %s | %s | %s | – | %s |\n", n, k, spawn_mode(n, k), shortfall(n, k), fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")),
-                                       spawn_mode(n, k) == "autokill" ? "MISS" : "–"
+                                printf "| %s | %s, %s | %s | %s | – | %s | %s | – |\n", n, k, spawn_mode(n, k), shortfall(n, k), fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")),
+                                       spawn_mode(n, k) == "autokill" ? "MISS" : "–", fmt(median(n SUBSEP "autokillfloor" SUBSEP "crash_last_ms"))
                                 continue
                         }
                         if (k !~ /^svd/ || a == "")
@@ -298,8 +301,10 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
                         x = median(n SUBSEP k SUBSEP "vs_killfloor")
                         b = x == "" ? "–" : sprintf("%.2f", x)
                         c = x == "" ? "–" : d == "autokill" ? pm(x <= 1.2) : "– (" d ")"
-                        printf "| %s | %s, %s | %s | %s | %s | %s |\n", n, k, d, a + 0 < 0 ? "not all died" : fmt(a),
-                               fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")), b, c
+                        y = median(n SUBSEP k SUBSEP "vs_autokillfloor")
+                        printf "| %s | %s, %s | %s | %s | %s | %s | %s | %s |\n", n, k, d, a + 0 < 0 ? "not all died" : fmt(a),
+                               fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")), b, c,
+                               fmt(median(n SUBSEP "autokillfloor" SUBSEP "crash_last_ms")), y == "" ? "–" : sprintf("%.2f", y)
                 }
 }
 # svd kind k at every N against its figures at the smallest N. Targets: start-all and stop-all at most
