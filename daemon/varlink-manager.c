@@ -352,6 +352,90 @@ static json_t *list_item(Manager *m, size_t i) {
         return service_to_json(m->ctx.services[i]);
 }
 
+/* List with "more" over more than a chunk of services: the names as they are at the call, and one
+ * chunk built and queued per turn of the event loop at idle priority, so that the services' events
+ * and other clients are served between chunks (10 000 services take svd a few hundred ms to put
+ * into JSON). A service removed meanwhile is left out. While the reader lags more than
+ * VARLINK_OUTPUT_HIGH behind, no chunk is built: the next try is LIST_BACKLOG_RETRY_USEC later. */
+#define LIST_BACKLOG_RETRY_USEC (5 * USEC_PER_MSEC)
+
+typedef struct ListCursor {
+        VarlinkCall *call;
+        Manager *m;
+        char **names;
+        size_t n, next;
+        sd_event_source *source;
+} ListCursor;
+
+static ListCursor *list_cursor_free(ListCursor *c) {
+        if (!c)
+                return NULL;
+        sd_event_source_disable_unref(c->source);
+        strv_free(c->names);
+        free(c);
+        return NULL;
+}
+
+static void on_list_cancel(VarlinkCall *call, void *userdata) {
+        list_cursor_free(userdata); /* the peer went away; the call is freed by varlink.c */
+}
+
+/* The next chunk of names, as JSON. */
+static json_t *list_cursor_chunk(ListCursor *c) {
+        json_t *a = json_array();
+        if (!a)
+                return NULL;
+        for (size_t k = 0; k < LIST_CHUNK && c->next < c->n; c->next++) {
+                Service *s = service_lookup(&c->m->ctx, c->names[c->next]);
+                json_t *o = s ? service_to_json(s) : NULL;
+                if (o && json_array_append_new(a, o) >= 0)
+                        k++;
+        }
+        return json_pack("{s:o}", "services", a);
+}
+
+static int list_cursor_arm(ListCursor *c, uint64_t usec) {
+        int r = sd_event_source_set_time_relative(c->source, usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->source, SD_EVENT_ONESHOT);
+        return r;
+}
+
+static int on_list_next(sd_event_source *source, uint64_t usec, void *userdata) {
+        ListCursor *c = userdata;
+        VarlinkCall *call = c->call;
+        int r;
+
+        if (varlink_call_output_queued(call) > VARLINK_OUTPUT_HIGH)
+                r = list_cursor_arm(c, LIST_BACKLOG_RETRY_USEC);
+        else {
+                json_t *p = list_cursor_chunk(c);
+                if (!p)
+                        r = -ENOMEM;
+                else if (c->next >= c->n) {
+                        varlink_call_set_cancel(call, NULL, NULL);
+                        list_cursor_free(c);
+                        (void) varlink_call_reply(call, p);
+                        return 0;
+                } else {
+                        r = varlink_call_notify(call, p);
+                        if (r == -ENOBUFS) {
+                                /* The connection is being dropped; its cancel frees c. */
+                                (void) sd_event_source_set_enabled(source, SD_EVENT_OFF);
+                                return 0;
+                        }
+                        if (r >= 0)
+                                r = list_cursor_arm(c, 0);
+                }
+        }
+        if (r < 0) {
+                varlink_call_set_cancel(call, NULL, NULL);
+                list_cursor_free(c);
+                (void) varlink_call_error_errno(call, r);
+        }
+        return 0;
+}
+
 static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
         Manager *m = ((VarlinkManager *) userdata)->manager;
         static const VarlinkField fields[] = { {} };
@@ -360,8 +444,38 @@ static int method_list(VarlinkCall *call, json_t *parameters, void *userdata) {
                 return 0;
         /* With "more": chunks of LIST_CHUNK services, so that no message
          * grows with the number of units (a client reads 1 MiB at most in
-         * one); without: everything in one reply. */
-        return reply_in_chunks(call, "services", m->ctx.n_services, list_item, m);
+         * one), more than one of them from the event loop; without:
+         * everything in one reply. */
+        if (!varlink_call_wants_more(call) || m->ctx.n_services <= LIST_CHUNK)
+                return reply_in_chunks(call, "services", m->ctx.n_services, list_item, m);
+
+        ListCursor *c = malloc(sizeof(ListCursor));
+        if (!c)
+                return -ENOMEM;
+        *c = (ListCursor){ .call = call, .m = m, .n = m->ctx.n_services };
+        c->names = calloc(c->n + 1, sizeof(char *));
+        if (!c->names) {
+                free(c);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < c->n; i++)
+                if (!(c->names[i] = strdup(m->ctx.services[i]->name))) {
+                        list_cursor_free(c);
+                        return -ENOMEM;
+                }
+        int r = sd_event_add_time_relative(m->event, &c->source, CLOCK_MONOTONIC, 0, /* accuracy= */ 1,
+                                           on_list_next, c);
+        if (r >= 0)
+                r = sd_event_source_set_priority(c->source, SD_EVENT_PRIORITY_IDLE);
+        if (r < 0) {
+                list_cursor_free(c);
+                return r;
+        }
+        (void) sd_event_source_set_description(c->source, "list");
+        varlink_call_set_cancel(call, on_list_cancel, c);
+        /* The first chunk now: it is what a terminal shows first. */
+        on_list_next(c->source, 0, c);
+        return 0;
 }
 
 /* Looks up the `name` parameter; answers the call itself when that fails. */

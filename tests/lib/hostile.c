@@ -19,9 +19,10 @@
  *   hostile SOCKET stream HOLD_MS READ_MS JSON
  *       sends the call (it should ask for "more"), reads nothing for
  *       HOLD_MS (a slow reader), then reads for READ_MS, or until the
- *       server reports that it skipped something for it. Prints
- *       "replies=N bytes=N dropped=N closed=yes|no", dropped being the sum
- *       of the "dropped" counts the server reported (what it skipped for us).
+ *       server reports that it skipped something for it, or sends its final
+ *       reply. Prints "replies=N bytes=N dropped=N closed=yes|no
+ *       final=yes|no", dropped being the sum of the "dropped" counts the
+ *       server reported (what it skipped for us).
  *   hostile SOCKET send JSON...
  *       one connection; sends the messages and closes without reading.
  *   hostile SOCKET half JSON
@@ -326,7 +327,7 @@ static int cmd_stream(int argc, char **argv) {
         Input in = {};
         size_t replies = 0, bytes = 0;
         long long dropped = 0;
-        bool closed = false;
+        bool closed = false, final = false;
         int64_t deadline = now_us() + (int64_t) read_ms * 1000;
         for (;;) {
                 int64_t left = deadline - now_us();
@@ -345,9 +346,13 @@ static int cmd_stream(int argc, char **argv) {
                 dropped += json_number_after(reply, "\"dropped\":");
                 if (dropped > 0)
                         break; /* what a slow reader waits for */
+                if (!strstr(reply, "\"continues\":true")) {
+                        final = true; /* the last reply, or an error */
+                        break;
+                }
         }
-        printf("replies=%zu bytes=%zu dropped=%lld closed=%s\n", replies, bytes, dropped,
-               closed ? "yes" : "no");
+        printf("replies=%zu bytes=%zu dropped=%lld closed=%s final=%s\n", replies, bytes, dropped,
+               closed ? "yes" : "no", final ? "yes" : "no");
         close(fd);
         free(in.data);
         return 0;
