@@ -22,6 +22,7 @@
 #include "creds.h"
 #include "manager.h"
 #include "svd-log.h"
+#include "wanted.h"
 
 #define SOCKET_SUFFIX ".socket"
 #define MANAGER_SOCKETS_MAX 4096U /* socket units in the unit directory */
@@ -131,6 +132,9 @@ static void socket_fail(Socket *s, const char *format, ...) {
         log_error("%s.socket: %s; closing the socket.", s->name, e ?: "out of memory");
         socket_close(s);
         socket_set_state(s, SOCKET_FAILED);
+        /* Not listening any more: a crash does not bring it back as started by hand. */
+        if (s->wanted == WANTED_START && manager_socket_set_wanted(s, WANTED_DEFAULT))
+                manager_save_wanted(s->manager);
 }
 
 static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
@@ -156,7 +160,9 @@ static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, vo
                             SOCKET_TRIGGER_LIMIT_USEC / 1000000ULL);
                 return 0;
         }
-        int r = manager_job_prepare(m, MANAGER_JOB_START, service, /* record= */ false, &svc, &refusal);
+        /* Recorded as wanted, as an operator's start is: after a crash, the next svd binds the
+         * socket and starts the service that ran on it again (wanted.h). */
+        int r = manager_job_prepare(m, MANAGER_JOB_START, service, /* record= */ true, &svc, &refusal);
         if (r >= 0 && !svc->def->unit)
                 r = -ENOENT, refusal = svc->def->load_error;
         if (r >= 0)
@@ -507,16 +513,57 @@ int manager_sockets_load(Manager *m) {
         return r;
 }
 
-void manager_sockets_start_wanted(Manager *m) {
+bool manager_socket_set_wanted(Socket *s, WantedOverride w) {
+        if (s->wanted == w)
+                return false;
+        s->wanted = w;
+        return true;
+}
+
+int manager_sockets_wanted_lines(Manager *m, char ***ret) {
+        char **l = NULL;
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                _cleanup_free_ char *line = NULL;
+                if (s->wanted == WANTED_DEFAULT)
+                        continue;
+                if (asprintf(&line, "%s %s%s", wanted_override_to_string(s->wanted), s->name, SOCKET_SUFFIX) < 0 ||
+                    strv_consume(&l, TAKE_PTR(line)) < 0) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+int manager_socket_apply_wanted(const char *name, WantedOverride w, void *userdata) {
+        Manager *m = userdata;
+        size_t n = strlen(name), l = strlen(SOCKET_SUFFIX);
+        if (n <= l || !streq(name + n - l, SOCKET_SUFFIX))
+                return 0;
+        Socket *s = manager_socket_find(m, name);
+        if (!s)
+                return 0;
+        s->wanted = w;
+        return 1;
+}
+
+void manager_sockets_start_wanted(Manager *m, bool restored) {
+        size_t n = 0;
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
                 _cleanup_free_ char *error = NULL;
-                if (!s->unit || !s->unit->wanted_by_default || s->fds)
+                bool want = s->wanted == WANTED_START || (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
+                if (!s->unit || !want || s->fds)
                         continue;
+                n += s->wanted == WANTED_START;
                 int r = manager_socket_start(s, &error);
                 if (r < 0)
                         log_error("%s.socket: %s", s->name, error ?: strerror(-r));
         }
+        if (restored && n > 0)
+                log_notice("Bound %zu socket units started by hand before svd's previous instance ended uncleanly.", n);
 }
 
 json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
@@ -529,11 +576,12 @@ json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
                 for (size_t k = 0; f && s->fds && k < s->unit->socket.n_listen; k++)
                         if (json_array_append_new(f, reexec_fd_to_json(fds, s->fds[k])) < 0)
                                 f = NULL;
-                json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:I,s:o,s:o}", "name", s->name, "path", s->path ?: "",
+                json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:s,s:I,s:o,s:o}", "name", s->name, "path", s->path ?: "",
                                       "source",
                                       s->unit ? reexec_bytes_to_json(s->unit->source, s->unit->source_len)
                                               : json_null(),
-                                      "state", socket_state_to_string(s->state), "triggers",
+                                      "state", socket_state_to_string(s->state), "wanted",
+                                      wanted_override_to_string(s->wanted), "triggers",
                                       (json_int_t) s->n_triggers, "lastError",
                                       s->last_error ? json_string(s->last_error) : json_null(), "fds",
                                       f ?: json_null());
@@ -577,6 +625,8 @@ static int socket_deserialize(Manager *m, json_t *o) {
         s->n_triggers = reexec_u64(o, "triggers", 0);
         if (reexec_str(o, "lastError") && !(s->last_error = strdup(reexec_str(o, "lastError"))))
                 return -ENOMEM;
+        const char *wanted = reexec_str(o, "wanted");
+        s->wanted = wanted ? MAX(wanted_override_from_string(wanted), WANTED_DEFAULT) : WANTED_DEFAULT;
         const char *state = reexec_str(o, "state");
         s->state = state && streq(state, "failed") ? SOCKET_FAILED : SOCKET_INACTIVE;
 

@@ -15,6 +15,12 @@
  * or when its service hits its start limit: a service that fails at once must not be started again
  * and again for a connection nobody takes.
  *
+ * After a crash of svd (the wanted file, wanted.h, is there), the next svd binds again, before it
+ * starts any service, every socket unit that listened: those wanted by their enabling, and those
+ * started by hand (their start is recorded once they listen; a stop by hand is recorded too, and
+ * holds an enabled one back; a failure drops the start). A connection's start of the service is
+ * recorded as the operator's start is, so the service that ran is started again, with the sockets.
+ *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
  */
 
@@ -28,6 +34,7 @@
 #include "basic/serialize.h"
 
 #include "service.h"
+#include "service-def.h"
 #include "unit.h"
 
 typedef struct Manager Manager;
@@ -64,14 +71,23 @@ typedef struct Socket {
         uint64_t trigger_window_usec; /* CLOCK_MONOTONIC start of the trigger limit's window */
         unsigned trigger_window_n;    /*   triggers in it */
         bool removed;        /* its file is gone */
+        WantedOverride wanted; /* the operator's last start or stop (wanted.h) */
 } Socket;
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
  * that are not bound take the new file (a bound one keeps its definition), removed ones are stopped
  * and dropped. 0 or -errno (directory). */
 int manager_sockets_load(Manager *m);
-/* Start-up: binds the socket units wanted by default.target or sockets.target, before any service. */
-void manager_sockets_start_wanted(Manager *m);
+/* Start-up: binds the socket units wanted by default.target or sockets.target, before any service;
+ * after a crash (restored: the wanted file was there), those the operator started, and not those
+ * the operator stopped, whatever their enabling: what listened before the crash listens again. */
+void manager_sockets_start_wanted(Manager *m, bool restored);
+/* The wanted file (wanted.h): records the operator's start or stop of s (true when that changed
+ * it); the lines of the socket units' overrides ("start NAME.socket"; 0 or -ENOMEM); and
+ * the WantedApplyFn that takes such a line back (userdata: the Manager). */
+bool manager_socket_set_wanted(Socket *s, WantedOverride w);
+int manager_sockets_wanted_lines(Manager *m, char ***ret);
+int manager_socket_apply_wanted(const char *name, WantedOverride w, void *userdata);
 /* The socket unit `name` ("echo" or "echo.socket"), or NULL. */
 Socket *manager_socket_find(Manager *m, const char *name);
 /* The service a socket unit activates: Service=, else its own name. */

@@ -628,7 +628,7 @@ int manager_startup(Manager *m) {
         manager_restore_prepare(m);
 
         /* The sockets before the services: a service started now finds them bound. */
-        manager_sockets_start_wanted(m);
+        manager_sockets_start_wanted(m, m->crash_restored);
 
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {

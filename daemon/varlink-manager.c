@@ -784,6 +784,10 @@ static int method_start_socket(VarlinkCall *call, json_t *parameters, void *user
                 return 0;
         _cleanup_free_ char *error = NULL;
         int r = manager_socket_start(s, &error);
+        /* Listening, it is wanted from now on: bound again after a crash (wanted.h). One that failed
+         * is not listening, and is not bound again. */
+        if (manager_socket_set_wanted(s, r >= 0 ? WANTED_START : s->wanted == WANTED_START ? WANTED_DEFAULT : s->wanted))
+                manager_save_wanted(s->manager);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -798,6 +802,8 @@ static int method_stop_socket(VarlinkCall *call, json_t *parameters, void *userd
         Socket *s = lookup_socket(userdata, call, parameters);
         if (!s)
                 return 0;
+        if (manager_socket_set_wanted(s, WANTED_STOP))
+                manager_save_wanted(s->manager);
         manager_socket_stop(s);
         return reply_socket(call, s);
 }
