@@ -554,7 +554,8 @@ void manager_sockets_start_wanted(Manager *m, bool restored) {
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
                 _cleanup_free_ char *error = NULL;
-                bool want = s->wanted == WANTED_START || (s->wanted == WANTED_DEFAULT && s->unit && s->unit->wanted_by_default);
+                bool want = s->wanted == WANTED_START ||
+                            (s->wanted == WANTED_DEFAULT && manager_socket_file_state(m, s) == UNIT_FILE_ENABLED);
                 if (!s->unit || !want || s->fds)
                         continue;
                 n += s->wanted == WANTED_START;

@@ -35,6 +35,7 @@
 
 #include "service.h"
 #include "service-def.h"
+#include "unit-install.h"
 #include "unit.h"
 
 typedef struct Manager Manager;
@@ -72,6 +73,7 @@ typedef struct Socket {
         unsigned trigger_window_n;    /*   triggers in it */
         bool removed;        /* its file is gone */
         WantedOverride wanted; /* the operator's last start or stop (wanted.h) */
+        UnitFileState file_state; /* its enabling (unit-install.h), as last read */
 } Socket;
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
@@ -88,6 +90,8 @@ void manager_sockets_start_wanted(Manager *m, bool restored);
 bool manager_socket_set_wanted(Socket *s, WantedOverride w);
 int manager_sockets_wanted_lines(Manager *m, char ***ret);
 int manager_socket_apply_wanted(const char *name, WantedOverride w, void *userdata);
+/* Its enabling, from the links last read (manager-install.c): ENABLED when it is bound at start-up. */
+UnitFileState manager_socket_file_state(Manager *m, const Socket *s);
 /* The socket unit `name` ("echo" or "echo.socket"), or NULL. */
 Socket *manager_socket_find(Manager *m, const char *name);
 /* The service a socket unit activates: Service=, else its own name. */

@@ -587,9 +587,10 @@ static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *user
 
 /* ---- unit files: enabling ---- */
 
+/* name: a service's without ".service", a socket unit's NAME.socket. */
 static json_t *unit_file_to_json(const char *name, const char *path, UnitFileState state) {
-        return json_pack("{s:s+,s:s,s:s}", "name", name, UNIT_NAME_SUFFIX, "path", path, "state",
-                         unit_file_state_to_string(state));
+        return json_pack("{s:s+,s:s,s:s}", "name", name, unit_install_name_is_socket(name) ? "" : UNIT_NAME_SUFFIX,
+                         "path", path, "state", unit_file_state_to_string(state));
 }
 
 /* The UnitFile of name (as asked for, without ".service") after a change; NULL when out of memory. */
@@ -688,8 +689,16 @@ static int method_get_unit_file_state(VarlinkCall *call, json_t *parameters, voi
         return varlink_call_reply(call, json_pack("{s:o}", "unitFile", unit_file_to_json(name, path, state)));
 }
 
-/* The unit files: no instance (its file is its template's), no unit whose file went. */
+/* The unit files: no instance (its file is its template's), no unit whose file went; the socket
+ * units after the services. */
 static json_t *unit_file_item(Manager *m, size_t i) {
+        if (i >= m->ctx.n_services) {
+                const Socket *so = m->sockets[i - m->ctx.n_services];
+                _cleanup_free_ char *name = NULL;
+                if (asprintf(&name, "%s%s", so->name, UNIT_INSTALL_SOCKET_SUFFIX) < 0)
+                        return NULL;
+                return unit_file_to_json(name, so->path, so->file_state);
+        }
         const Service *s = m->ctx.services[i];
         if (s->removed || (strchr(s->name, '@') && !unit_name_is_template(s->name)))
                 return NULL;
@@ -703,7 +712,7 @@ static int method_list_unit_files(VarlinkCall *call, json_t *parameters, void *u
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
         manager_refresh_unit_files(m, /* instantiate= */ false);
-        return reply_in_chunks(call, "unitFiles", m->ctx.n_services, unit_file_item, m);
+        return reply_in_chunks(call, "unitFiles", m->ctx.n_services + m->n_sockets, unit_file_item, m);
 }
 
 /* ---- socket units (manager-socket.h) ---- */

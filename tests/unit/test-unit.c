@@ -849,15 +849,16 @@ START_TEST(test_also) {
         _cleanup_strv_free_ char **w = NULL;
         _cleanup_(unit_freep) Unit *u = NULL;
 
-        /* Also=: service names without ".service", as the dependency keys take them; a unit of
-         * another type is svd's to ignore, with a warning. */
-        u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a.service b\nAlso=a c.socket\n", &w);
-        ck_assert_uint_eq(strv_length(u->also), 2);
+        /* Also=: service names without ".service", as the dependency keys take them; a socket unit
+         * as NAME.socket; a unit of another type is svd's to ignore, with a warning. */
+        u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a.service b\nAlso=a c.socket d.timer\n", &w);
+        ck_assert_uint_eq(strv_length(u->also), 3);
         ck_assert_str_eq(u->also[0], "a");
         ck_assert_str_eq(u->also[1], "b");
+        ck_assert_str_eq(u->also[2], "c.socket");
         ck_assert(!u->wanted_by_default);
         ck_assert_uint_eq(strv_length(w), 1);
-        ck_assert_str_eq(w[0], PATH ":5: Also=c.socket: svd has only services, ignoring.");
+        ck_assert_str_eq(w[0], PATH ":5: Also=d.timer: svd has only services, ignoring.");
         u = unit_free(u);
 
         u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a\nAlso=\n", NULL);

@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Socket units as systemctl handles them beyond activation itself: `svctl enable NAME.socket` links
+# it into sockets.target.wants/ (where systemctl links WantedBy=sockets.target), the next svd binds
+# it; `svctl disable` removes the link (and holds back one whose own file wants it); is-enabled and
+# list-unit-files show socket units; Also=NAME.socket of a service enables the socket with it. TAP.
+
+TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=../lib/lib.sh
+. "$TESTS_DIR/lib/lib.sh"
+
+setup_test
+
+ECHO=$(find_helper listen-echo) || skip_all "the listen-echo helper is not built"
+
+socket_state() {
+        svctl --json status "$1.socket" 2>/dev/null | _json_field state
+}
+state_of_socket_is() {
+        [ "$(socket_state "$1")" = "$2" ]
+}
+
+write_unit echo <<EOF
+[Service]
+ExecStart=$ECHO serve
+[Install]
+Also=en.socket
+EOF
+# Not bound at start-up unless enabled.
+cat >"$UNITS/en.socket" <<EOF
+[Socket]
+ListenStream=$T/run/en.sock
+Service=echo.service
+[Install]
+WantedBy=sockets.target
+EOF
+# Its own file wants it: bound unless held back.
+cat >"$UNITS/own.socket" <<EOF
+[Socket]
+ListenStream=$T/run/own.sock
+Service=echo.service
+[Install]
+WantedBy=sockets.target
+EOF
+cat >"$UNITS/static.socket" <<EOF
+[Socket]
+ListenStream=$T/run/static.sock
+Service=echo.service
+EOF
+cat >"$UNITS/elsewhere.socket" <<EOF
+[Socket]
+ListenStream=$T/run/elsewhere.sock
+Service=echo.service
+[Install]
+WantedBy=graphical.target
+EOF
+
+restart_svd() {
+        stop_svd
+        start_svd
+}
+
+# ---- enabling ----
+# en.socket's own WantedBy= would bind it: held back by a link to /dev/null, as after a disable.
+mkdir -p "$UNITS/sockets.target.wants"
+ln -s /dev/null "$UNITS/sockets.target.wants/en.socket"
+start_svd
+
+run svctl is-enabled en.socket
+expect_eq "svctl is-enabled of a socket unit held back" disabled "$OUT"
+expect_rc "... exits 1" 1
+expect_eq "... it is not bound at start-up" inactive "$(socket_state en)"
+run svctl is-enabled own.socket
+expect_eq "a socket unit whose own file says WantedBy=sockets.target is enabled" enabled "$OUT"
+expect_eq "... and bound at start-up" listening "$(socket_state own)"
+run svctl is-enabled static.socket
+expect_eq "one without [Install] is static" static "$OUT"
+run svctl is-enabled nosuch.socket
+expect_rc "is-enabled of no such socket unit exits 4" 4
+
+run svctl enable en.socket
+expect_rc "svctl enable en.socket" 0
+expect_contains "... creates the link systemctl creates" "$ERR" \
+        "Created symlink $UNITS/sockets.target.wants/en.socket"
+expect_eq "... to its file" "../en.socket" "$(readlink "$UNITS/sockets.target.wants/en.socket")"
+run svctl is-enabled en.socket
+expect_eq "... it is enabled" enabled "$OUT"
+expect_eq "... and not bound yet (enable is about the next start)" inactive "$(socket_state en)"
+
+run svctl disable own.socket
+expect_rc "svctl disable own.socket" 0
+expect_eq "... holds it back with a link to /dev/null" /dev/null \
+        "$(readlink "$UNITS/sockets.target.wants/own.socket")"
+expect_eq "... it is disabled" disabled "$(svctl is-enabled own.socket 2>/dev/null)"
+expect_eq "... and still listens until svd stops" listening "$(socket_state own)"
+
+run svctl enable elsewhere.socket
+expect_ne "enabling a socket unit for a target svd does not start is refused" 0 "$RC"
+expect_contains "... saying why" "$ERR" "names no target svd starts"
+
+run svctl list-unit-files
+expect_contains "list-unit-files shows the socket units" "$(echo "$OUT" | grep '^en.socket')" enabled
+expect_contains "... each with its state" "$(echo "$OUT" | grep '^own.socket')" disabled
+expect_contains "... a static one too" "$(echo "$OUT" | grep '^static.socket')" static
+expect_contains "... beside the services" "$OUT" "echo.service"
+run svctl list-unit-files '*.socket'
+expect_not_contains "... and a pattern selects them" "$OUT" "echo.service"
+
+restart_svd
+expect_eq "after a clean restart, the enabled socket unit is bound" listening "$(socket_state en)"
+expect_eq "... and the one disabled is not" inactive "$(socket_state own)"
+run "$ECHO" connect "unix:$T/run/en.sock" enabled
+expect_eq "... the enabled one activates its service" enabled "$OUT"
+svctl stop echo >/dev/null 2>&1
+
+run svctl disable echo
+expect_rc "disabling a service with Also=en.socket" 0
+expect_contains "... removes the socket unit's link too" "$ERR" "Removed \"$UNITS/sockets.target.wants/en.socket\""
+expect_eq "... which is disabled" disabled "$(svctl is-enabled en.socket 2>/dev/null)"
+run svctl enable echo
+expect_rc "enabling the service" 0
+expect_eq "... enables the socket unit of its Also=" enabled "$(svctl is-enabled en.socket 2>/dev/null)"
+
+# Enabling meets the wanted state: disabled while it listens, kept listening across a crash.
+svctl disable en.socket >/dev/null 2>&1
+kill -KILL "$SVD_PID"
+wait_until 10 svd_exited
+wait "$SVD_JOB" 2>/dev/null
+start_svd
+expect_eq "a socket unit disabled while it listened listens again after a crash" listening "$(socket_state en)"
+restart_svd
+expect_eq "... and not after a clean restart" inactive "$(socket_state en)"
+
+stop_svd
+expect_eq "svd exits cleanly" 0 "$SVD_RC"
+
+done_testing
