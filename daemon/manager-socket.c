@@ -331,6 +331,23 @@ int manager_socket_start(Socket *s, char **ret_error) {
         return 0;
 }
 
+int manager_socket_start_dependency(Manager *m, const char *name, char **ret_reason) {
+        Socket *s = manager_socket_find(m, name);
+        if (!s)
+                return -ESRCH;
+        bool was = s->fds;
+        int r = manager_socket_start(s, ret_reason);
+        if (r < 0)
+                return r;
+        if (!was)
+                log_info("%s.socket: started as a dependency.", s->name);
+        return manager_socket_is_starting(s) ? 0 : 1;
+}
+
+bool manager_socket_is_starting(const Socket *s) {
+        return false;
+}
+
 void manager_socket_stop(Socket *s) {
         assert(s);
 

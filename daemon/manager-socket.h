@@ -98,6 +98,11 @@ Socket *manager_socket_find(Manager *m, const char *name);
 const char *socket_service_name(const Socket *s);
 /* Binds and watches; 0 when it listens (or did), -errno with *ret_error (may be NULL) saying why not. */
 int manager_socket_start(Socket *s, char **ret_error);
+/* A service's Requires=/Wants= of the socket unit `name` ("echo.socket"): starts it. 1 when it
+ * listens, 0 when its start goes on, -ESRCH: no such socket unit, else -errno with *ret_reason. */
+int manager_socket_start_dependency(Manager *m, const char *name, char **ret_reason);
+/* Whether its start goes on (its ExecStartPre= or ExecStartPost= run). */
+bool manager_socket_is_starting(const Socket *s);
 /* Closes its sockets (RemoveOnStop=: removes their files). */
 void manager_socket_stop(Socket *s);
 /* svd exits: every socket unit stops, and is freed. */

@@ -280,9 +280,20 @@ static size_t on_service_listen_fds(Service *s, const int **ret_fds, char **ret_
         return manager_sockets_listen_fds(userdata, s, ret_fds, ret_names);
 }
 
+static int on_service_start_socket(const char *name, char **ret_reason, void *userdata) {
+        return manager_socket_start_dependency(userdata, name, ret_reason);
+}
+
+static bool on_service_socket_starting(const char *name, void *userdata) {
+        Socket *s = manager_socket_find(userdata, name);
+        return s && manager_socket_is_starting(s);
+}
+
 static const ServiceCallbacks manager_service_callbacks = {
         .instantiate = on_service_instantiate,
         .listen_fds = on_service_listen_fds,
+        .start_socket = on_service_start_socket,
+        .socket_starting = on_service_socket_starting,
         .state_changed = on_service_state_changed,
         .settled = on_service_settled,
         .unit_changed = on_service_unit_changed,

@@ -4,7 +4,9 @@
 # Socket units as systemctl handles them beyond activation itself: `svctl enable NAME.socket` links
 # it into sockets.target.wants/ (where systemctl links WantedBy=sockets.target), the next svd binds
 # it; `svctl disable` removes the link (and holds back one whose own file wants it); is-enabled and
-# list-unit-files show socket units; Also=NAME.socket of a service enables the socket with it. TAP.
+# list-unit-files show socket units; Also=NAME.socket of a service enables the socket with it.
+# A service's Requires=, Wants= and After= of a socket unit: starting the service binds the socket
+# first; a required socket that fails fails the start with its reason. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
@@ -54,6 +56,51 @@ ListenStream=$T/run/elsewhere.sock
 Service=echo.service
 [Install]
 WantedBy=graphical.target
+EOF
+
+# ---- dependencies ----
+write_unit needs <<EOF
+[Unit]
+Requires=need.socket
+After=need.socket
+[Service]
+ExecStart=$ECHO serve
+EOF
+cat >"$UNITS/need.socket" <<EOF
+[Socket]
+ListenStream=$T/run/need.sock
+Service=needs.service
+EOF
+write_unit wantsgone <<EOF
+[Unit]
+Wants=gone.socket
+[Service]
+ExecStart=$SLEEP 1000
+EOF
+write_unit reqgone <<EOF
+[Unit]
+Requires=gone.socket
+[Service]
+ExecStart=$SLEEP 1000
+EOF
+cat >"$UNITS/holder.socket" <<EOF
+[Socket]
+ListenStream=@svd-test-holder-$$
+Service=echo.service
+[Install]
+WantedBy=sockets.target
+EOF
+cat >"$UNITS/taken.socket" <<EOF
+[Socket]
+ListenStream=@svd-test-holder-$$
+Service=reqtaken.service
+EOF
+write_unit reqtaken <<EOF
+[Unit]
+Requires=taken.socket
+After=taken.socket
+[Service]
+ExecStart=$SLEEP 1000
 EOF
 
 restart_svd() {
@@ -131,6 +178,35 @@ start_svd
 expect_eq "a socket unit disabled while it listened listens again after a crash" listening "$(socket_state en)"
 restart_svd
 expect_eq "... and not after a clean restart" inactive "$(socket_state en)"
+
+expect_eq "need.socket is not bound at start-up" inactive "$(socket_state need)"
+run svctl start needs
+expect_rc "svctl start needs (Requires=need.socket, After=need.socket)" 0
+expect_eq "... binds need.socket first" running "$(socket_state need)"
+run "$ECHO" connect "unix:$T/run/need.sock" needed
+expect_eq "... and the service got its socket" needed "$OUT"
+run svctl logs needs
+expect_contains "... as fd 3, named after it" "$OUT" "listen-echo: pid $(svc_pid needs) fds 1 names need.socket"
+run svctl show needs
+expect_contains "svctl show names the socket unit in Requires=" "$OUT" "Requires=need.socket"
+svctl stop needs >/dev/null 2>&1
+check "the service stopped, the socket unit it started listens" wait_until 10 state_of_socket_is need listening
+
+run svctl start wantsgone
+expect_rc "Wants= of a socket unit that does not exist: the service starts all the same" 0
+expect_eq "... it runs" running "$(svc_state wantsgone)"
+run svctl start reqgone
+expect_ne "Requires= of a socket unit that does not exist fails the start" 0 "$RC"
+expect_contains "... naming it" "$ERR" "gone.socket"
+expect_contains "... and why" "$ERR" "no such unit"
+
+expect_eq "holder.socket listens on the abstract name" listening "$(socket_state holder)"
+run svctl start reqtaken
+expect_ne "Requires= of a socket unit that cannot bind fails the start" 0 "$RC"
+expect_contains "... with the socket unit's reason" "$ERR" "Address already in use"
+expect_contains "... naming it" "$ERR" "taken.socket"
+expect_eq "... the service did not start" inactive "$(svc_state reqtaken)"
+expect_eq "... and the socket unit is failed" failed "$(socket_state taken)"
 
 stop_svd
 expect_eq "svd exits cleanly" 0 "$SVD_RC"
