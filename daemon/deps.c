@@ -476,12 +476,31 @@ static bool start_sockets(Service *s) {
         return true;
 }
 
-/* After=NAME.socket: not while the socket unit's start goes on (its ExecStartPre=, the bind). */
+/* After=NAME.socket: not while the socket unit's start goes on (its ExecStartPre=, the bind, its
+ * ExecStartPost=). */
 static bool sockets_started(Service *s) {
         const ServiceCallbacks *cb = s->ctx->callbacks;
-        for (char **n = cb && cb->socket_starting ? s->def->unit->dependencies[UNIT_AFTER] : NULL; n && *n; n++)
-                if (unit_install_name_is_socket(*n) && cb->socket_starting(*n, s->ctx->userdata))
+        for (char **n = cb && cb->socket_state ? s->def->unit->dependencies[UNIT_AFTER] : NULL; n && *n; n++)
+                if (unit_install_name_is_socket(*n) && cb->socket_state(*n, NULL, s->ctx->userdata) == 0)
                         return false;
+        return true;
+}
+
+/* Requires= and After= a socket unit whose start ended failed: the start of s fails with its reason,
+ * as with a required service (without After=, s starts with it, as in systemd). false then. */
+static bool required_sockets_up(Service *s) {
+        const ServiceCallbacks *cb = s->ctx->callbacks;
+        for (char **n = cb && cb->socket_state ? s->def->unit->dependencies[UNIT_REQUIRES] : NULL; n && *n; n++) {
+                _cleanup_free_ char *reason = NULL;
+                if (!unit_install_name_is_socket(*n) || !strv_contains(s->def->unit->dependencies[UNIT_AFTER], *n))
+                        continue;
+                int r = cb->socket_state(*n, &reason, s->ctx->userdata);
+                if (r >= 0)
+                        continue;
+                service_fail_dependency_name(s, *n, reason ?: r == -ESRCH ? "no such unit" : "it is not listening");
+                job_done(s, /* success= */ false, s->last_error ? s->last_error : "a dependency failed");
+                return false;
+        }
         return true;
 }
 
@@ -546,7 +565,7 @@ void deps_dispatch(ServiceContext *c) {
                                         changed = true;
                                         continue;
                                 }
-                                if (!start_sockets(s)) {
+                                if (!start_sockets(s) || !required_sockets_up(s)) {
                                         changed = true;
                                         continue;
                                 }

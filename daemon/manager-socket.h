@@ -21,6 +21,12 @@
  * holds an enabled one back; a failure drops the start). A connection's start of the service is
  * recorded as the operator's start is, so the service that ran is started again, with the sockets.
  *
+ * A socket unit's ExecStartPre= runs before the bind, ExecStartPost= after it (the sockets bound but
+ * not watched yet), ExecStopPre= before the close, ExecStopPost= after it (also after a failed
+ * start): manager-socket-exec.h. While they run it is in START_PRE, START_POST, STOP_PRE or
+ * STOP_POST; a start or stop of svctl, and a service After= it, wait for them; one that fails makes
+ * the socket unit failed, with the reason. A command does not survive a re-exec: it is killed.
+ *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
  */
 
@@ -32,6 +38,7 @@
 #include <jansson.h>
 
 #include "basic/serialize.h"
+#include "creds.h"
 
 #include "service.h"
 #include "service-def.h"
@@ -39,6 +46,17 @@
 #include "unit.h"
 
 typedef struct Manager Manager;
+typedef struct Socket Socket;
+typedef struct SocketControl SocketControl;
+
+/* A start or stop that waits for the socket unit's commands: r is 0 when it listens (a start) or is
+ * inactive (a stop), else -EIO with Socket.last_error saying why, or -ECANCELED when the socket unit
+ * went (its file removed, svd exits). */
+typedef void (*SocketDoneFn)(Socket *s, int r, void *userdata);
+typedef struct SocketWaiter {
+        SocketDoneFn done;
+        void *userdata;
+} SocketWaiter;
 
 /* systemd.socket(5), TriggerLimitIntervalSec= and TriggerLimitBurst= (Accept=no): the defaults. */
 #define SOCKET_TRIGGER_LIMIT_USEC (2 * 1000000ULL)
@@ -49,13 +67,17 @@ typedef enum SocketState {
         SOCKET_LISTENING, /* bound, watched */
         SOCKET_RUNNING,   /* bound, its service runs (or starts): not watched */
         SOCKET_FAILED,
+        SOCKET_START_PRE,  /* its ExecStartPre= run, nothing bound yet */
+        SOCKET_START_POST, /* bound, not watched: its ExecStartPost= run */
+        SOCKET_STOP_PRE,   /* bound, not watched: its ExecStopPre= run */
+        SOCKET_STOP_POST,  /* closed: its ExecStopPost= run */
         _SOCKET_STATE_MAX,
         _SOCKET_STATE_INVALID = -EINVAL,
 } SocketState;
 
 const char *socket_state_to_string(SocketState s);
 
-typedef struct Socket {
+struct Socket {
         Manager *manager;
         char *name;       /* "echo" of echo.socket */
         char *path;       /* the unit file */
@@ -74,7 +96,12 @@ typedef struct Socket {
         bool removed;        /* its file is gone */
         WantedOverride wanted; /* the operator's last start or stop (wanted.h) */
         UnitFileState file_state; /* its enabling (unit-install.h), as last read */
-} Socket;
+        Credentials exec_creds;   /* User=, Group= of its commands, resolved at load (set: given) */
+        SocketControl *control;   /* its command that runs (manager-socket-exec.h); NULL: none yet */
+        bool stop_failed;         /* the stop under way ends failed */
+        SocketWaiter *waiters;
+        size_t n_waiters;
+};
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
  * that are not bound take the new file (a bound one keeps its definition), removed ones are stopped
@@ -103,8 +130,17 @@ int manager_socket_start(Socket *s, char **ret_error);
 int manager_socket_start_dependency(Manager *m, const char *name, char **ret_reason);
 /* Whether its start goes on (its ExecStartPre= or ExecStartPost= run). */
 bool manager_socket_is_starting(const Socket *s);
-/* Closes its sockets (RemoveOnStop=: removes their files). */
+/* Closes its sockets at once (RemoveOnStop=: removes their files), without its ExecStopPre= and
+ * ExecStopPost=; a command that runs is killed. When svd exits, or the unit's file is gone. */
 void manager_socket_stop(Socket *s);
+/* The operator's stop: ExecStopPre=, close, ExecStopPost=. 1 while they run (manager_socket_wait()
+ * tells the end), 0 when it is inactive. */
+int manager_socket_begin_stop(Socket *s);
+/* done is called once the start or stop under way has ended (manager_socket_is_busy()). */
+int manager_socket_wait(Socket *s, SocketDoneFn done, void *userdata);
+void manager_socket_unwait(Socket *s, void *userdata);
+/* Whether its commands run: a start or a stop is under way. */
+bool manager_socket_is_busy(const Socket *s);
 /* svd exits: every socket unit stops, and is freed. */
 void manager_sockets_free(Manager *m);
 

@@ -284,16 +284,25 @@ static int on_service_start_socket(const char *name, char **ret_reason, void *us
         return manager_socket_start_dependency(userdata, name, ret_reason);
 }
 
-static bool on_service_socket_starting(const char *name, void *userdata) {
+static int on_service_socket_state(const char *name, char **ret_reason, void *userdata) {
         Socket *s = manager_socket_find(userdata, name);
-        return s && manager_socket_is_starting(s);
+        if (!s)
+                return -ESRCH;
+        /* A failed start's ExecStopPost= counts as the start still going: its end says how it ended. */
+        if (manager_socket_is_busy(s))
+                return 0;
+        if (s->fds)
+                return 1;
+        if (ret_reason && s->state == SOCKET_FAILED && s->last_error)
+                *ret_reason = strdup(s->last_error);
+        return s->state == SOCKET_FAILED ? -EIO : -ENOTCONN;
 }
 
 static const ServiceCallbacks manager_service_callbacks = {
         .instantiate = on_service_instantiate,
         .listen_fds = on_service_listen_fds,
         .start_socket = on_service_start_socket,
-        .socket_starting = on_service_socket_starting,
+        .socket_state = on_service_socket_state,
         .state_changed = on_service_state_changed,
         .settled = on_service_settled,
         .unit_changed = on_service_unit_changed,

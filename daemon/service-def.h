@@ -181,10 +181,11 @@ typedef struct ServiceCallbacks {
         /* Socket units a service's Requires=, Wants= and After= name ("echo.socket"): start_socket
          * starts one (binds its sockets) and returns 1 when it listens, 0 when its start goes on
          * (deps_schedule() is called when it ends), -ESRCH when there is no such socket unit, or
-         * another -errno with *ret_reason (malloc'd, or NULL) saying why it failed; socket_starting
-         * says whether its start goes on. NULL: no socket units. */
+         * another -errno with *ret_reason (malloc'd, or NULL) saying why it failed; socket_state
+         * says where it is: 1 listening, 0 starting, -ESRCH no such unit, -EIO failed (with
+         * *ret_reason), -ENOTCONN inactive. NULL: no socket units. */
         int (*start_socket)(const char *name, char **ret_reason, void *userdata);
-        bool (*socket_starting)(const char *name, void *userdata);
+        int (*socket_state)(const char *name, char **ret_reason, void *userdata);
 } ServiceCallbacks;
 
 /* What all services share: the loop, what the kernel and svd's start-up

@@ -18,6 +18,8 @@
  *     ipv6-only); RemoveOnStop= (the file-system sockets and FIFOs are removed when the unit stops);
  *     Service= (the service it activates, default the same NAME.service); FileDescriptorName= (in
  *     $LISTEN_FDNAMES, default NAME.socket).
+ *   ExecStartPre=, ExecStartPost=, ExecStopPre= (kept in Unit.exec[UNIT_EXEC_STOP]), ExecStopPost=: as
+ *     [Service]'s command lines; TimeoutSec= bounds each; User=, Group= for them (manager-socket-exec.h).
  *   Accept=: no only. Accept=yes (an instance of a template service per connection) is refused with a
  *     load error, as running the service on the listening socket instead would be a different service.
  *   Other systemd [Socket] keys are warned about and listed in Unit.not_applied; the label keys
@@ -26,6 +28,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -79,10 +82,13 @@ typedef struct UnitSocket {
         SocketBindIPv6Only bind_ipv6_only;
         char *service;                    /* Service=, without ".service"; NULL: the unit's own name */
         char *fd_name;                    /* FileDescriptorName=; NULL: NAME.socket */
+        uint64_t timeout_usec;            /* TimeoutSec= of each of its commands, default 90 s; USEC_INFINITY: none */
 } UnitSocket;
 
+#define UNIT_SOCKET_TIMEOUT_USEC_DEFAULT (90ULL * 1000000ULL)
 #define UNIT_SOCKET_DEFAULTS                                                                                  \
-        { .socket_mode = 0666, .directory_mode = 0755, .backlog = SOMAXCONN }
+        { .socket_mode = 0666, .directory_mode = 0755, .backlog = SOMAXCONN,                                \
+          .timeout_usec = UNIT_SOCKET_TIMEOUT_USEC_DEFAULT }
 
 void unit_socket_done(UnitSocket *s);
 

@@ -787,6 +787,38 @@ static int method_socket_status(VarlinkCall *call, json_t *parameters, void *use
         return s ? reply_socket(call, s) : 0;
 }
 
+static int reply_socket_failed(VarlinkCall *call, const Socket *s, const char *error) {
+        return varlink_call_error(call, "io.svd.Manager.SocketFailed",
+                                  json_pack("{s:s,s:s}", "name", s->name, "message", error ?: "failed"));
+}
+
+/* A start or stop that waited for the socket unit's commands ended. */
+static void on_socket_done(Socket *s, int r, void *userdata) {
+        VarlinkCall *call = userdata;
+        varlink_call_set_cancel(call, NULL, NULL);
+        if (r == -ECANCELED)
+                (void) varlink_call_error(call, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
+        else if (r < 0)
+                (void) reply_socket_failed(call, s, s->last_error);
+        else
+                (void) reply_socket(call, s);
+}
+
+static void on_socket_cancel(VarlinkCall *call, void *userdata) {
+        manager_socket_unwait(userdata, call);
+}
+
+/* Replies now, or once the socket unit's commands have run. */
+static int reply_socket_when_done(VarlinkCall *call, Socket *s) {
+        if (!manager_socket_is_busy(s))
+                return reply_socket(call, s);
+        int r = manager_socket_wait(s, on_socket_done, call);
+        if (r < 0)
+                return r;
+        varlink_call_set_cancel(call, on_socket_cancel, s);
+        return 0;
+}
+
 static int method_start_socket(VarlinkCall *call, json_t *parameters, void *userdata) {
         Socket *s = lookup_socket(userdata, call, parameters);
         if (!s)
@@ -801,10 +833,9 @@ static int method_start_socket(VarlinkCall *call, json_t *parameters, void *user
                 return r;
         if (r < 0) {
                 log_error("%s.socket: %s", s->name, error ?: strerror(-r));
-                return varlink_call_error(call, "io.svd.Manager.SocketFailed",
-                                          json_pack("{s:s,s:s}", "name", s->name, "message", error ?: strerror(-r)));
+                return reply_socket_failed(call, s, error ?: strerror(-r));
         }
-        return reply_socket(call, s);
+        return reply_socket_when_done(call, s);
 }
 
 static int method_stop_socket(VarlinkCall *call, json_t *parameters, void *userdata) {
@@ -813,8 +844,8 @@ static int method_stop_socket(VarlinkCall *call, json_t *parameters, void *userd
                 return 0;
         if (manager_socket_set_wanted(s, WANTED_STOP))
                 manager_save_wanted(s->manager);
-        manager_socket_stop(s);
-        return reply_socket(call, s);
+        (void) manager_socket_begin_stop(s);
+        return reply_socket_when_done(call, s);
 }
 
 static const VarlinkMethod manager_methods[] = {

@@ -6,7 +6,10 @@
 # it; `svctl disable` removes the link (and holds back one whose own file wants it); is-enabled and
 # list-unit-files show socket units; Also=NAME.socket of a service enables the socket with it.
 # A service's Requires=, Wants= and After= of a socket unit: starting the service binds the socket
-# first; a required socket that fails fails the start with its reason. TAP.
+# first; a required socket that fails fails the start with its reason. A socket unit's
+# ExecStartPre= runs before the bind, ExecStartPost= after, ExecStopPre= before the close and
+# ExecStopPost= after it, with its User=; a failing one fails the start with its exit status;
+# TimeoutSec= bounds them; After= waits for them. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
@@ -99,6 +102,62 @@ write_unit reqtaken <<EOF
 [Unit]
 Requires=taken.socket
 After=taken.socket
+[Service]
+ExecStart=$SLEEP 1000
+EOF
+
+# ---- commands ----
+LOG=$T/cmd.log
+cat >"$UNITS/cmd.socket" <<EOF
+[Socket]
+ListenStream=$T/run/cmd.sock
+Service=echo.service
+RemoveOnStop=yes
+ExecStartPre=$SH -c 'test -e $T/run/cmd.sock && echo pre-bound >>$LOG || echo pre-unbound >>$LOG'
+ExecStartPost=$SH -c 'test -S $T/run/cmd.sock && echo post-bound >>$LOG'
+ExecStopPre=$SH -c 'test -S $T/run/cmd.sock && echo stoppre-open >>$LOG'
+ExecStopPost=$SH -c 'test -e $T/run/cmd.sock && echo stoppost-open >>$LOG || echo stoppost-closed >>$LOG'
+EOF
+cat >"$UNITS/failpre.socket" <<EOF
+[Socket]
+ListenStream=$T/run/failpre.sock
+Service=echo.service
+ExecStartPre=-$SH -c 'exit 4'
+ExecStartPre=$SH -c 'exit 3'
+ExecStopPost=$SH -c 'echo failpre-stoppost >>$LOG'
+EOF
+cat >"$UNITS/slowpre.socket" <<EOF
+[Socket]
+ListenStream=$T/run/slowpre.sock
+Service=echo.service
+TimeoutSec=1
+ExecStartPre=$SLEEP 100
+EOF
+cat >"$UNITS/asuser.socket" <<EOF
+[Socket]
+ListenStream=$T/run/asuser.sock
+Service=echo.service
+User=nobody
+ExecStartPre=$SH -c 'test "\$(id -u)" = "$(id -u nobody)"'
+ExecStartPost=+$SH -c 'test "\$(id -u)" = 0'
+EOF
+cat >"$UNITS/slow.socket" <<EOF
+[Socket]
+ListenStream=$T/run/slow.sock
+Service=ordered.service
+ExecStartPre=$SLEEP 1
+EOF
+write_unit ordered <<EOF
+[Unit]
+Requires=slow.socket
+After=slow.socket
+[Service]
+ExecStart=$SH -c 'test -S $T/run/slow.sock && test -n "\$LISTEN_FDS" && exec $SLEEP 1000'
+EOF
+write_unit reqfailpre <<EOF
+[Unit]
+Requires=failpre.socket
+After=failpre.socket
 [Service]
 ExecStart=$SLEEP 1000
 EOF
@@ -207,6 +266,47 @@ expect_contains "... with the socket unit's reason" "$ERR" "Address already in u
 expect_contains "... naming it" "$ERR" "taken.socket"
 expect_eq "... the service did not start" inactive "$(svc_state reqtaken)"
 expect_eq "... and the socket unit is failed" failed "$(socket_state taken)"
+
+# ---- commands ----
+run svctl start cmd.socket
+expect_rc "svctl start cmd.socket (ExecStartPre=, ExecStartPost=)" 0
+expect_eq "... it listens once its commands have run" listening "$(socket_state cmd)"
+expect_eq "... ExecStartPre= ran before the bind, ExecStartPost= after" "pre-unbound post-bound" \
+        "$(tr '\n' ' ' <"$LOG" | sed 's/ $//')"
+run svctl stop cmd.socket
+expect_rc "svctl stop cmd.socket" 0
+expect_eq "... ExecStopPre= ran while it was open, ExecStopPost= once closed" \
+        "pre-unbound post-bound stoppre-open stoppost-closed" "$(tr '\n' ' ' <"$LOG" | sed 's/ $//')"
+expect_eq "... it is inactive" inactive "$(socket_state cmd)"
+: >"$LOG"
+
+run svctl start failpre.socket
+expect_ne "a failing ExecStartPre= fails the start" 0 "$RC"
+expect_contains "... with its exit status" "$ERR" "ExecStartPre= '$SH' exited with status 3"
+expect_eq "... the socket unit is failed" failed "$(socket_state failpre)"
+check "... nothing was bound" test ! -e "$T/run/failpre.sock"
+expect_eq "... its ExecStopPost= ran (a '-' command's failure was ignored)" failpre-stoppost "$(cat "$LOG")"
+
+run svctl start reqfailpre
+expect_ne "Requires= and After= of a socket unit whose ExecStartPre= fails: the start fails" 0 "$RC"
+expect_contains "... with the socket unit's reason" "$ERR" "exited with status 3"
+expect_eq "... and the service did not start" inactive "$(svc_state reqfailpre)"
+
+START=$(now_ms)
+run svctl start slowpre.socket
+expect_ne "an ExecStartPre= longer than TimeoutSec= fails the start" 0 "$RC"
+expect_contains "... saying so" "$ERR" "did not finish within TimeoutSec="
+END=$(now_ms)
+check "... after about TimeoutSec=1 ($((END - START)) ms)" test $((END - START)) -lt 10000
+
+run svctl start asuser.socket
+expect_rc "the commands run as User= ('+': as root)" 0
+expect_eq "... and it listens" listening "$(socket_state asuser)"
+
+run svctl start ordered
+expect_rc "a service After= a socket unit whose ExecStartPre= takes 1 s starts once it listens" 0
+expect_eq "... it runs (it exits unless the socket is bound and passed)" running "$(svc_state ordered)"
+expect_eq "... and the socket unit's start is done" running "$(socket_state slow)"
 
 stop_svd
 expect_eq "svd exits cleanly" 0 "$SVD_RC"

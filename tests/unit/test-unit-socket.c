@@ -199,6 +199,45 @@ START_TEST(test_warnings) {
 }
 END_TEST
 
+START_TEST(test_commands) {
+        _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=/a\n"
+                                             "ExecStartPre=/bin/pre 1\nExecStartPre=-/bin/pre2\n"
+                                             "ExecStartPost=/bin/post\nExecStopPre=/bin/stoppre\n"
+                                             "ExecStopPost=+/bin/stoppost\nTimeoutSec=5s\n"
+                                             "User=nobody\nGroup=nogroup\n",
+                                             NULL);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_PRE].n, 2);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_PRE].commands[0].argv[0], "/bin/pre");
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_PRE].commands[0].argv[1], "1");
+        ck_assert(u->exec[UNIT_EXEC_START_PRE].commands[1].flags & EXEC_IGNORE_FAILURE);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_POST].commands[0].argv[0], "/bin/post");
+        /* ExecStopPre= in the slot of ExecStop= (manager-socket-exec.h). */
+        ck_assert_str_eq(u->exec[UNIT_EXEC_STOP].commands[0].argv[0], "/bin/stoppre");
+        ck_assert(u->exec[UNIT_EXEC_STOP_POST].commands[0].flags & EXEC_PRIVILEGED);
+        ck_assert_uint_eq(u->socket.timeout_usec, 5000000);
+        ck_assert_str_eq(u->user, "nobody");
+        ck_assert_str_eq(u->group, "nogroup");
+        unit_free(u);
+
+        u = load("[Socket]\nListenStream=/a\n", NULL);
+        ck_assert_uint_eq(u->socket.timeout_usec, UNIT_SOCKET_TIMEOUT_USEC_DEFAULT);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_PRE].n, 0);
+        unit_free(u);
+        u = load("[Socket]\nListenStream=/a\nTimeoutSec=0\n", NULL);
+        ck_assert_uint_eq(u->socket.timeout_usec, UINT64_MAX);
+        unit_free(u);
+        u = NULL;
+
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL;
+        (void) load_error("[Socket]\nListenStream=/a\nExecStartPre=/bin/x \"open\n", &e1);
+        ck_assert_msg(strstr(e1, PATH ":3: Invalid value") && strstr(e1, "ExecStartPre="), "%s", e1);
+        (void) load_error("[Socket]\nListenStream=/a\nTimeoutSec=soon\n", &e2);
+        ck_assert_msg(strstr(e2, PATH ":3: Invalid value 'soon' for TimeoutSec="), "%s", e2);
+        (void) load_error("[Socket]\nListenStream=/a\nUser=a:b\n", &e3);
+        ck_assert_msg(strstr(e3, PATH ":3: Invalid value 'a:b' for User="), "%s", e3);
+}
+END_TEST
+
 START_TEST(test_service_has_no_socket_section) {
         Warnings w = {};
         _cleanup_free_ char *error = NULL;
@@ -237,6 +276,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_empty_resets);
         tcase_add_test(tc, test_errors);
         tcase_add_test(tc, test_warnings);
+        tcase_add_test(tc, test_commands);
         tcase_add_test(tc, test_service_has_no_socket_section);
         tcase_add_test(tc, test_address_parse);
         suite_add_tcase(s, tc);
