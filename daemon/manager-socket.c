@@ -23,6 +23,7 @@
 #include "deps.h"
 #include "manager.h"
 #include "manager-socket-exec.h"
+#include "manager-socket-options.h"
 #include "svd-log.h"
 #include "wanted.h"
 
@@ -87,6 +88,7 @@ static Socket *socket_free(Socket *s) {
         if (!s)
                 return NULL;
         socket_answer_waiters(s, -ECANCELED);
+        s->recheck_source = sd_event_source_disable_unref(s->recheck_source);
         socket_control_abandon(s);
         if (s->control)
                 free(s->control->error);
@@ -253,6 +255,7 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
                         return -errno;
                 if ((s->uid != (uid_t) -1 || s->gid != (gid_t) -1) && fchown(fd, s->uid, s->gid) < 0)
                         return -errno;
+                socket_options_apply_fifo(s->name, us, fd);
                 *ret_fd = TAKE_FD(fd);
                 return 0;
         }
@@ -260,7 +263,8 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
         type = l->type == SOCKET_LISTEN_STREAM ? SOCK_STREAM
              : l->type == SOCKET_LISTEN_DATAGRAM ? SOCK_DGRAM
                                                   : SOCK_SEQPACKET;
-        _cleanup_close_ int fd = socket(sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        _cleanup_close_ int fd = socket(sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                                        socket_options_protocol(us, sa.ss_family));
         if (fd < 0 && l->port_only && errno == EAFNOSUPPORT) {
                 /* A bare port on a host without IPv6: IPv4's any address. */
                 struct sockaddr_in *in = (struct sockaddr_in *) &sa;
@@ -270,7 +274,7 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
                 in->sin_port = port;
                 in->sin_addr.s_addr = htonl(INADDR_ANY);
                 len = sizeof(*in);
-                fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, socket_options_protocol(us, AF_INET));
         }
         if (fd < 0)
                 return -errno;
@@ -290,6 +294,7 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
                 if (setsockopt(fd, SOL_IPV6, IPV6_V6ONLY, &only, sizeof(only)) < 0)
                         return -errno;
         }
+        socket_options_apply(s->name, us, fd, sa.ss_family, type);
         if (l->path) {
                 r = mkdir_parents(l->path, (mode_t) us->directory_mode);
                 if (r < 0)
@@ -347,6 +352,9 @@ static int socket_bind_all(Socket *s, char **ret_error) {
         }
         s->last_error = mfree(s->last_error);
         socket_sources_enable(s, false);
+        for (size_t i = 0; us->symlinks && i < us->n_listen; i++)
+                if (us->listen[i].path)
+                        socket_symlinks_make(s->name, us, us->listen[i].path);
         return 0;
 }
 
@@ -486,10 +494,12 @@ int manager_socket_start_dependency(Manager *m, const char *name, char **ret_rea
 static void socket_close_files(Socket *s) {
         bool bound = s->fds;
         socket_close(s);
-        if (bound && s->unit && s->unit->socket.remove_on_stop)
+        if (bound && s->unit && s->unit->socket.remove_on_stop) {
                 for (size_t i = 0; i < s->unit->socket.n_listen; i++)
                         if (s->unit->socket.listen[i].path)
                                 (void) unlink(s->unit->socket.listen[i].path);
+                socket_symlinks_remove(&s->unit->socket);
+        }
         if (bound)
                 log_info("%s.socket: closed.", s->name);
 }
@@ -560,6 +570,15 @@ int manager_socket_begin_stop(Socket *s) {
         return manager_socket_is_busy(s) ? 1 : 0;
 }
 
+static int on_socket_recheck(sd_event_source *source, void *userdata) {
+        Socket *s = userdata;
+        Service *svc = service_lookup(&s->manager->ctx, socket_service_name(s));
+        s->recheck_source = sd_event_source_disable_unref(s->recheck_source);
+        if (svc)
+                manager_sockets_service_changed(s->manager, svc);
+        return 0;
+}
+
 void manager_sockets_service_changed(Manager *m, Service *svc) {
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
@@ -571,6 +590,15 @@ void manager_sockets_service_changed(Manager *m, Service *svc) {
                         continue;
                 }
                 bool busy = !service_is_settled(svc);
+                if (busy && svc->job == SERVICE_JOB_STARTING && IN_SET(svc->state, SERVICE_INACTIVE, SERVICE_FAILED) &&
+                    !s->recheck_source)
+                        /* It ended while its start job was not done yet (a Type=oneshot that exits at
+                         * once): looked at again once the job is, from the loop. */
+                        (void) sd_event_add_defer(m->event, &s->recheck_source, on_socket_recheck, s);
+                /* FlushPending=: what the service left queued is dropped before svd watches again. */
+                if (!busy && s->state == SOCKET_RUNNING && s->unit->socket.flush_pending)
+                        for (size_t k = 0; k < s->unit->socket.n_listen; k++)
+                                socket_flush_pending(s->fds[k]);
                 if (busy != (s->state == SOCKET_RUNNING))
                         socket_watch(s, !busy);
         }

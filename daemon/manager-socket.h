@@ -101,6 +101,7 @@ struct Socket {
         bool stop_failed;         /* the stop under way ends failed */
         SocketWaiter *waiters;
         size_t n_waiters;
+        sd_event_source *recheck_source; /* its service ended while its start job was not done yet */
 };
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones

@@ -263,6 +263,9 @@ static void manager_check_unit_action(Manager *m, Service *s, ServiceState previ
 }
 
 static void on_service_settled(Service *s, void *userdata) {
+        /* A service that ends while it starts (a Type=oneshot) settles only after its state changed:
+         * its socket units watch again now. */
+        manager_sockets_service_changed(userdata, s);
         manager_check_shutdown(userdata);
 }
 

@@ -9,7 +9,9 @@
 # first; a required socket that fails fails the start with its reason. A socket unit's
 # ExecStartPre= runs before the bind, ExecStartPost= after, ExecStopPre= before the close and
 # ExecStopPost= after it, with its User=; a failing one fails the start with its exit status;
-# TimeoutSec= bounds them; After= waits for them. TAP.
+# TimeoutSec= bounds them; After= waits for them. The socket options are on the sockets the service
+# gets (read back with getsockopt(2)); Symlinks= point to the socket file; FlushPending= drops what
+# the service left queued. TAP.
 
 TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=../lib/lib.sh
@@ -18,6 +20,7 @@ TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
 setup_test
 
 ECHO=$(find_helper listen-echo) || skip_all "the listen-echo helper is not built"
+DUMP=$(find_helper sockopt-dump) || skip_all "the sockopt-dump helper is not built"
 
 socket_state() {
         svctl --json status "$1.socket" 2>/dev/null | _json_field state
@@ -160,6 +163,60 @@ Requires=failpre.socket
 After=failpre.socket
 [Service]
 ExecStart=$SLEEP 1000
+EOF
+
+# ---- socket options ----
+cat >"$UNITS/opts.socket" <<EOF
+[Socket]
+ListenStream=$T/run/opts.sock
+Service=dump.service
+Priority=6
+ReceiveBuffer=256K
+SendBuffer=128K
+Mark=7
+PassCredentials=yes
+Timestamping=ns
+Symlinks=$T/run/opts-link.sock
+RemoveOnStop=yes
+EOF
+write_unit dump <<EOF
+[Service]
+ExecStart=$DUMP
+EOF
+if [ -e /proc/net/tcp ]; then
+        PORT=$((20000 + $$ % 20000))
+        while grep -q "$(printf ':%04X ' "$PORT")" /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
+                PORT=$((PORT + 1))
+        done
+        cat >"$UNITS/tcpopts.socket" <<EOF
+[Socket]
+ListenStream=127.0.0.1:$PORT
+Service=tcpdump.service
+KeepAlive=yes
+KeepAliveTimeSec=1min
+KeepAliveIntervalSec=10s
+KeepAliveProbes=5
+NoDelay=yes
+DeferAcceptSec=1s
+IPTOS=low-delay
+IPTTL=42
+EOF
+        write_unit tcpdump <<EOF
+[Service]
+ExecStart=$DUMP
+EOF
+fi
+cat >"$UNITS/flush.socket" <<EOF
+[Socket]
+ListenStream=$T/run/flush.sock
+Service=flushsvc.service
+FlushPending=yes
+EOF
+# Takes nothing from its socket: exits at once, leaving what is queued.
+write_unit flushsvc <<EOF
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'echo ran >>$T/flush.log'
 EOF
 
 restart_svd() {
@@ -307,6 +364,58 @@ run svctl start ordered
 expect_rc "a service After= a socket unit whose ExecStartPre= takes 1 s starts once it listens" 0
 expect_eq "... it runs (it exits unless the socket is bound and passed)" running "$(svc_state ordered)"
 expect_eq "... and the socket unit's start is done" running "$(socket_state slow)"
+
+# ---- socket options ----
+dump_line() { # dump_line SERVICE: the helper's line for fd 3
+        svctl logs "$1" 2>/dev/null | grep -o 'sockopt-dump: fd 3 .*'
+}
+has_dump() {
+        [ -n "$(dump_line "$1")" ]
+}
+run svctl start opts.socket
+expect_rc "svctl start opts.socket (socket options)" 0
+svctl start dump >/dev/null 2>&1
+check "... its service reads the options of the socket it got" wait_until 10 has_dump dump
+LINE="$(dump_line dump) "
+expect_contains "Priority=6 is SO_PRIORITY" "$LINE" " priority=6 "
+expect_contains "ReceiveBuffer=256K is SO_RCVBUF (the kernel doubles it)" "$LINE" " rcvbuf=524288 "
+expect_contains "SendBuffer=128K is SO_SNDBUF" "$LINE" " sndbuf=262144 "
+expect_contains "Mark=7 is SO_MARK" "$LINE" " mark=7 "
+expect_contains "PassCredentials=yes is SO_PASSCRED" "$LINE" " passcred=1 "
+expect_contains "Timestamping=ns is SO_TIMESTAMPNS" "$LINE" " timestampns=1 "
+expect_contains "... and not SO_TIMESTAMP" "$LINE" " timestamp=0 "
+expect_eq "Symlinks= points to the socket file" "$T/run/opts.sock" "$(readlink "$T/run/opts-link.sock")"
+svctl stop dump >/dev/null 2>&1
+svctl stop opts.socket >/dev/null 2>&1
+check "... and goes with it (RemoveOnStop=)" test ! -L "$T/run/opts-link.sock"
+
+if [ -e /proc/net/tcp ]; then
+        svctl start tcpopts.socket >/dev/null 2>&1
+        svctl start tcpdump >/dev/null 2>&1
+        check "a TCP socket unit's service reads its options" wait_until 10 has_dump tcpdump
+        LINE="$(dump_line tcpdump) "
+        expect_contains "KeepAlive=yes is SO_KEEPALIVE" "$LINE" " keepalive=1 "
+        expect_contains "KeepAliveTimeSec=1min is TCP_KEEPIDLE 60" "$LINE" " keepidle=60 "
+        expect_contains "KeepAliveIntervalSec=10s is TCP_KEEPINTVL 10" "$LINE" " keepintvl=10 "
+        expect_contains "KeepAliveProbes=5 is TCP_KEEPCNT 5" "$LINE" " keepcnt=5 "
+        expect_contains "NoDelay=yes is TCP_NODELAY" "$LINE" " nodelay=1 "
+        expect_not_contains "DeferAcceptSec=1s is TCP_DEFER_ACCEPT" "$LINE" " deferaccept=0 "
+        expect_contains "IPTOS=low-delay is IP_TOS 0x10" "$LINE" " tos=16 "
+        expect_contains "IPTTL=42 is IP_TTL" "$LINE" " ttl=42 "
+        svctl stop tcpdump >/dev/null 2>&1
+else
+        skip "the TCP socket options" "no IPv4 in this kernel"
+fi
+
+svctl start flush.socket >/dev/null 2>&1
+"$ECHO" connect "unix:$T/run/flush.sock" queued >/dev/null 2>&1 &
+CLIENT=$!
+check "a connection starts the service, which leaves it queued" wait_until 10 test -s "$T/flush.log"
+check "FlushPending=: once the service has stopped, the queued connection is dropped (its client ends)" \
+        wait_until 10 pid_dead "$CLIENT"
+check "... and svd watches the socket again" wait_until 10 state_of_socket_is flush listening
+expect_eq "... the connection started the service once (it was not left to start it again)" 1 \
+        "$(svctl --json status flush.socket 2>/dev/null | _json_field triggers)"
 
 stop_svd
 expect_eq "svd exits cleanly" 0 "$SVD_RC"
