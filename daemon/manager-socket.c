@@ -725,9 +725,10 @@ int manager_sockets_load(Manager *m) {
                                 seen[i] = true;
                         }
                 if (s) {
-                        /* A bound socket unit keeps the definition it was bound with; a reload once
-                         * it has stopped takes the file as it is then. */
-                        if (!s->fds && socket_load(m, s) < 0)
+                        /* A bound socket unit keeps the definition it was bound with (and one whose
+                         * commands run, theirs); a reload once it has stopped takes the file as it
+                         * is then. */
+                        if (!s->fds && !manager_socket_is_busy(s) && socket_load(m, s) < 0)
                                 r = -ENOMEM;
                         continue;
                 }

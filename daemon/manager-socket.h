@@ -25,7 +25,8 @@
  * not watched yet), ExecStopPre= before the close, ExecStopPost= after it (also after a failed
  * start): manager-socket-exec.h. While they run it is in START_PRE, START_POST, STOP_PRE or
  * STOP_POST; a start or stop of svctl, and a service After= it, wait for them; one that fails makes
- * the socket unit failed, with the reason. A command does not survive a re-exec: it is killed.
+ * the socket unit failed, with the reason. A command does not survive a re-exec: it is killed. When
+ * svd exits, or the unit's file is gone, the sockets close without ExecStopPre= and ExecStopPost=.
  *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
  */
