@@ -72,7 +72,11 @@ static void show_socket(json_t *s) {
         fputs_escaped(json_get_str(s, "path") ?: "?", stdout);
         fputs(json_get_str(s, "loadError") ? " (error)" : "", stdout);
         printf("\n     Active: %s (%s)\n",
-               streq(state, "listening") || streq(state, "running") ? "active" : state, state);
+               streq(state, "listening") || streq(state, "running")   ? "active"
+               : streq(state, "start-pre") || streq(state, "start-post") ? "activating"
+               : streq(state, "stop-pre") || streq(state, "stop-post")   ? "deactivating"
+                                                                         : state,
+               state);
         fputs("    Service: ", stdout);
         fputs_escaped(json_get_str(s, "service") ?: "?", stdout);
         (void) json_get_int(s, "triggers", &triggers);

@@ -52,8 +52,13 @@ static void print_status_extra(json_t *s) {
                 FILE *f = open_memstream(&buf, &size);
                 if (!f)
                         continue;
-                json_array_foreach(a, k, e)
-                        fprintf(f, "%s%s.service", k > 0 ? " " : "", json_string_value(e) ?: "?");
+                json_array_foreach(a, k, e) {
+                        const char *n = json_string_value(e) ?: "?";
+                        size_t l = strlen(n);
+                        /* A socket unit comes with its suffix: "echo.socket". */
+                        bool socket = l > strlen(".socket") && streq(n + l - strlen(".socket"), ".socket");
+                        fprintf(f, "%s%s%s", k > 0 ? " " : "", n, socket ? "" : ".service");
+                }
                 if (fclose(f) != 0)
                         continue;
                 print_field(deps[i].label, "%s", buf);

@@ -190,8 +190,13 @@ static void show_list(const char *name, json_t *a, bool with_suffix) {
         f = open_memstream(&buf, &size);
         if (!f)
                 return;
-        json_array_foreach(a, i, e)
-                fprintf(f, "%s%s%s", i > 0 ? " " : "", json_string_value(e) ?: "?", with_suffix ? ".service" : "");
+        json_array_foreach(a, i, e) {
+                const char *v = json_string_value(e) ?: "?";
+                size_t l = strlen(v);
+                /* A socket unit comes with its suffix: "echo.socket". */
+                bool socket = l > strlen(".socket") && streq(v + l - strlen(".socket"), ".socket");
+                fprintf(f, "%s%s%s", i > 0 ? " " : "", v, with_suffix && !socket ? ".service" : "");
+        }
         if (fclose(f) != 0)
                 return;
         show_property(name, buf);

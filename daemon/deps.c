@@ -10,6 +10,7 @@
 #include "basic/strv.h"
 #include "svd-log.h"
 #include "service.h"
+#include "unit-install.h"
 
 /* ---- sets ---- */
 
@@ -45,7 +46,8 @@ static int deps_check_missing(ServiceContext *c) {
                 if (!service_in_graph(s))
                         continue;
                 for (char **n = s->def->unit->dependencies[UNIT_REQUIRES]; n && *n; n++) {
-                        if (service_lookup(c, *n))
+                        /* A socket unit is looked up when the start needs it: start_sockets(). */
+                        if (unit_install_name_is_socket(*n) || service_lookup(c, *n))
                                 continue;
                         char *msg;
                         if (asprintf(&msg, "%s: Requires=%s: no such unit '%s.service'", s->def->path, *n,
@@ -55,7 +57,7 @@ static int deps_check_missing(ServiceContext *c) {
                         break;
                 }
                 for (char **n = service_in_graph(s) ? s->def->unit->dependencies[UNIT_WANTS] : NULL; n && *n; n++)
-                        if (!service_lookup(c, *n))
+                        if (!unit_install_name_is_socket(*n) && !service_lookup(c, *n))
                                 log_warning("%s: Wants=%s: no such unit '%s.service', ignoring.",
                                             s->def->path, *n, *n);
         }
@@ -73,7 +75,7 @@ static int deps_link(ServiceContext *c) {
                         continue;
                 for (UnitDependency d = 0; d < _UNIT_DEPENDENCY_MAX; d++)
                         for (char **n = s->def->unit->dependencies[d]; n && *n; n++) {
-                                Service *o = service_lookup(c, *n);
+                                Service *o = unit_install_name_is_socket(*n) ? NULL : service_lookup(c, *n);
                                 int r = 0;
                                 if (!o)
                                         continue;
@@ -305,8 +307,10 @@ static void queue_start(Service *root) {
 
         if (!root->def->unit)
                 return;
-        if (root->job != SERVICE_JOB_STARTING)
+        if (root->job != SERVICE_JOB_STARTING) {
                 root->job = SERVICE_JOB_START;
+                root->deps.sockets_started = false;
+        }
         c->jobs_queued = true;
         for (Service *s = root;;) {
                 ServiceSet *sets[] = {&s->deps.requires, &s->deps.wants};
@@ -318,6 +322,7 @@ static void queue_start(Service *root) {
                                     (service_is_active(d) && d->job == SERVICE_JOB_NONE))
                                         continue;
                                 d->job = SERVICE_JOB_START;
+                                d->deps.sockets_started = false;
                                 d->want_running = true;
                                 if (n == cap) {
                                         size_t nc = cap ? cap * 2 : 16;
@@ -441,11 +446,69 @@ static void drop_start(Service *s) {
         job_done(victim, /* success= */ false, reason ?: "start dropped to break an ordering cycle");
 }
 
+/* The socket units s requires and wants are started (their sockets bound), once per start job and
+ * before s starts, as systemd starts them in one transaction. false when a required one failed: the
+ * start job of s failed with its reason. */
+static bool start_sockets(Service *s) {
+        static const UnitDependency kinds[] = { UNIT_REQUIRES, UNIT_WANTS };
+        const ServiceCallbacks *cb = s->ctx->callbacks;
+
+        if (s->deps.sockets_started)
+                return true;
+        s->deps.sockets_started = true;
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++)
+                for (char **n = s->def->unit->dependencies[kinds[k]]; n && *n; n++) {
+                        _cleanup_free_ char *reason = NULL;
+                        if (!unit_install_name_is_socket(*n))
+                                continue;
+                        int r = cb && cb->start_socket ? cb->start_socket(*n, &reason, s->ctx->userdata) : -ESRCH;
+                        if (r >= 0)
+                                continue;
+                        const char *why = r == -ESRCH ? "no such unit" : reason ?: strerror(-r);
+                        if (kinds[k] == UNIT_WANTS) {
+                                log_warning("%s: Wants=%s: %s, starting without it.", s->name, *n, why);
+                                continue;
+                        }
+                        service_fail_dependency_name(s, *n, why);
+                        job_done(s, /* success= */ false, s->last_error ? s->last_error : "a dependency failed");
+                        return false;
+                }
+        return true;
+}
+
+/* After=NAME.socket: not while the socket unit's start goes on (its ExecStartPre=, the bind, its
+ * ExecStartPost=). */
+static bool sockets_started(Service *s) {
+        const ServiceCallbacks *cb = s->ctx->callbacks;
+        for (char **n = cb && cb->socket_state ? s->def->unit->dependencies[UNIT_AFTER] : NULL; n && *n; n++)
+                if (unit_install_name_is_socket(*n) && cb->socket_state(*n, NULL, s->ctx->userdata) == 0)
+                        return false;
+        return true;
+}
+
+/* Requires= and After= a socket unit whose start ended failed: the start of s fails with its reason,
+ * as with a required service (without After=, s starts with it, as in systemd). false then. */
+static bool required_sockets_up(Service *s) {
+        const ServiceCallbacks *cb = s->ctx->callbacks;
+        for (char **n = cb && cb->socket_state ? s->def->unit->dependencies[UNIT_REQUIRES] : NULL; n && *n; n++) {
+                _cleanup_free_ char *reason = NULL;
+                if (!unit_install_name_is_socket(*n) || !strv_contains(s->def->unit->dependencies[UNIT_AFTER], *n))
+                        continue;
+                int r = cb->socket_state(*n, &reason, s->ctx->userdata);
+                if (r >= 0)
+                        continue;
+                service_fail_dependency_name(s, *n, reason ?: r == -ESRCH ? "no such unit" : "it is not listening");
+                job_done(s, /* success= */ false, s->last_error ? s->last_error : "a dependency failed");
+                return false;
+        }
+        return true;
+}
+
 static bool start_may_run(Service *s) {
         for (size_t i = 0; i < s->deps.after.n; i++)
                 if (start_in_progress(s->deps.after.items[i]))
                         return false;
-        return true;
+        return sockets_started(s);
 }
 
 static bool stop_may_run(Service *s) {
@@ -499,6 +562,10 @@ void deps_dispatch(ServiceContext *c) {
                                 if (broken) {
                                         fail_dependency(s, broken,
                                                         broken->def->load_error ? broken->def->load_error : "not loaded");
+                                        changed = true;
+                                        continue;
+                                }
+                                if (!start_sockets(s) || !required_sockets_up(s)) {
                                         changed = true;
                                         continue;
                                 }

@@ -43,8 +43,26 @@ static void manager_apply_file_states(Manager *m, bool pin) {
                         continue;
                 save = service_set_wanted(s, was ? WANTED_START : WANTED_STOP) || save;
         }
+        /* A socket unit whose enabling changed keeps, until the next clean start, what it does now. */
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *so = m->sockets[i];
+                UnitFileState state = manager_socket_file_state(m, so);
+                bool changed = (state == UNIT_FILE_ENABLED) != (so->file_state == UNIT_FILE_ENABLED);
+                so->file_state = state;
+                if (changed && pin && so->wanted == WANTED_DEFAULT)
+                        save = manager_socket_set_wanted(so, so->fds ? WANTED_START : WANTED_STOP) || save;
+        }
         if (save)
                 manager_save_wanted(m);
+}
+
+UnitFileState manager_socket_file_state(Manager *m, const Socket *so) {
+        _cleanup_free_ char *name = NULL;
+        if (!so->unit)
+                return UNIT_FILE_BAD;
+        if (asprintf(&name, "%s%s", so->name, UNIT_INSTALL_SOCKET_SUFFIX) < 0)
+                return so->file_state; /* out of memory: as it was */
+        return unit_file_state(&m->links, name, so->unit);
 }
 
 /* Reads the links into m->links. What is wrong with them is told when warn (start-up, reload):
@@ -79,7 +97,8 @@ void manager_refresh_unit_files(Manager *m, bool instantiate) {
 
         manager_read_links(m, /* warn= */ instantiate);
         for (char **n = instantiate ? m->links.linked : NULL; n && *n; n++) {
-                if (service_find(&m->ctx, *n))
+                /* Socket units are loaded after the services, and judged by manager-socket.c. */
+                if (unit_install_name_is_socket(*n) || service_find(&m->ctx, *n))
                         continue;
                 /* A link to an instance of a loaded template creates it, as a start would. */
                 if (is_instance(*n) && manager_instantiate(m, *n))
@@ -222,7 +241,56 @@ static int install_disable(Manager *m, InstallRun *run, Service *s, unsigned dep
         return install_also(m, run, u, depth);
 }
 
+/* A socket unit's enable or disable: links named NAME.socket (unit-install.h). */
+static int install_socket(Manager *m, InstallRun *run, Socket *so, unsigned depth) {
+        _cleanup_free_ char *name = NULL;
+        const char *file = strrchr(so->path, '/');
+        char *path = NULL;
+        int r;
+
+        if (asprintf(&name, "%s%s", so->name, UNIT_INSTALL_SOCKET_SUFFIX) < 0)
+                return -ENOMEM;
+        if (strv_contains(run->visited, name))
+                return 0;
+        if (strv_extend(&run->visited, name) < 0)
+                return -ENOMEM;
+        if (!so->unit)
+                return install_fail(run->failure, -ENOEXEC, name, so->load_error ?: "the unit file did not load",
+                                    NULL);
+        if (!run->enable) {
+                r = unit_install_disable(m->unit_dir, name, so->unit->wanted_by_default, run->changes, &path);
+                if (r < 0)
+                        return install_fail(run->failure, r, name, NULL, path);
+                if (unit_install_has_info(so->unit))
+                        run->carries_install_info = true;
+                log_info("%s: disabled.", name);
+                return install_also(m, run, so->unit, depth);
+        }
+        r = unit_install_enable(m->unit_dir, name, file ? file + 1 : so->path, so->unit, run->changes, &path);
+        if (r < 0)
+                return install_fail(run->failure, r, name, NULL, path);
+        if (r > 0)
+                run->carries_install_info = true;
+        else if (so->unit->wanted_by || so->unit->required_by) {
+                _cleanup_free_ char *targets = install_targets_text(so->unit), *message = NULL;
+                if (!targets || asprintf(&message,
+                                         "%s names no target svd starts; svd starts what default.target, "
+                                         "multi-user.target and sockets.target want",
+                                         targets) < 0)
+                        return -ENOMEM;
+                return install_fail(run->failure, -EBADR, name, message, NULL);
+        }
+        log_info("%s: enabled%s.", name, r > 0 ? "" : " (static: nothing to enable)");
+        return install_also(m, run, so->unit, depth);
+}
+
 static int install_one(Manager *m, InstallRun *run, const char *name, unsigned depth) {
+        if (unit_install_name_is_socket(name)) {
+                Socket *so = manager_socket_find(m, name);
+                if (!so)
+                        return install_fail(run->failure, -ESRCH, name, NULL, NULL);
+                return install_socket(m, run, so, depth);
+        }
         Service *s = install_lookup(m, name, /* create= */ run->enable);
         if (!s)
                 return install_fail(run->failure, -ESRCH, name, NULL, NULL);
@@ -267,6 +335,15 @@ int manager_unit_file_state(Manager *m, const char *name, UnitFileState *ret_sta
                 return -ENOMEM;
         unit_name_strip_suffix(stripped);
         manager_refresh_unit_files(m, /* instantiate= */ false);
+
+        if (unit_install_name_is_socket(stripped)) {
+                Socket *so = manager_socket_find(m, stripped);
+                if (!so)
+                        return -ESRCH;
+                *ret_state = so->file_state;
+                *ret_path = so->path;
+                return 0;
+        }
 
         s = install_lookup(m, stripped, /* create= */ false);
         if (!s && is_instance(stripped) && unit_name_template_of(stripped, &template) >= 0) {

@@ -490,7 +490,10 @@ int manager_load_units(Manager *m) {
 /* ---- the wanted state ---- */
 
 void manager_save_wanted(Manager *m) {
-        int r = wanted_file_save(&m->ctx, m->socket_path);
+        _cleanup_strv_free_ char **sockets = NULL;
+        int r = manager_sockets_wanted_lines(m, &sockets);
+        if (r >= 0)
+                r = wanted_file_save(&m->ctx, m->socket_path, sockets);
         /* Told once while it keeps failing the same way (a directory in the file's place fails
          * every write), and once when it works again. */
         if (r < 0 && r != m->wanted_save_error)
@@ -514,7 +517,7 @@ void manager_restore_prepare(Manager *m) {
                 log_oom();
                 return;
         }
-        int r = wanted_file_load(&m->ctx, m->socket_path, &p);
+        int r = wanted_file_load(&m->ctx, m->socket_path, manager_socket_apply_wanted, m, &p);
         if (r == -EISDIR || r == -EBADFD)
                 log_error("The wanted-state file '%s' is %s: svd cannot keep what is wanted across a crash "
                           "until it is removed; starting the default set.", path,

@@ -20,8 +20,12 @@
 #include "basic/time-util.h"
 #include "basic/unit-name.h"
 #include "creds.h"
+#include "deps.h"
 #include "manager.h"
+#include "manager-socket-exec.h"
+#include "manager-socket-options.h"
 #include "svd-log.h"
+#include "wanted.h"
 
 #define SOCKET_SUFFIX ".socket"
 #define MANAGER_SOCKETS_MAX 4096U /* socket units in the unit directory */
@@ -40,6 +44,10 @@ static const char *const socket_state_table[_SOCKET_STATE_MAX] = {
         [SOCKET_LISTENING] = "listening",
         [SOCKET_RUNNING] = "running",
         [SOCKET_FAILED] = "failed",
+        [SOCKET_START_PRE] = "start-pre",
+        [SOCKET_START_POST] = "start-post",
+        [SOCKET_STOP_PRE] = "stop-pre",
+        [SOCKET_STOP_POST] = "stop-post",
 };
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(socket_state, SocketState);
 
@@ -66,9 +74,26 @@ static void socket_close(Socket *s) {
         s->fds = NULL;
 }
 
+/* The start or stop under way ended: its waiters are told (r as SocketDoneFn says). */
+static void socket_answer_waiters(Socket *s, int r) {
+        while (s->n_waiters > 0) {
+                SocketWaiter w = s->waiters[0];
+                memmove(s->waiters, s->waiters + 1, --s->n_waiters * sizeof(SocketWaiter));
+                w.done(s, r, w.userdata);
+        }
+        s->waiters = mfree(s->waiters);
+}
+
 static Socket *socket_free(Socket *s) {
         if (!s)
                 return NULL;
+        socket_answer_waiters(s, -ECANCELED);
+        s->recheck_source = sd_event_source_disable_unref(s->recheck_source);
+        socket_control_abandon(s);
+        if (s->control)
+                free(s->control->error);
+        free(s->control);
+        credentials_done(&s->exec_creds);
         socket_close(s);
         unit_free(s->unit);
         free(s->name);
@@ -108,12 +133,22 @@ static bool socket_service_busy(Socket *s) {
         return svc && !service_is_settled(svc);
 }
 
-static void socket_watch(Socket *s, bool on) {
+static void socket_sources_enable(Socket *s, bool on) {
         size_t n = s->unit->socket.n_listen;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; s->sources && i < n; i++)
                 if (s->sources[i])
                         (void) sd_event_source_set_enabled(s->sources[i], on ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+static void socket_watch(Socket *s, bool on) {
+        socket_sources_enable(s, on);
         socket_set_state(s, on ? SOCKET_LISTENING : SOCKET_RUNNING);
+}
+
+/* Started by hand, it listens no more: a crash does not bring it back as started by hand. */
+static void socket_drop_wanted_start(Socket *s) {
+        if (s->wanted == WANTED_START && manager_socket_set_wanted(s, WANTED_DEFAULT))
+                manager_save_wanted(s->manager);
 }
 
 /* Closes the sockets of s, which failed with the reason (a static or formatted string). */
@@ -129,8 +164,11 @@ static void socket_fail(Socket *s, const char *format, ...) {
         free(s->last_error);
         s->last_error = e;
         log_error("%s.socket: %s; closing the socket.", s->name, e ?: "out of memory");
+        socket_control_abandon(s);
         socket_close(s);
         socket_set_state(s, SOCKET_FAILED);
+        socket_drop_wanted_start(s);
+        socket_answer_waiters(s, -EIO);
 }
 
 static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
@@ -156,7 +194,9 @@ static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, vo
                             SOCKET_TRIGGER_LIMIT_USEC / 1000000ULL);
                 return 0;
         }
-        int r = manager_job_prepare(m, MANAGER_JOB_START, service, /* record= */ false, &svc, &refusal);
+        /* Recorded as wanted, as an operator's start is: after a crash, the next svd binds the
+         * socket and starts the service that ran on it again (wanted.h). */
+        int r = manager_job_prepare(m, MANAGER_JOB_START, service, /* record= */ true, &svc, &refusal);
         if (r >= 0 && !svc->def->unit)
                 r = -ENOENT, refusal = svc->def->load_error;
         if (r >= 0)
@@ -215,6 +255,7 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
                         return -errno;
                 if ((s->uid != (uid_t) -1 || s->gid != (gid_t) -1) && fchown(fd, s->uid, s->gid) < 0)
                         return -errno;
+                socket_options_apply_fifo(s->name, us, fd);
                 *ret_fd = TAKE_FD(fd);
                 return 0;
         }
@@ -222,7 +263,8 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
         type = l->type == SOCKET_LISTEN_STREAM ? SOCK_STREAM
              : l->type == SOCKET_LISTEN_DATAGRAM ? SOCK_DGRAM
                                                   : SOCK_SEQPACKET;
-        _cleanup_close_ int fd = socket(sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        _cleanup_close_ int fd = socket(sa.ss_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                                        socket_options_protocol(us, sa.ss_family));
         if (fd < 0 && l->port_only && errno == EAFNOSUPPORT) {
                 /* A bare port on a host without IPv6: IPv4's any address. */
                 struct sockaddr_in *in = (struct sockaddr_in *) &sa;
@@ -232,7 +274,7 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
                 in->sin_port = port;
                 in->sin_addr.s_addr = htonl(INADDR_ANY);
                 len = sizeof(*in);
-                fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, socket_options_protocol(us, AF_INET));
         }
         if (fd < 0)
                 return -errno;
@@ -252,6 +294,7 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
                 if (setsockopt(fd, SOL_IPV6, IPV6_V6ONLY, &only, sizeof(only)) < 0)
                         return -errno;
         }
+        socket_options_apply(s->name, us, fd, sa.ss_family, type);
         if (l->path) {
                 r = mkdir_parents(l->path, (mode_t) us->directory_mode);
                 if (r < 0)
@@ -278,20 +321,11 @@ static int socket_bind_one(Socket *s, const SocketListen *l, int *ret_fd) {
         return 0;
 }
 
-int manager_socket_start(Socket *s, char **ret_error) {
-        const UnitSocket *us;
+/* Binds every Listen*= of s and watches none yet: 0, or -errno with s failed and *ret_error. */
+static int socket_bind_all(Socket *s, char **ret_error) {
+        const UnitSocket *us = &s->unit->socket;
         int r;
 
-        assert(s);
-
-        if (!s->unit) {
-                if (ret_error)
-                        *ret_error = s->load_error ? strdup(s->load_error) : NULL;
-                return -ENOEXEC;
-        }
-        if (s->fds)
-                return 0;
-        us = &s->unit->socket;
         s->fds = calloc(us->n_listen, sizeof(int));
         s->sources = calloc(us->n_listen, sizeof(sd_event_source *));
         if (!s->fds || !s->sources) {
@@ -317,26 +351,232 @@ int manager_socket_start(Socket *s, char **ret_error) {
                 }
         }
         s->last_error = mfree(s->last_error);
+        socket_sources_enable(s, false);
+        for (size_t i = 0; us->symlinks && i < us->n_listen; i++)
+                if (us->listen[i].path)
+                        socket_symlinks_make(s->name, us, us->listen[i].path);
+        return 0;
+}
+
+/* Its sockets are bound and its commands have run: it listens. */
+static void socket_listen_now(Socket *s) {
+        const UnitSocket *us = &s->unit->socket;
         log_info("%s.socket: listening on %zu %s.", s->name, us->n_listen, us->n_listen == 1 ? "socket" : "sockets");
         /* A service that runs already (started by hand) has had no sockets; it gets them at its next
          * start. Until it stops, svd does not watch. */
         socket_set_state(s, SOCKET_LISTENING);
         socket_watch(s, !socket_service_busy(s));
+        socket_answer_waiters(s, 0);
+        /* Services ordered After= it may start now. */
+        deps_schedule(&s->manager->ctx);
+}
+
+static void socket_stop_sequence(Socket *s, bool failed);
+
+/* A command list of the start failed: its reason is the unit's. */
+static void socket_take_control_error(Socket *s) {
+        const char *e = socket_control_error(s);
+        free(s->last_error);
+        s->last_error = e ? strdup(e) : NULL;
+}
+
+static void on_start_post_done(Socket *s, bool success) {
+        if (success) {
+                socket_listen_now(s);
+                return;
+        }
+        socket_take_control_error(s);
+        socket_stop_sequence(s, /* failed= */ true);
+}
+
+/* Binds, then runs ExecStartPost=. 0 (listening, or ExecStartPost= runs), or -errno with *ret_error. */
+static int socket_bind_and_post(Socket *s, char **ret_error) {
+        int r = socket_bind_all(s, ret_error);
+        if (r < 0)
+                return r;
+        r = socket_control_start(s, UNIT_EXEC_START_POST, on_start_post_done);
+        if (r > 0) {
+                socket_set_state(s, SOCKET_START_POST);
+                return 0;
+        }
+        if (r < 0) {
+                socket_close(s);
+                socket_set_state(s, SOCKET_FAILED);
+                return r;
+        }
+        socket_listen_now(s);
         return 0;
+}
+
+static void on_start_pre_done(Socket *s, bool success) {
+        if (!success) {
+                socket_take_control_error(s);
+                socket_stop_sequence(s, /* failed= */ true);
+                return;
+        }
+        int r = socket_bind_and_post(s, NULL);
+        if (r < 0) {
+                log_error("%s.socket: %s", s->name, s->last_error ?: strerror(-r));
+                socket_stop_sequence(s, /* failed= */ true);
+        }
+}
+
+int manager_socket_start(Socket *s, char **ret_error) {
+        int r;
+
+        assert(s);
+
+        if (!s->unit) {
+                if (ret_error)
+                        *ret_error = s->load_error ? strdup(s->load_error) : NULL;
+                return -ENOEXEC;
+        }
+        if (IN_SET(s->state, SOCKET_STOP_PRE, SOCKET_STOP_POST)) {
+                if (ret_error)
+                        *ret_error = strdup("it is stopping (its ExecStopPre= or ExecStopPost= runs)");
+                return -EBUSY;
+        }
+        if (s->fds || s->state == SOCKET_START_PRE)
+                return 0;
+        r = socket_control_start(s, UNIT_EXEC_START_PRE, on_start_pre_done);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                socket_set_state(s, SOCKET_START_PRE);
+                return 0;
+        }
+        r = socket_bind_and_post(s, ret_error);
+        if (r < 0 && s->unit->exec[UNIT_EXEC_STOP_POST].n > 0)
+                socket_stop_sequence(s, /* failed= */ true); /* its ExecStopPost= runs after a failed start too */
+        return r;
+}
+
+bool manager_socket_is_busy(const Socket *s) {
+        return IN_SET(s->state, SOCKET_START_PRE, SOCKET_START_POST, SOCKET_STOP_PRE, SOCKET_STOP_POST);
+}
+
+int manager_socket_wait(Socket *s, SocketDoneFn done, void *userdata) {
+        SocketWaiter *a = reallocarray(s->waiters, s->n_waiters + 1, sizeof(SocketWaiter));
+        if (!a)
+                return -ENOMEM;
+        s->waiters = a;
+        s->waiters[s->n_waiters++] = (SocketWaiter){ .done = done, .userdata = userdata };
+        return 0;
+}
+
+void manager_socket_unwait(Socket *s, void *userdata) {
+        for (size_t i = 0; i < s->n_waiters; i++)
+                if (s->waiters[i].userdata == userdata) {
+                        memmove(s->waiters + i, s->waiters + i + 1, (s->n_waiters - i - 1) * sizeof(SocketWaiter));
+                        s->n_waiters--;
+                        return;
+                }
+}
+
+bool manager_socket_is_starting(const Socket *s) {
+        return IN_SET(s->state, SOCKET_START_PRE, SOCKET_START_POST);
+}
+
+int manager_socket_start_dependency(Manager *m, const char *name, char **ret_reason) {
+        Socket *s = manager_socket_find(m, name);
+        if (!s)
+                return -ESRCH;
+        bool was = s->fds;
+        int r = manager_socket_start(s, ret_reason);
+        if (r < 0)
+                return r;
+        if (!was)
+                log_info("%s.socket: started as a dependency.", s->name);
+        return manager_socket_is_starting(s) ? 0 : 1;
+}
+
+/* Closes the sockets; RemoveOnStop= removes their files. */
+static void socket_close_files(Socket *s) {
+        bool bound = s->fds;
+        socket_close(s);
+        if (bound && s->unit && s->unit->socket.remove_on_stop) {
+                for (size_t i = 0; i < s->unit->socket.n_listen; i++)
+                        if (s->unit->socket.listen[i].path)
+                                (void) unlink(s->unit->socket.listen[i].path);
+                socket_symlinks_remove(&s->unit->socket);
+        }
+        if (bound)
+                log_info("%s.socket: closed.", s->name);
 }
 
 void manager_socket_stop(Socket *s) {
         assert(s);
 
-        bool bound = s->fds;
-        socket_close(s);
-        if (bound && s->unit && s->unit->socket.remove_on_stop)
-                for (size_t i = 0; i < s->unit->socket.n_listen; i++)
-                        if (s->unit->socket.listen[i].path)
-                                (void) unlink(s->unit->socket.listen[i].path);
-        if (bound)
-                log_info("%s.socket: closed.", s->name);
+        socket_control_abandon(s);
+        socket_close_files(s);
         socket_set_state(s, SOCKET_INACTIVE);
+        socket_answer_waiters(s, -ECANCELED);
+}
+
+static void on_stop_post_done(Socket *s, bool success) {
+        if (!success) {
+                socket_take_control_error(s);
+                s->stop_failed = true;
+        }
+        socket_set_state(s, s->stop_failed ? SOCKET_FAILED : SOCKET_INACTIVE);
+        if (s->stop_failed)
+                socket_drop_wanted_start(s);
+        socket_answer_waiters(s, s->stop_failed ? -EIO : 0);
+        deps_schedule(&s->manager->ctx);
+}
+
+static void on_stop_pre_done(Socket *s, bool success) {
+        if (!success) {
+                socket_take_control_error(s);
+                s->stop_failed = true;
+        }
+        socket_close_files(s);
+        int r = socket_control_start(s, UNIT_EXEC_STOP_POST, on_stop_post_done);
+        if (r > 0) {
+                socket_set_state(s, SOCKET_STOP_POST);
+                return;
+        }
+        on_stop_post_done(s, r >= 0);
+}
+
+/* ExecStopPre= (while the sockets are open), close, ExecStopPost=; failed: it ends failed. */
+static void socket_stop_sequence(Socket *s, bool failed) {
+        s->stop_failed = failed;
+        socket_sources_enable(s, false);
+        int r = s->fds ? socket_control_start(s, UNIT_EXEC_STOP, on_stop_pre_done) : 0;
+        if (r > 0) {
+                socket_set_state(s, SOCKET_STOP_PRE);
+                return;
+        }
+        on_stop_pre_done(s, r >= 0);
+}
+
+int manager_socket_begin_stop(Socket *s) {
+        assert(s);
+
+        if (IN_SET(s->state, SOCKET_STOP_PRE, SOCKET_STOP_POST))
+                return 1;
+        if (!s->unit || (!s->fds && !socket_control_running(s))) {
+                manager_socket_stop(s);
+                return 0;
+        }
+        /* A start under way is cut short: its command is killed. */
+        socket_control_abandon(s);
+        if (s->state == SOCKET_START_PRE) {
+                socket_set_state(s, SOCKET_INACTIVE);
+                socket_answer_waiters(s, -ECANCELED);
+        }
+        socket_stop_sequence(s, /* failed= */ false);
+        return manager_socket_is_busy(s) ? 1 : 0;
+}
+
+static int on_socket_recheck(sd_event_source *source, void *userdata) {
+        Socket *s = userdata;
+        Service *svc = service_lookup(&s->manager->ctx, socket_service_name(s));
+        s->recheck_source = sd_event_source_disable_unref(s->recheck_source);
+        if (svc)
+                manager_sockets_service_changed(s->manager, svc);
+        return 0;
 }
 
 void manager_sockets_service_changed(Manager *m, Service *svc) {
@@ -350,6 +590,15 @@ void manager_sockets_service_changed(Manager *m, Service *svc) {
                         continue;
                 }
                 bool busy = !service_is_settled(svc);
+                if (busy && svc->job == SERVICE_JOB_STARTING && IN_SET(svc->state, SERVICE_INACTIVE, SERVICE_FAILED) &&
+                    !s->recheck_source)
+                        /* It ended while its start job was not done yet (a Type=oneshot that exits at
+                         * once): looked at again once the job is, from the loop. */
+                        (void) sd_event_add_defer(m->event, &s->recheck_source, on_socket_recheck, s);
+                /* FlushPending=: what the service left queued is dropped before svd watches again. */
+                if (!busy && s->state == SOCKET_RUNNING && s->unit->socket.flush_pending)
+                        for (size_t k = 0; k < s->unit->socket.n_listen; k++)
+                                socket_flush_pending(s->fds[k]);
                 if (busy != (s->state == SOCKET_RUNNING))
                         socket_watch(s, !busy);
         }
@@ -431,6 +680,18 @@ static int socket_load(Manager *m, Socket *s) {
                 }
                 credentials_done(&c);
         }
+        credentials_done(&s->exec_creds);
+        if (u && (u->user || u->group)) {
+                /* User=, Group= of its commands. */
+                _cleanup_free_ char *why = NULL;
+                r = credentials_resolve(u->user, u->group, NULL, &s->exec_creds, &why);
+                if (r < 0) {
+                        free(error);
+                        if (asprintf(&error, "%s: User=/Group=: %s", s->path, why ?: strerror(-r)) < 0)
+                                error = NULL;
+                        u = unit_free(u);
+                }
+        }
         if (error)
                 log_error("%s", error);
         unit_free(s->unit);
@@ -464,9 +725,10 @@ int manager_sockets_load(Manager *m) {
                                 seen[i] = true;
                         }
                 if (s) {
-                        /* A bound socket unit keeps the definition it was bound with; a reload once
-                         * it has stopped takes the file as it is then. */
-                        if (!s->fds && socket_load(m, s) < 0)
+                        /* A bound socket unit keeps the definition it was bound with (and one whose
+                         * commands run, theirs); a reload once it has stopped takes the file as it
+                         * is then. */
+                        if (!s->fds && !manager_socket_is_busy(s) && socket_load(m, s) < 0)
                                 r = -ENOMEM;
                         continue;
                 }
@@ -507,16 +769,58 @@ int manager_sockets_load(Manager *m) {
         return r;
 }
 
-void manager_sockets_start_wanted(Manager *m) {
+bool manager_socket_set_wanted(Socket *s, WantedOverride w) {
+        if (s->wanted == w)
+                return false;
+        s->wanted = w;
+        return true;
+}
+
+int manager_sockets_wanted_lines(Manager *m, char ***ret) {
+        char **l = NULL;
+        for (size_t i = 0; i < m->n_sockets; i++) {
+                Socket *s = m->sockets[i];
+                _cleanup_free_ char *line = NULL;
+                if (s->wanted == WANTED_DEFAULT)
+                        continue;
+                if (asprintf(&line, "%s %s%s", wanted_override_to_string(s->wanted), s->name, SOCKET_SUFFIX) < 0 ||
+                    strv_consume(&l, TAKE_PTR(line)) < 0) {
+                        strv_free(l);
+                        return -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+int manager_socket_apply_wanted(const char *name, WantedOverride w, void *userdata) {
+        Manager *m = userdata;
+        size_t n = strlen(name), l = strlen(SOCKET_SUFFIX);
+        if (n <= l || !streq(name + n - l, SOCKET_SUFFIX))
+                return 0;
+        Socket *s = manager_socket_find(m, name);
+        if (!s)
+                return 0;
+        s->wanted = w;
+        return 1;
+}
+
+void manager_sockets_start_wanted(Manager *m, bool restored) {
+        size_t n = 0;
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
                 _cleanup_free_ char *error = NULL;
-                if (!s->unit || !s->unit->wanted_by_default || s->fds)
+                bool want = s->wanted == WANTED_START ||
+                            (s->wanted == WANTED_DEFAULT && manager_socket_file_state(m, s) == UNIT_FILE_ENABLED);
+                if (!s->unit || !want || s->fds)
                         continue;
+                n += s->wanted == WANTED_START;
                 int r = manager_socket_start(s, &error);
                 if (r < 0)
                         log_error("%s.socket: %s", s->name, error ?: strerror(-r));
         }
+        if (restored && n > 0)
+                log_notice("Bound %zu socket units started by hand before svd's previous instance ended uncleanly.", n);
 }
 
 json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
@@ -525,15 +829,24 @@ json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
                 return NULL;
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
+                /* A command that runs does not survive the exec: it is killed. A socket unit that was
+                 * stopping is closed; one whose ExecStartPost= ran listens. */
+                if (socket_control_running(s))
+                        log_warning("%s.socket: svd re-executes while its %s= runs: killing it.", s->name,
+                                    socket_exec_to_string(s->control->kind));
+                socket_control_abandon(s);
+                if (IN_SET(s->state, SOCKET_STOP_PRE, SOCKET_STOP_POST, SOCKET_START_PRE))
+                        socket_close(s);
                 json_t *f = s->fds ? json_array() : json_null();
                 for (size_t k = 0; f && s->fds && k < s->unit->socket.n_listen; k++)
                         if (json_array_append_new(f, reexec_fd_to_json(fds, s->fds[k])) < 0)
                                 f = NULL;
-                json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:I,s:o,s:o}", "name", s->name, "path", s->path ?: "",
+                json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:s,s:I,s:o,s:o}", "name", s->name, "path", s->path ?: "",
                                       "source",
                                       s->unit ? reexec_bytes_to_json(s->unit->source, s->unit->source_len)
                                               : json_null(),
-                                      "state", socket_state_to_string(s->state), "triggers",
+                                      "state", socket_state_to_string(s->state), "wanted",
+                                      wanted_override_to_string(s->wanted), "triggers",
                                       (json_int_t) s->n_triggers, "lastError",
                                       s->last_error ? json_string(s->last_error) : json_null(), "fds",
                                       f ?: json_null());
@@ -577,6 +890,8 @@ static int socket_deserialize(Manager *m, json_t *o) {
         s->n_triggers = reexec_u64(o, "triggers", 0);
         if (reexec_str(o, "lastError") && !(s->last_error = strdup(reexec_str(o, "lastError"))))
                 return -ENOMEM;
+        const char *wanted = reexec_str(o, "wanted");
+        s->wanted = wanted ? MAX(wanted_override_from_string(wanted), WANTED_DEFAULT) : WANTED_DEFAULT;
         const char *state = reexec_str(o, "state");
         s->state = state && streq(state, "failed") ? SOCKET_FAILED : SOCKET_INACTIVE;
 
@@ -611,6 +926,8 @@ static int socket_deserialize(Manager *m, json_t *o) {
                 }
                 credentials_done(&c);
         }
+        if ((u->user || u->group) && credentials_resolve(u->user, u->group, NULL, &s->exec_creds, NULL) < 0)
+                log_warning("%s.socket: User=/Group= do not resolve any more; its commands will fail.", s->name);
         if (!json_is_array(fds) || json_array_size(fds) != u->socket.n_listen)
                 return 0;
         s->fds = calloc(u->socket.n_listen, sizeof(int));

@@ -15,6 +15,19 @@
  * or when its service hits its start limit: a service that fails at once must not be started again
  * and again for a connection nobody takes.
  *
+ * After a crash of svd (the wanted file, wanted.h, is there), the next svd binds again, before it
+ * starts any service, every socket unit that listened: those wanted by their enabling, and those
+ * started by hand (their start is recorded once they listen; a stop by hand is recorded too, and
+ * holds an enabled one back; a failure drops the start). A connection's start of the service is
+ * recorded as the operator's start is, so the service that ran is started again, with the sockets.
+ *
+ * A socket unit's ExecStartPre= runs before the bind, ExecStartPost= after it (the sockets bound but
+ * not watched yet), ExecStopPre= before the close, ExecStopPost= after it (also after a failed
+ * start): manager-socket-exec.h. While they run it is in START_PRE, START_POST, STOP_PRE or
+ * STOP_POST; a start or stop of svctl, and a service After= it, wait for them; one that fails makes
+ * the socket unit failed, with the reason. A command does not survive a re-exec: it is killed. When
+ * svd exits, or the unit's file is gone, the sockets close without ExecStopPre= and ExecStopPost=.
+ *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
  */
 
@@ -26,11 +39,25 @@
 #include <jansson.h>
 
 #include "basic/serialize.h"
+#include "creds.h"
 
 #include "service.h"
+#include "service-def.h"
+#include "unit-install.h"
 #include "unit.h"
 
 typedef struct Manager Manager;
+typedef struct Socket Socket;
+typedef struct SocketControl SocketControl;
+
+/* A start or stop that waits for the socket unit's commands: r is 0 when it listens (a start) or is
+ * inactive (a stop), else -EIO with Socket.last_error saying why, or -ECANCELED when the socket unit
+ * went (its file removed, svd exits). */
+typedef void (*SocketDoneFn)(Socket *s, int r, void *userdata);
+typedef struct SocketWaiter {
+        SocketDoneFn done;
+        void *userdata;
+} SocketWaiter;
 
 /* systemd.socket(5), TriggerLimitIntervalSec= and TriggerLimitBurst= (Accept=no): the defaults. */
 #define SOCKET_TRIGGER_LIMIT_USEC (2 * 1000000ULL)
@@ -41,13 +68,17 @@ typedef enum SocketState {
         SOCKET_LISTENING, /* bound, watched */
         SOCKET_RUNNING,   /* bound, its service runs (or starts): not watched */
         SOCKET_FAILED,
+        SOCKET_START_PRE,  /* its ExecStartPre= run, nothing bound yet */
+        SOCKET_START_POST, /* bound, not watched: its ExecStartPost= run */
+        SOCKET_STOP_PRE,   /* bound, not watched: its ExecStopPre= run */
+        SOCKET_STOP_POST,  /* closed: its ExecStopPost= run */
         _SOCKET_STATE_MAX,
         _SOCKET_STATE_INVALID = -EINVAL,
 } SocketState;
 
 const char *socket_state_to_string(SocketState s);
 
-typedef struct Socket {
+struct Socket {
         Manager *manager;
         char *name;       /* "echo" of echo.socket */
         char *path;       /* the unit file */
@@ -64,22 +95,54 @@ typedef struct Socket {
         uint64_t trigger_window_usec; /* CLOCK_MONOTONIC start of the trigger limit's window */
         unsigned trigger_window_n;    /*   triggers in it */
         bool removed;        /* its file is gone */
-} Socket;
+        WantedOverride wanted; /* the operator's last start or stop (wanted.h) */
+        UnitFileState file_state; /* its enabling (unit-install.h), as last read */
+        Credentials exec_creds;   /* User=, Group= of its commands, resolved at load (set: given) */
+        SocketControl *control;   /* its command that runs (manager-socket-exec.h); NULL: none yet */
+        bool stop_failed;         /* the stop under way ends failed */
+        SocketWaiter *waiters;
+        size_t n_waiters;
+        sd_event_source *recheck_source; /* its service ended while its start job was not done yet */
+};
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
  * that are not bound take the new file (a bound one keeps its definition), removed ones are stopped
  * and dropped. 0 or -errno (directory). */
 int manager_sockets_load(Manager *m);
-/* Start-up: binds the socket units wanted by default.target or sockets.target, before any service. */
-void manager_sockets_start_wanted(Manager *m);
+/* Start-up: binds the socket units wanted by default.target or sockets.target, before any service;
+ * after a crash (restored: the wanted file was there), those the operator started, and not those
+ * the operator stopped, whatever their enabling: what listened before the crash listens again. */
+void manager_sockets_start_wanted(Manager *m, bool restored);
+/* The wanted file (wanted.h): records the operator's start or stop of s (true when that changed
+ * it); the lines of the socket units' overrides ("start NAME.socket"; 0 or -ENOMEM); and
+ * the WantedApplyFn that takes such a line back (userdata: the Manager). */
+bool manager_socket_set_wanted(Socket *s, WantedOverride w);
+int manager_sockets_wanted_lines(Manager *m, char ***ret);
+int manager_socket_apply_wanted(const char *name, WantedOverride w, void *userdata);
+/* Its enabling, from the links last read (manager-install.c): ENABLED when it is bound at start-up. */
+UnitFileState manager_socket_file_state(Manager *m, const Socket *s);
 /* The socket unit `name` ("echo" or "echo.socket"), or NULL. */
 Socket *manager_socket_find(Manager *m, const char *name);
 /* The service a socket unit activates: Service=, else its own name. */
 const char *socket_service_name(const Socket *s);
 /* Binds and watches; 0 when it listens (or did), -errno with *ret_error (may be NULL) saying why not. */
 int manager_socket_start(Socket *s, char **ret_error);
-/* Closes its sockets (RemoveOnStop=: removes their files). */
+/* A service's Requires=/Wants= of the socket unit `name` ("echo.socket"): starts it. 1 when it
+ * listens, 0 when its start goes on, -ESRCH: no such socket unit, else -errno with *ret_reason. */
+int manager_socket_start_dependency(Manager *m, const char *name, char **ret_reason);
+/* Whether its start goes on (its ExecStartPre= or ExecStartPost= run). */
+bool manager_socket_is_starting(const Socket *s);
+/* Closes its sockets at once (RemoveOnStop=: removes their files), without its ExecStopPre= and
+ * ExecStopPost=; a command that runs is killed. When svd exits, or the unit's file is gone. */
 void manager_socket_stop(Socket *s);
+/* The operator's stop: ExecStopPre=, close, ExecStopPost=. 1 while they run (manager_socket_wait()
+ * tells the end), 0 when it is inactive. */
+int manager_socket_begin_stop(Socket *s);
+/* done is called once the start or stop under way has ended (manager_socket_is_busy()). */
+int manager_socket_wait(Socket *s, SocketDoneFn done, void *userdata);
+void manager_socket_unwait(Socket *s, void *userdata);
+/* Whether its commands run: a start or a stop is under way. */
+bool manager_socket_is_busy(const Socket *s);
 /* svd exits: every socket unit stops, and is freed. */
 void manager_sockets_free(Manager *m);
 

@@ -263,6 +263,9 @@ static void manager_check_unit_action(Manager *m, Service *s, ServiceState previ
 }
 
 static void on_service_settled(Service *s, void *userdata) {
+        /* A service that ends while it starts (a Type=oneshot) settles only after its state changed:
+         * its socket units watch again now. */
+        manager_sockets_service_changed(userdata, s);
         manager_check_shutdown(userdata);
 }
 
@@ -280,9 +283,29 @@ static size_t on_service_listen_fds(Service *s, const int **ret_fds, char **ret_
         return manager_sockets_listen_fds(userdata, s, ret_fds, ret_names);
 }
 
+static int on_service_start_socket(const char *name, char **ret_reason, void *userdata) {
+        return manager_socket_start_dependency(userdata, name, ret_reason);
+}
+
+static int on_service_socket_state(const char *name, char **ret_reason, void *userdata) {
+        Socket *s = manager_socket_find(userdata, name);
+        if (!s)
+                return -ESRCH;
+        /* A failed start's ExecStopPost= counts as the start still going: its end says how it ended. */
+        if (manager_socket_is_busy(s))
+                return 0;
+        if (s->fds)
+                return 1;
+        if (ret_reason && s->state == SOCKET_FAILED && s->last_error)
+                *ret_reason = strdup(s->last_error);
+        return s->state == SOCKET_FAILED ? -EIO : -ENOTCONN;
+}
+
 static const ServiceCallbacks manager_service_callbacks = {
         .instantiate = on_service_instantiate,
         .listen_fds = on_service_listen_fds,
+        .start_socket = on_service_start_socket,
+        .socket_state = on_service_socket_state,
         .state_changed = on_service_state_changed,
         .settled = on_service_settled,
         .unit_changed = on_service_unit_changed,
@@ -628,7 +651,7 @@ int manager_startup(Manager *m) {
         manager_restore_prepare(m);
 
         /* The sockets before the services: a service started now finds them bound. */
-        manager_sockets_start_wanted(m);
+        manager_sockets_start_wanted(m, m->crash_restored);
 
         size_t n = 0;
         for (size_t i = 0; i < m->ctx.n_services; i++) {

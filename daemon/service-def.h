@@ -133,6 +133,7 @@ typedef struct ServiceDeps {
         char *cycle_chain;      /* "a → b → a", for the log */
         bool propagating;       /* passing a stop or restart on right now (cycles end here) */
         bool queuing_stop;      /* deps_stop() is stopping what requires it (Requires= both ways end here) */
+        bool sockets_started;   /* this start job has started the socket units it requires and wants */
         unsigned index;         /* position in the manager's table, while resolving */
 } ServiceDeps;
 
@@ -177,6 +178,14 @@ typedef struct ServiceCallbacks {
          * names joined by ':' ($LISTEN_FDNAMES), both owned by the caller and valid until the spawn
          * returns; the number of fds, 0 for none. NULL: no socket units. */
         size_t (*listen_fds)(Service *s, const int **ret_fds, char **ret_names, void *userdata);
+        /* Socket units a service's Requires=, Wants= and After= name ("echo.socket"): start_socket
+         * starts one (binds its sockets) and returns 1 when it listens, 0 when its start goes on
+         * (deps_schedule() is called when it ends), -ESRCH when there is no such socket unit, or
+         * another -errno with *ret_reason (malloc'd, or NULL) saying why it failed; socket_state
+         * says where it is: 1 listening, 0 starting, -ESRCH no such unit, -EIO failed (with
+         * *ret_reason), -ENOTCONN inactive. NULL: no socket units. */
+        int (*start_socket)(const char *name, char **ret_reason, void *userdata);
+        int (*socket_state)(const char *name, char **ret_reason, void *userdata);
 } ServiceCallbacks;
 
 /* What all services share: the loop, what the kernel and svd's start-up

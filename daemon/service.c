@@ -1586,12 +1586,17 @@ bool service_start_now(Service *s) {
 }
 
 void service_fail_dependency(Service *s, Service *dep, const char *reason) {
+        assert(dep);
+        service_fail_dependency_name(s, dep->name, reason);
+}
+
+void service_fail_dependency_name(Service *s, const char *dep, const char *reason) {
         char *msg = NULL;
 
         assert(s);
         assert(dep);
 
-        if (asprintf(&msg, "dependency '%s' failed to start: %s", dep->name, reason ? reason : "failed") < 0)
+        if (asprintf(&msg, "dependency '%s' failed to start: %s", dep, reason ? reason : "failed") < 0)
                 msg = NULL;
         log_error("%s: Failed to start: %s", s->name, msg ? msg : "a dependency failed");
         service_set_last_error(s, msg);
@@ -1600,7 +1605,7 @@ void service_fail_dependency(Service *s, Service *dep, const char *reason) {
                                &(ServiceJobResult){
                                        .outcome = SERVICE_OUTCOME_DEPENDENCY_FAILED,
                                        .message = msg ? msg : "a dependency failed",
-                                       .dependency = dep->name,
+                                       .dependency = dep,
                                });
 }
 

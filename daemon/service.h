@@ -78,6 +78,8 @@ bool service_start_now(Service *s);
 void service_stop_now(Service *s);
 /* A start that waits is answered DEPENDENCY_FAILED: the required unit dep failed with reason. */
 void service_fail_dependency(Service *s, Service *dep, const char *reason);
+/* The same, for a unit that is no service (dep: "echo.socket"). */
+void service_fail_dependency_name(Service *s, const char *dep, const char *reason);
 /* A start that waits is dropped (answered CANCELLED with reason): an ordering cycle is broken. */
 void service_drop_start(Service *s, const char *reason);
 

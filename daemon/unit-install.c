@@ -30,15 +30,46 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(unit_file_change_type, UnitFileChangeType);
 
 /* The kinds of link directory, after a target's name: for WantedBy= and for RequiredBy=. */
 static const char *const link_kinds[] = { ".wants", ".requires" };
-/* Every link directory: those of the targets unit_target_is_started() says svd starts. */
+/* Every link directory: those of the targets unit_target_is_started() says svd starts, and those of
+ * sockets.target, which svd starts with its sockets. */
 static const char *const link_dirs[] = {
         "default.target.wants",
         "default.target.requires",
         "multi-user.target.wants",
         "multi-user.target.requires",
+        "sockets.target.wants",
+        "sockets.target.requires",
 };
-/* Where disable holds a unit back. */
+/* Where disable holds a unit back: a service, and a socket unit. */
 #define HOLD_DIR "default.target.wants"
+#define HOLD_DIR_SOCKET "sockets.target.wants"
+
+bool unit_install_name_is_socket(const char *name) {
+        size_t n = strlen(name), l = strlen(UNIT_INSTALL_SOCKET_SUFFIX);
+        return n > l && streq(name + n - l, UNIT_INSTALL_SOCKET_SUFFIX);
+}
+
+/* The name an entry of a link directory stands for: NAME of NAME.service, NAME.socket of itself. */
+static int link_entry_name(const char *filename, char **ret) {
+        if (!unit_install_name_is_socket(filename))
+                return unit_name_from_filename(filename, ret);
+        _cleanup_free_ char *name = strdup(filename);
+        if (!name)
+                return -ENOMEM;
+        name[strlen(name) - strlen(UNIT_INSTALL_SOCKET_SUFFIX)] = '\0';
+        if (!unit_name_is_valid(name) || strchr(name, '@'))
+                return -EINVAL;
+        strcat(name, UNIT_INSTALL_SOCKET_SUFFIX);
+        *ret = TAKE_PTR(name);
+        return 0;
+}
+
+/* The file name of the links of name: NAME.service, or NAME.socket as it is. */
+static int link_file_of(const char *name, char **ret) {
+        if (unit_install_name_is_socket(name))
+                return (*ret = strdup(name)) ? 0 : -ENOMEM;
+        return asprintf(ret, "%s%s", name, UNIT_NAME_SUFFIX) < 0 ? -ENOMEM : 0;
+}
 
 /* ---- reading ---- */
 
@@ -127,7 +158,7 @@ static int read_one_dir(const char *dir, UnitInstallLinks *l, NameList *linked, 
                         return 0;
                 }
                 (*budget)--;
-                if (unit_name_from_filename(de->d_name, &name) < 0 ||
+                if (link_entry_name(de->d_name, &name) < 0 ||
                     read_link_at(dirfd(d), de->d_name, target) < 0) {
                         note_ignored(l, dir, de->d_name);
                         continue;
@@ -410,12 +441,13 @@ int unit_install_enable(const char *unit_dir, const char *name, const char *file
         assert(ret_path);
 
         *ret_path = NULL;
-        if (asprintf(&link_file, "%s%s", name, UNIT_NAME_SUFFIX) < 0 || asprintf(&target, "../%s", file) < 0)
+        bool socket = unit_install_name_is_socket(name);
+        if (link_file_of(name, &link_file) < 0 || asprintf(&target, "../%s", file) < 0)
                 return -ENOMEM;
         for (size_t k = 0; k < ELEMENTSOF(link_kinds); k++)
                 for (char **t = lists[k]; t && *t; t++) {
                         _cleanup_free_ char *subdir = NULL;
-                        if (!unit_target_is_started(*t))
+                        if (!unit_target_is_started(*t) && !(socket && streq(*t, "sockets.target")))
                                 continue;
                         if (asprintf(&subdir, "%s%s", *t, link_kinds[k]) < 0)
                                 return -ENOMEM;
@@ -447,7 +479,7 @@ int unit_install_disable(const char *unit_dir, const char *name, bool hold, Unit
         assert(ret_path);
 
         *ret_path = NULL;
-        if (asprintf(&link_file, "%s%s", name, UNIT_NAME_SUFFIX) < 0)
+        if (link_file_of(name, &link_file) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(link_dirs); i++) {
                 r = link_remove(unit_dir, link_dirs[i], link_file, /* null= */ false, changes, ret_path);
@@ -458,6 +490,7 @@ int unit_install_disable(const char *unit_dir, const char *name, bool hold, Unit
         if (!hold || held)
                 return 0;
         /* Only now: while the links went, the unit's own file still started it, as they did. */
-        r = link_make(unit_dir, HOLD_DIR, link_file, UNIT_INSTALL_NULL, changes, ret_path);
+        r = link_make(unit_dir, unit_install_name_is_socket(name) ? HOLD_DIR_SOCKET : HOLD_DIR, link_file,
+                      UNIT_INSTALL_NULL, changes, ret_path);
         return r < 0 ? r : 0;
 }

@@ -8,8 +8,10 @@
  *
  * The directories are DIR/T.wants/ and DIR/T.requires/ of the unit directory
  * DIR, for each target T that svd starts (unit_target_is_started():
- * default.target, multi-user.target). An entry NAME.service there counts when
- * it is a symbolic link:
+ * default.target, multi-user.target; and sockets.target, which svd starts
+ * with its sockets). An entry NAME.service there counts when it is a
+ * symbolic link (as does NAME.socket, a socket unit, named "NAME.socket"
+ * in the lists below where a service is named without its suffix):
  *
  *   - to anything but /dev/null: NAME is linked. `svctl enable` makes
  *     "../NAME.service" ("../TEMPLATE@.service" for an instance), but where a
@@ -46,9 +48,14 @@
 #include "basic/macros.h"
 #include "unit.h"
 
+#define UNIT_INSTALL_SOCKET_SUFFIX ".socket"
+
+/* Whether name ("echo.socket") names a socket unit: the functions below take it with its suffix. */
+bool unit_install_name_is_socket(const char *name);
+
 /* The /dev/null a link holds a unit back with. */
 #define UNIT_INSTALL_NULL "/dev/null"
-/* Entries read from the four directories together: past it, the rest are not read. */
+/* Entries read from the directories together: past it, the rest are not read. */
 #define UNIT_INSTALL_LINKS_MAX (4U * 65536U)
 
 /* What `svctl is-enabled` prints, with systemd's names (systemctl(1), is-enabled). */
@@ -114,7 +121,8 @@ typedef struct UnitFileChanges {
 
 void unit_file_changes_done(UnitFileChanges *c);
 
-/* Links `name` into the .wants/ directory of every target of u's WantedBy= that svd starts, and the
+/* Links `name` into the .wants/ directory of every target of u's WantedBy= that svd starts (a socket
+ * unit's "NAME.socket" also into sockets.target.wants/), and the
  * .requires/ one of every such RequiredBy= target, pointing to "../FILE" (file: "web.service", or
  * "web@.service" for the instance "web@8080"); a link to anything but /dev/null that is there
  * already is kept. Then removes the links of name to /dev/null from every directory. Returns the
@@ -125,7 +133,8 @@ int unit_install_enable(const char *unit_dir, const char *name, const char *file
                         UnitFileChanges *changes, char **ret_path);
 
 /* Removes every link of `name` that is not to /dev/null from the directories. Then, when hold (its
- * own file names a target svd starts), makes default.target.wants/NAME.service -> /dev/null,
+ * own file names a target svd starts), makes default.target.wants/NAME.service -> /dev/null
+ * (sockets.target.wants/NAME.socket -> /dev/null),
  * unless a link to /dev/null holds it back already. 0, or -errno as unit_install_enable(). */
 int unit_install_disable(const char *unit_dir, const char *name, bool hold, UnitFileChanges *changes,
                          char **ret_path);

@@ -347,6 +347,9 @@ static int unit_check_socket(UnitParser *p) {
         if (s->accept)
                 return parser_error(p, -EOPNOTSUPP, 0,
                                     "Accept=yes (a service instance per connection) is not supported");
+        const char *why = unit_socket_options_check(s);
+        if (why)
+                return parser_error(p, -EINVAL, 0, "%s", why);
         return 0;
 }
 

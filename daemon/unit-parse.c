@@ -597,6 +597,12 @@ static int next_word(UnitParser *p, const char **v, char **ret) {
 /* Requires= Wants= After= Before=: space-separated unit names, with or without ".service"; an empty
  * assignment resets the list. Other unit types (targets, sockets, ...) do not exist in svd: a
  * warning, as systemd's ordering against a unit that is not loaded is a no-op. */
+/* The keys that may name a socket unit: Requires= and Wants= start it before the service, After=
+ * waits for its start (deps.c); Also= enables it with the unit. */
+static bool dependency_takes_sockets(const char *key) {
+        return streq(key, "Also") || streq(key, "Requires") || streq(key, "Wants") || streq(key, "After");
+}
+
 int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
         static const char *const other_types[] = { "target", "socket", "mount",     "automount", "swap", "timer",
                                                    "path",   "slice",  "scope",     "device",    NULL };
@@ -622,15 +628,35 @@ int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         continue;
                 if (unit_name_has_suffix(name))
                         unit_name_strip_suffix(name);
-                else if (dot && strv_contains((char **) other_types, dot + 1)) {
+                else if (dot && streq(dot + 1, "socket") && dependency_takes_sockets(k->name) &&
+                         !memchr(name, '@', (size_t) (dot - name))) {
+                        /* A socket unit, kept as NAME.socket (manager-socket.h). Those of a template
+                         * (NAME@INSTANCE.socket) are warned about below: svd has none. */
+                        _cleanup_free_ char *stem = strndup(name, (size_t) (dot - name));
+                        if (!stem)
+                                return -ENOMEM;
+                        if (!unit_name_is_valid(stem)) {
+                                _cleanup_free_ char *q = message_quote(name);
+                                return invalid_value(p, -EINVAL, "'%s' is not a valid socket unit name", q ?: "");
+                        }
+                        if (strv_contains(*list, name))
+                                continue;
+                        if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
+                                return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
+                        r = strv_consume(list, TAKE_PTR(name));
+                        if (r < 0)
+                                return r;
+                        continue;
+                } else if (dot && strv_contains((char **) other_types, dot + 1)) {
                         /* "network.target", "foo.socket": a unit type svd does not have. */
                         _cleanup_free_ char *q = message_quote(name);
                         if (!q)
                                 return -ENOMEM;
-                        if (streq(dot + 1, "socket") && !streq(k->name, "Also"))
-                                /* Socket units are bound before any service starts (manager-socket.h). */
-                                parser_warn(p, "%s=%s: svd relates services only; socket units are bound "
-                                            "before any service starts, ignoring.", k->name, q);
+                        if (streq(dot + 1, "socket") && dependency_takes_sockets(k->name))
+                                parser_warn(p, "%s=%s: svd has no socket unit templates, ignoring.", k->name, q);
+                        else if (streq(dot + 1, "socket"))
+                                parser_warn(p, "%s=%s: svd relates services to socket units only with "
+                                            "Requires=, Wants= and After=, ignoring.", k->name, q);
                         else
                                 parser_warn(p, "%s=%s: svd has only services, ignoring.", k->name, q);
                         _cleanup_free_ char *entry = NULL;

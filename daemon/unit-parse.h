@@ -128,6 +128,17 @@ int parse_bind_ipv6_only(UnitParser *p, const UnitKey *k, void *field);
 int parse_socket_service(UnitParser *p, const UnitKey *k, void *field);
 int parse_fd_name(UnitParser *p, const UnitKey *k, void *field);
 int parse_socket_refused(UnitParser *p, const UnitKey *k, void *field);
+/* The socket options of [Socket] (unit-socket-options.c). */
+int parse_socket_sec(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_int(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_ip_tos(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_size(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_protocol(UnitParser *p, const UnitKey *k, void *field);
+int parse_tcp_congestion(UnitParser *p, const UnitKey *k, void *field);
+int parse_timestamping(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_symlinks(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_writable(UnitParser *p, const UnitKey *k, void *field);
+int parse_size_key(UnitParser *p, const UnitKey *k, void *field);
 int parse_binds_to(UnitParser *p, const UnitKey *k, void *field);
 int parse_bool_key(UnitParser *p, const UnitKey *k, void *field);
 int parse_bus_name(UnitParser *p, const UnitKey *k, void *field);

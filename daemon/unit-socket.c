@@ -11,6 +11,7 @@
 
 #include "basic/parse-util.h"
 #include "basic/string-table.h"
+#include "basic/strv.h"
 #include "basic/unit-name.h"
 #include "unit-parse.h"
 
@@ -45,6 +46,10 @@ void unit_socket_done(UnitSocket *s) {
         free(s->socket_group);
         free(s->service);
         free(s->fd_name);
+        free(s->tcp_congestion);
+        strv_free(s->symlinks);
+        s->tcp_congestion = NULL;
+        s->symlinks = NULL;
         s->listen = NULL;
         s->n_listen = 0;
         s->socket_user = s->socket_group = s->service = s->fd_name = NULL;

@@ -18,6 +18,13 @@
  *     ipv6-only); RemoveOnStop= (the file-system sockets and FIFOs are removed when the unit stops);
  *     Service= (the service it activates, default the same NAME.service); FileDescriptorName= (in
  *     $LISTEN_FDNAMES, default NAME.socket).
+ *   ExecStartPre=, ExecStartPost=, ExecStopPre= (kept in Unit.exec[UNIT_EXEC_STOP]), ExecStopPost=: as
+ *     [Service]'s command lines; TimeoutSec= bounds each; User=, Group= for them (manager-socket-exec.h).
+ *   KeepAlive=, KeepAliveTimeSec=, KeepAliveIntervalSec=, KeepAliveProbes=, NoDelay=, Priority=,
+ *     DeferAcceptSec=, ReceiveBuffer=, SendBuffer=, IPTOS=, IPTTL=, Mark=, Broadcast=, PassCredentials=,
+ *     PassSecurity=, PassPacketInfo=, PipeSize=, Symlinks=, Writable= (no only: svd has no
+ *     ListenSpecial=), FlushPending=, SocketProtocol= (udplite, sctp), TCPCongestion=, Transparent=,
+ *     Timestamping=: unit-socket-options.c, with systemd's meanings.
  *   Accept=: no only. Accept=yes (an instance of a template service per connection) is refused with a
  *     load error, as running the service on the listening socket instead would be a different service.
  *   Other systemd [Socket] keys are warned about and listed in Unit.not_applied; the label keys
@@ -26,6 +33,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -58,6 +66,15 @@ typedef enum SocketBindIPv6Only {
 const char *socket_bind_ipv6_only_to_string(SocketBindIPv6Only b);
 SocketBindIPv6Only socket_bind_ipv6_only_from_string(const char *s);
 
+/* Timestamping= (SO_TIMESTAMP, SO_TIMESTAMPNS). */
+typedef enum SocketTimestamping {
+        SOCKET_TIMESTAMPING_OFF,
+        SOCKET_TIMESTAMPING_US,
+        SOCKET_TIMESTAMPING_NS,
+        _SOCKET_TIMESTAMPING_MAX,
+        _SOCKET_TIMESTAMPING_INVALID = -EINVAL,
+} SocketTimestamping;
+
 /* One Listen*= assignment. */
 typedef struct SocketListen {
         SocketListenType type;
@@ -79,10 +96,27 @@ typedef struct UnitSocket {
         SocketBindIPv6Only bind_ipv6_only;
         char *service;                    /* Service=, without ".service"; NULL: the unit's own name */
         char *fd_name;                    /* FileDescriptorName=; NULL: NAME.socket */
+        uint64_t timeout_usec;            /* TimeoutSec= of each of its commands, default 90 s; USEC_INFINITY: none */
+        /* The socket options (unit-socket-options.c parses them, manager-socket-options.c applies them
+         * at the bind). Booleans: set when true; numbers: set when not -1 (0 for the times and sizes). */
+        bool keep_alive, no_delay, broadcast, pass_credentials, pass_security, pass_packet_info;
+        bool transparent, flush_pending, writable;
+        uint64_t keep_alive_time_usec, keep_alive_interval_usec, defer_accept_usec;
+        unsigned keep_alive_probes;
+        int priority, ip_tos, ip_ttl, mark;
+        uint64_t receive_buffer, send_buffer, pipe_size;
+        int protocol;                     /* SocketProtocol=: 0, IPPROTO_UDPLITE or IPPROTO_SCTP */
+        char *tcp_congestion;             /* TCPCongestion= */
+        SocketTimestamping timestamping;  /* Timestamping= */
+        char **symlinks;                  /* Symlinks=: absolute paths */
 } UnitSocket;
 
+#define UNIT_SOCKET_TIMEOUT_USEC_DEFAULT (90ULL * 1000000ULL)
 #define UNIT_SOCKET_DEFAULTS                                                                                  \
-        { .socket_mode = 0666, .directory_mode = 0755, .backlog = SOMAXCONN }
+        { .socket_mode = 0666, .directory_mode = 0755, .backlog = SOMAXCONN,                                \
+          .timeout_usec = UNIT_SOCKET_TIMEOUT_USEC_DEFAULT, .priority = -1, .ip_tos = -1, .ip_ttl = -1,      \
+          .mark = -1 }
+#define UNIT_SOCKET_SYMLINKS_MAX 64U /* Symlinks= of one socket unit */
 
 void unit_socket_done(UnitSocket *s);
 
@@ -95,3 +129,7 @@ int socket_address_parse(const char *s, SocketListen *ret);
 /* Whether name is a valid FileDescriptorName= (sd_listen_fds_with_names(3)): 1..255 printable ASCII
  * bytes but ':'. */
 bool socket_fd_name_is_valid(const char *name);
+
+/* The checks of the socket options once the whole file is read (unit-socket-options.c): a reason
+ * (static) when they do not fit the Listen*= of the unit, else NULL. */
+const char *unit_socket_options_check(const UnitSocket *s);

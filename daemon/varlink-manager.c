@@ -701,9 +701,10 @@ static int method_reset_failed(VarlinkCall *call, json_t *parameters, void *user
 
 /* ---- unit files: enabling ---- */
 
+/* name: a service's without ".service", a socket unit's NAME.socket. */
 static json_t *unit_file_to_json(const char *name, const char *path, UnitFileState state) {
-        return json_pack("{s:s+,s:s,s:s}", "name", name, UNIT_NAME_SUFFIX, "path", path, "state",
-                         unit_file_state_to_string(state));
+        return json_pack("{s:s+,s:s,s:s}", "name", name, unit_install_name_is_socket(name) ? "" : UNIT_NAME_SUFFIX,
+                         "path", path, "state", unit_file_state_to_string(state));
 }
 
 /* The UnitFile of name (as asked for, without ".service") after a change; NULL when out of memory. */
@@ -802,8 +803,16 @@ static int method_get_unit_file_state(VarlinkCall *call, json_t *parameters, voi
         return varlink_call_reply(call, json_pack("{s:o}", "unitFile", unit_file_to_json(name, path, state)));
 }
 
-/* The unit files: no instance (its file is its template's), no unit whose file went. */
+/* The unit files: no instance (its file is its template's), no unit whose file went; the socket
+ * units after the services. */
 static json_t *unit_file_item(Manager *m, size_t i) {
+        if (i >= m->ctx.n_services) {
+                const Socket *so = m->sockets[i - m->ctx.n_services];
+                _cleanup_free_ char *name = NULL;
+                if (asprintf(&name, "%s%s", so->name, UNIT_INSTALL_SOCKET_SUFFIX) < 0)
+                        return NULL;
+                return unit_file_to_json(name, so->path, so->file_state);
+        }
         const Service *s = m->ctx.services[i];
         if (s->removed || (strchr(s->name, '@') && !unit_name_is_template(s->name)))
                 return NULL;
@@ -817,7 +826,7 @@ static int method_list_unit_files(VarlinkCall *call, json_t *parameters, void *u
         if (varlink_call_check_parameters(call, parameters, fields) < 0)
                 return 0;
         manager_refresh_unit_files(m, /* instantiate= */ false);
-        return reply_in_chunks(call, "unitFiles", m->ctx.n_services, unit_file_item, m);
+        return reply_in_chunks(call, "unitFiles", m->ctx.n_services + m->n_sockets, unit_file_item, m);
 }
 
 /* ---- socket units (manager-socket.h) ---- */
@@ -892,28 +901,65 @@ static int method_socket_status(VarlinkCall *call, json_t *parameters, void *use
         return s ? reply_socket(call, s) : 0;
 }
 
+static int reply_socket_failed(VarlinkCall *call, const Socket *s, const char *error) {
+        return varlink_call_error(call, "io.svd.Manager.SocketFailed",
+                                  json_pack("{s:s,s:s}", "name", s->name, "message", error ?: "failed"));
+}
+
+/* A start or stop that waited for the socket unit's commands ended. */
+static void on_socket_done(Socket *s, int r, void *userdata) {
+        VarlinkCall *call = userdata;
+        varlink_call_set_cancel(call, NULL, NULL);
+        if (r == -ECANCELED)
+                (void) varlink_call_error(call, "io.svd.Manager.Cancelled", json_pack("{s:s}", "name", s->name));
+        else if (r < 0)
+                (void) reply_socket_failed(call, s, s->last_error);
+        else
+                (void) reply_socket(call, s);
+}
+
+static void on_socket_cancel(VarlinkCall *call, void *userdata) {
+        manager_socket_unwait(userdata, call);
+}
+
+/* Replies now, or once the socket unit's commands have run. */
+static int reply_socket_when_done(VarlinkCall *call, Socket *s) {
+        if (!manager_socket_is_busy(s))
+                return reply_socket(call, s);
+        int r = manager_socket_wait(s, on_socket_done, call);
+        if (r < 0)
+                return r;
+        varlink_call_set_cancel(call, on_socket_cancel, s);
+        return 0;
+}
+
 static int method_start_socket(VarlinkCall *call, json_t *parameters, void *userdata) {
         Socket *s = lookup_socket(userdata, call, parameters);
         if (!s)
                 return 0;
         _cleanup_free_ char *error = NULL;
         int r = manager_socket_start(s, &error);
+        /* Listening, it is wanted from now on: bound again after a crash (wanted.h). One that failed
+         * is not listening, and is not bound again. */
+        if (manager_socket_set_wanted(s, r >= 0 ? WANTED_START : s->wanted == WANTED_START ? WANTED_DEFAULT : s->wanted))
+                manager_save_wanted(s->manager);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
                 log_error("%s.socket: %s", s->name, error ?: strerror(-r));
-                return varlink_call_error(call, "io.svd.Manager.SocketFailed",
-                                          json_pack("{s:s,s:s}", "name", s->name, "message", error ?: strerror(-r)));
+                return reply_socket_failed(call, s, error ?: strerror(-r));
         }
-        return reply_socket(call, s);
+        return reply_socket_when_done(call, s);
 }
 
 static int method_stop_socket(VarlinkCall *call, json_t *parameters, void *userdata) {
         Socket *s = lookup_socket(userdata, call, parameters);
         if (!s)
                 return 0;
-        manager_socket_stop(s);
-        return reply_socket(call, s);
+        if (manager_socket_set_wanted(s, WANTED_STOP))
+                manager_save_wanted(s->manager);
+        (void) manager_socket_begin_stop(s);
+        return reply_socket_when_done(call, s);
 }
 
 static const VarlinkMethod manager_methods[] = {

@@ -85,7 +85,8 @@ static const char *wanted_line_parse(const char *p, size_t len, WantedOverride *
         return NULL;
 }
 
-int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems *ret_problems) {
+int wanted_file_load(ServiceContext *c, const char *socket_path, WantedApplyFn other, void *userdata,
+                     WantedProblems *ret_problems) {
         _cleanup_free_ char *path = NULL, *buf = NULL;
         WantedProblems *pr = ret_problems;
         _cleanup_close_ int fd = -EBADF;
@@ -130,6 +131,9 @@ int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems 
                 }
                 if (w == WANTED_DEFAULT)
                         continue;
+                /* A unit of another type (NAME.socket) is the caller's. */
+                if (other && strchr(name, '.') && other(name, w, userdata) > 0)
+                        continue;
                 /* An instance started by hand is created again from its template. */
                 Service *s = w == WANTED_START ? service_find_or_instantiate(c, name) : service_find(c, name);
                 if (s)
@@ -164,7 +168,7 @@ static int fsync_directory_of(const char *path) {
         return 0;
 }
 
-int wanted_file_save(ServiceContext *c, const char *socket_path) {
+int wanted_file_save(ServiceContext *c, const char *socket_path, char **other) {
         _cleanup_free_ char *path = NULL, *tmp = NULL;
         int r;
 
@@ -189,6 +193,8 @@ int wanted_file_save(ServiceContext *c, const char *socket_path) {
                 if (s->wanted != WANTED_DEFAULT)
                         fprintf(f, "%s %s\n", wanted_override_to_string(s->wanted), s->name);
         }
+        for (char **l = other; l && *l; l++)
+                fprintf(f, "%s\n", *l);
         r = fflush(f) != 0 || ferror(f) ? -(errno ?: EIO) : 0;
         if (r == 0 && fsync(fileno(f)) < 0)
                 r = -errno;

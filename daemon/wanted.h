@@ -28,6 +28,10 @@
  * (what is enabled, plus operator starts, minus operator stops) and marks those
  * services "restored".
  *
+ * Socket units are kept the same way, as "start NAME.socket" or "stop
+ * NAME.socket" (manager-socket.h): one started by hand is bound again after a
+ * crash, one stopped by hand is not, whatever its enabling.
+ *
  * Format, one override a line: "start NAME" or "stop NAME"; '#' lines are
  * comments. A malformed file (cut short, binary, a line too long, an unknown
  * verb, an invalid name) must not stop svd from starting: the lines that
@@ -69,14 +73,19 @@ typedef struct WantedProblems {
         char first_unknown_name[WANTED_LINE_MAX];
 } WantedProblems;
 
-/* Reads the file into the services' `wanted` fields, and what was wrong
- * with it into *ret_problems. Returns 1 when the file was there (the previous
+/* Applies the override of a line naming a unit that is no service (NAME.socket, whose name has a
+ * '.'): 1 when it names such a unit, 0 when not (the name is then looked up as a service's). */
+typedef int (*WantedApplyFn)(const char *name, WantedOverride w, void *userdata);
+
+/* Reads the file into the services' `wanted` fields (and, through other, the other units'), and
+ * what was wrong with it into *ret_problems. Returns 1 when the file was there (the previous
  * svd crashed), 0 when not, -EISDIR when its path is a directory, -EBADFD
  * when it is not a regular file, or another -errno. */
-int wanted_file_load(ServiceContext *c, const char *socket_path, WantedProblems *ret_problems);
+int wanted_file_load(ServiceContext *c, const char *socket_path, WantedApplyFn other, void *userdata,
+                     WantedProblems *ret_problems);
 
-/* Writes every service's override, crash-safely. */
-int wanted_file_save(ServiceContext *c, const char *socket_path);
+/* Writes every service's override, and the lines of other ("start NAME.socket"), crash-safely. */
+int wanted_file_save(ServiceContext *c, const char *socket_path, char **other);
 
 /* Removes the file (clean exit). */
 int wanted_file_remove(const char *socket_path);

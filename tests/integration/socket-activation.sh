@@ -171,6 +171,34 @@ svctl daemon-reload >/dev/null 2>&1
 run svctl status late.socket
 expect_rc "a socket unit whose file is gone is dropped by daemon-reload" 4
 
+# Socket units started and stopped by hand, not by their enabling: hand.socket (not enabled) is
+# started, off.socket (enabled, but added after svd started) started and stopped. Each is kept
+# so across a re-exec and a crash.
+write_unit hand <<EOF
+[Service]
+ExecStart=$ECHO serve
+EOF
+cat >"$UNITS/hand.socket" <<EOF
+[Socket]
+ListenStream=$T/run/hand.sock
+EOF
+cat >"$UNITS/off.socket" <<EOF
+[Socket]
+ListenStream=$T/run/off.sock
+Service=hand.service
+[Install]
+WantedBy=sockets.target
+EOF
+svctl daemon-reload >/dev/null 2>&1
+run svctl start hand.socket
+expect_rc "svctl start hand.socket (not enabled)" 0
+svctl start off.socket >/dev/null 2>&1
+run svctl stop off.socket
+expect_rc "svctl stop off.socket (enabled)" 0
+run "$ECHO" connect "unix:$T/run/hand.sock" first
+expect_eq "hand.socket activates hand.service" first "$OUT"
+HAND_PID=$(svc_pid hand)
+
 # Re-exec: the listening fds are carried over like the pidfds; a client connecting in a loop all
 # along sees no refusal. The service stopped first, so that only svd holds the sockets.
 svctl stop echo >/dev/null 2>&1
@@ -192,6 +220,11 @@ wait "$LOOP_UNIX"
 RC=$?
 expect_eq "... nor did the path client ($(cat "$T/loop-unix.out") round trips)" 0 "$RC"
 expect_eq "the socket unit's triggers are carried over" $((TRIGGERS + 1)) "$(socket_triggers echo)"
+expect_eq "a socket unit started by hand is running across the re-execs" running "$(socket_state hand)"
+expect_eq "... its service is the same process" "$HAND_PID" "$(svc_pid hand)"
+expect_eq "... and one stopped by hand stays inactive" inactive "$(socket_state off)"
+run "$ECHO" connect "unix:$T/run/hand.sock" reexeced
+expect_eq "... the service still answers on it" reexeced "$OUT"
 svctl stop echo >/dev/null 2>&1
 check "after the re-execs, svd watches the sockets again once the service stopped" \
         wait_until 10 state_of_socket_is echo listening
@@ -209,6 +242,17 @@ run "$ECHO" connect "$DIAL2" back
 expect_eq "the next svd binds the sockets again" back "$OUT"
 run "$ECHO" connect "unix:$T/run/echo.sock" path
 expect_eq "... and replaces the stale socket file" path "$OUT"
+expect_eq "the socket unit started by hand listens again" running "$(socket_state hand)"
+check "... and the service it had activated is restored" wait_until 10 state_is hand running
+expect_ne "... a new process" "$HAND_PID" "$(svc_pid hand)"
+run "$ECHO" connect "unix:$T/run/hand.sock" retry
+expect_eq "... a client that retries is answered by the restored service" retry "$OUT"
+run svctl logs hand
+expect_contains "... which got the socket bound before it started" "$OUT" \
+        "listen-echo: pid $(svc_pid hand) fds 1 names hand.socket"
+expect_eq "the enabled socket unit stopped by hand stays stopped after the crash" inactive "$(socket_state off)"
+run "$ECHO" connect "unix:$T/run/off.sock" off
+expect_rc "... its socket refuses connections" 2
 
 stop_svd
 expect_eq "svd exits cleanly" 0 "$SVD_RC"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Real Debian daemons under svd, from the units their packages ship, unchanged:
-# openssh-server, cron, nginx, redis-server and php8.2-fpm are installed with apt into a
+# openssh-server, cron, nginx, redis-server and php8.2-fpm (and uuid-runtime, whose uuidd is
+# started by its uuidd.socket: a client's connection starts it) are installed with apt into a
 # fresh `debootstrap --variant=minbase bookworm` root together with svd's own
 # .deb (policy-rc.d forbids the packages to start anything), their units are
 # copied from /lib/systemd/system into /etc/svd/units as they are, and svd runs
@@ -68,6 +69,13 @@ else
         diag "$(tail -n 30 "$W/apt.log")"
         bail_out "apt-get in the root failed (network to the Debian archive?)"
 fi
+# uuid-runtime: uuidd.socket and uuidd.service, socket activation with Accept=no.
+if in_root apt-get -q install -y --no-install-recommends uuid-runtime >>"$W/apt.log" 2>&1; then
+        ok "apt install uuid-runtime"
+else
+        diag "$(tail -n 30 "$W/apt.log")"
+        not_ok "apt install uuid-runtime"
+fi
 expect_eq "the packages' maintainer scripts started nothing" "" "$(root_procs)"
 unmount_all || bail_out "cannot unmount the root's /proc, /sys and /dev"
 for pkg in openssh-server cron nginx redis-server php8.2-fpm; do
@@ -79,6 +87,13 @@ for d in $DAEMONS; do
                 ok "$d.service as the package ships it, into /etc/svd/units"
         else
                 not_ok "$d.service as the package ships it, into /etc/svd/units"
+        fi
+done
+for u in uuidd.socket uuidd.service; do
+        if cp "$R/lib/systemd/system/$u" "$R/etc/svd/units/$u"; then
+                ok "$u as the package ships it, into /etc/svd/units"
+        else
+                not_ok "$u as the package ships it, into /etc/svd/units"
         fi
 done
 # A job for cron, and a key that root may log in with over ssh.
@@ -241,6 +256,24 @@ expect_eq "php-fpm: its PID file holds the host PID that svctl shows" "$P" "$(ca
 expect_eq "php-fpm: ... which is the master, php-fpm: master process" "php-fpm: master process" \
         "$(tr '\0' ' ' <"/proc/$P/cmdline" 2>/dev/null | cut -c1-23)"
 check "php-fpm: its FastCGI socket is there" test -S "$R/run/php/php8.2-fpm.sock"
+
+# ---- uuidd, started by its socket ----
+check "uuidd.socket listens from svd's start (WantedBy=sockets.target)" wait_until 10 state_of uuidd.socket listening
+expect_eq "uuidd.service has not started yet" inactive "$(state uuidd)"
+out=$(in_ns uuidd -d -t 2>&1)
+rc=$?
+diag "$(echo "$out" | tr '\n' ' ')"
+expect_eq "uuidd -t: a client asks uuidd for a time-based UUID" 0 "$rc"
+check "... and gets one (version 1)" sh -c 'echo "$1" | grep -Eq "[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}"' sh "$out"
+expect_eq "... from uuidd.service, which the connection started" running "$(state uuidd)"
+expect_eq "... its first trigger" 1 "$(in_ns svctl --json status uuidd.socket 2>/dev/null | json_field triggers)"
+in_ns svctl logs uuidd 2>&1 | tail -n 5 | sed 's/^/uuidd: /' | while read -r l; do diag "$l"; done
+out=$(in_ns svctl stop uuidd 2>&1)
+expect_eq "svctl stop uuidd" 0 "$?"
+check "uuidd.socket listens again once uuidd has stopped" wait_until 10 state_of uuidd.socket listening
+check "... and the next client starts uuidd again" sh -c 'out=$("$@" 2>&1) && echo "$out" | grep -Eq "[0-9a-f]{8}-[0-9a-f]{4}-1"' \
+        sh nsenter -t "$svd_pid" -m -n -r -w /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin uuidd -t
+in_ns svctl stop uuidd >/dev/null 2>&1
 
 # ---- stop ----
 for d in $DAEMONS; do

@@ -96,7 +96,8 @@ START_TEST(test_read) {
         link_at("multi-user.target.requires", "b.service", "../b.service");        /* twice: once */
         link_at("default.target.requires", "web@8080.service", "../web@.service");
         link_at("default.target.wants", "off.service", "/dev/null");
-        link_at("default.target.wants", "other.socket", "../other.socket"); /* no unit file's name */
+        link_at("sockets.target.wants", "other.socket", "../other.socket"); /* a socket unit: NAME.socket */
+        link_at("default.target.wants", "bad name.socket", "../x.socket");  /* no unit file's name */
         link_at("default.target.wants", ".off.service.svd-new", "/dev/null"); /* hidden: left alone */
         link_at("graphical.target.wants", "g.service", "../g.service");       /* a target svd does not start */
         _cleanup_free_ char *file = NULL;
@@ -106,10 +107,11 @@ START_TEST(test_read) {
         close(fd);
 
         l = read_links();
-        ck_assert_uint_eq(strv_length(l.linked), 3);
+        ck_assert_uint_eq(strv_length(l.linked), 4);
         ck_assert_str_eq(l.linked[0], "a");
         ck_assert_str_eq(l.linked[1], "b");
-        ck_assert_str_eq(l.linked[2], "web@8080");
+        ck_assert_str_eq(l.linked[2], "other.socket");
+        ck_assert_str_eq(l.linked[3], "web@8080");
         ck_assert_uint_eq(strv_length(l.held), 1);
         ck_assert_str_eq(l.held[0], "off");
         ck_assert_uint_eq(l.ignored, 2);
@@ -117,6 +119,8 @@ START_TEST(test_read) {
         ck_assert(!l.truncated);
         ck_assert(unit_install_is_linked(&l, "b"));
         ck_assert(!unit_install_is_linked(&l, "g"));
+        ck_assert(unit_install_is_linked(&l, "other.socket"));
+        ck_assert(!unit_install_is_linked(&l, "other"));
         ck_assert(unit_install_is_held(&l, "off"));
         ck_assert(!unit_install_is_held(&l, "b"));
         unit_install_links_done(&l);

@@ -11,6 +11,7 @@
 #include <sys/un.h>
 
 #include "basic/macros.h"
+#include "basic/strv.h"
 #include "unit.h"
 #include "check-run.h"
 
@@ -186,16 +187,137 @@ END_TEST
 
 START_TEST(test_warnings) {
         Warnings w = {};
-        _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=/a\nNoDelay=yes\nFoo=1\n"
+        _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=/a\nPassPIDFD=yes\nFoo=1\n"
                                              "[Service]\nExecStart=/bin/true\n",
                                              &w);
-        ck_assert_msg(strstr(w.text, PATH ":3: Key 'NoDelay=' in [Socket] is not supported yet, ignoring."), "%s",
+        ck_assert_msg(strstr(w.text, PATH ":3: Key 'PassPIDFD=' in [Socket] is not supported yet, ignoring."), "%s",
                       w.text);
         ck_assert_msg(strstr(w.text, PATH ":4: Unknown key 'Foo=' in [Socket], ignoring."), "%s", w.text);
         ck_assert_msg(strstr(w.text, "Unknown section 'Service', ignoring."), "%s", w.text);
         ck_assert_ptr_nonnull(u->not_applied);
-        ck_assert_str_eq(u->not_applied[0], "NoDelay=");
+        ck_assert_str_eq(u->not_applied[0], "PassPIDFD=");
         ck_assert_str_eq(u->not_applied[1], "Foo=");
+}
+END_TEST
+
+START_TEST(test_commands) {
+        _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=/a\n"
+                                             "ExecStartPre=/bin/pre 1\nExecStartPre=-/bin/pre2\n"
+                                             "ExecStartPost=/bin/post\nExecStopPre=/bin/stoppre\n"
+                                             "ExecStopPost=+/bin/stoppost\nTimeoutSec=5s\n"
+                                             "User=nobody\nGroup=nogroup\n",
+                                             NULL);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_PRE].n, 2);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_PRE].commands[0].argv[0], "/bin/pre");
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_PRE].commands[0].argv[1], "1");
+        ck_assert(u->exec[UNIT_EXEC_START_PRE].commands[1].flags & EXEC_IGNORE_FAILURE);
+        ck_assert_str_eq(u->exec[UNIT_EXEC_START_POST].commands[0].argv[0], "/bin/post");
+        /* ExecStopPre= in the slot of ExecStop= (manager-socket-exec.h). */
+        ck_assert_str_eq(u->exec[UNIT_EXEC_STOP].commands[0].argv[0], "/bin/stoppre");
+        ck_assert(u->exec[UNIT_EXEC_STOP_POST].commands[0].flags & EXEC_PRIVILEGED);
+        ck_assert_uint_eq(u->socket.timeout_usec, 5000000);
+        ck_assert_str_eq(u->user, "nobody");
+        ck_assert_str_eq(u->group, "nogroup");
+        unit_free(u);
+
+        u = load("[Socket]\nListenStream=/a\n", NULL);
+        ck_assert_uint_eq(u->socket.timeout_usec, UNIT_SOCKET_TIMEOUT_USEC_DEFAULT);
+        ck_assert_uint_eq(u->exec[UNIT_EXEC_START_PRE].n, 0);
+        unit_free(u);
+        u = load("[Socket]\nListenStream=/a\nTimeoutSec=0\n", NULL);
+        ck_assert_uint_eq(u->socket.timeout_usec, UINT64_MAX);
+        unit_free(u);
+        u = NULL;
+
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL;
+        (void) load_error("[Socket]\nListenStream=/a\nExecStartPre=/bin/x \"open\n", &e1);
+        ck_assert_msg(strstr(e1, PATH ":3: Invalid value") && strstr(e1, "ExecStartPre="), "%s", e1);
+        (void) load_error("[Socket]\nListenStream=/a\nTimeoutSec=soon\n", &e2);
+        ck_assert_msg(strstr(e2, PATH ":3: Invalid value 'soon' for TimeoutSec="), "%s", e2);
+        (void) load_error("[Socket]\nListenStream=/a\nUser=a:b\n", &e3);
+        ck_assert_msg(strstr(e3, PATH ":3: Invalid value 'a:b' for User="), "%s", e3);
+}
+END_TEST
+
+START_TEST(test_options) {
+        Warnings w = {};
+        _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=/run/a.sock\n"
+                                             "KeepAlive=yes\nKeepAliveTimeSec=1min\nKeepAliveIntervalSec=10\n"
+                                             "KeepAliveProbes=5\nNoDelay=yes\nPriority=6\nDeferAcceptSec=1500ms\n"
+                                             "ReceiveBuffer=256K\nSendBuffer=1M\nIPTOS=low-delay\nIPTTL=64\n"
+                                             "Mark=7\nBroadcast=yes\nPassCredentials=yes\nPassSecurity=yes\n"
+                                             "PassPacketInfo=yes\nPipeSize=64K\nSymlinks=/run/b.sock /run/c.sock\n"
+                                             "Writable=no\nFlushPending=yes\nSocketProtocol=sctp\n"
+                                             "TCPCongestion=reno\nTransparent=yes\nTimestamping=ns\n",
+                                             &w);
+        const UnitSocket *s = &u->socket;
+        ck_assert_msg(w.n == 0, "warnings: %s", w.text);
+        ck_assert(s->keep_alive && s->no_delay && s->broadcast && s->pass_credentials && s->pass_security);
+        ck_assert(s->pass_packet_info && s->flush_pending && s->transparent && !s->writable);
+        ck_assert_uint_eq(s->keep_alive_time_usec, 60000000);
+        ck_assert_uint_eq(s->keep_alive_interval_usec, 10000000);
+        ck_assert_uint_eq(s->keep_alive_probes, 5);
+        ck_assert_int_eq(s->priority, 6);
+        ck_assert_uint_eq(s->defer_accept_usec, 1500000);
+        ck_assert_uint_eq(s->receive_buffer, 256 * 1024);
+        ck_assert_uint_eq(s->send_buffer, 1024 * 1024);
+        ck_assert_int_eq(s->ip_tos, 0x10);
+        ck_assert_int_eq(s->ip_ttl, 64);
+        ck_assert_int_eq(s->mark, 7);
+        ck_assert_uint_eq(s->pipe_size, 64 * 1024);
+        ck_assert_uint_eq(strv_length(s->symlinks), 2);
+        ck_assert_str_eq(s->symlinks[1], "/run/c.sock");
+        ck_assert_int_eq(s->protocol, IPPROTO_SCTP);
+        ck_assert_str_eq(s->tcp_congestion, "reno");
+        ck_assert_int_eq(s->timestamping, SOCKET_TIMESTAMPING_NS);
+        unit_free(u);
+
+        /* The defaults leave the kernel's. */
+        u = load("[Socket]\nListenStream=/a\nIPTOS=12\nIPTOS=\n", NULL);
+        ck_assert(!u->socket.keep_alive && !u->socket.no_delay);
+        ck_assert_int_eq(u->socket.priority, -1);
+        ck_assert_int_eq(u->socket.ip_tos, -1);
+        ck_assert_int_eq(u->socket.ip_ttl, -1);
+        ck_assert_int_eq(u->socket.mark, -1);
+        ck_assert_uint_eq(u->socket.receive_buffer, 0);
+        ck_assert_int_eq(u->socket.protocol, 0);
+        ck_assert_int_eq(u->socket.timestamping, SOCKET_TIMESTAMPING_OFF);
+
+        static const struct {
+                const char *line;
+                const char *message;
+        } cases[] = {
+                { "KeepAlive=maybe", ":3: Invalid value 'maybe' for KeepAlive=: expected a boolean" },
+                { "KeepAliveTimeSec=10h", ":3: Invalid value '10h' for KeepAliveTimeSec=: expected a time span of at most 32767 seconds" },
+                { "KeepAliveIntervalSec=soon", ":3: Invalid value 'soon' for KeepAliveIntervalSec=" },
+                { "KeepAliveProbes=128", ":3: Invalid value '128' for KeepAliveProbes=" },
+                { "Priority=-1", ":3: Invalid value '-1' for Priority=: expected a number from 0 to" },
+                { "DeferAcceptSec=infinity", ":3: Invalid value 'infinity' for DeferAcceptSec=" },
+                { "ReceiveBuffer=0", ":3: Invalid value '0' for ReceiveBuffer=: expected a size from 1 byte" },
+                { "SendBuffer=3G", ":3: Invalid value '3G' for SendBuffer=" },
+                { "SendBuffer=lots", ":3: Invalid value 'lots' for SendBuffer=: expected a size" },
+                { "IPTOS=256", ":3: Invalid value '256' for IPTOS=: expected a number from 0 to 255, or low-delay" },
+                { "IPTTL=0", ":3: Invalid value '0' for IPTTL=: expected a number from 1 to 255" },
+                { "Mark=x", ":3: Invalid value 'x' for Mark=" },
+                { "PipeSize=-1", ":3: Invalid value '-1' for PipeSize=" },
+                { "Symlinks=relative", ":3: Invalid value 'relative' for Symlinks=: expected absolute paths" },
+                { "Writable=yes", ":3: Invalid value 'yes' for Writable=: Writable=yes is for ListenSpecial=" },
+                { "SocketProtocol=tcp", ":3: Invalid value 'tcp' for SocketProtocol=: expected udplite or sctp" },
+                { "TCPCongestion=no such", ":3: Invalid value 'no such' for TCPCongestion=" },
+                { "TCPCongestion=averyveryverylongname", ":3: Invalid value 'averyveryverylongname' for TCPCongestion=" },
+                { "Timestamping=ms", ":3: Invalid value 'ms' for Timestamping=: expected off, us or ns" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = NULL, *error = NULL, *want = NULL;
+                ck_assert_int_ge(asprintf(&text, "[Socket]\nListenStream=/a\n%s\n", cases[i].line), 0);
+                ck_assert_int_ge(asprintf(&want, PATH "%s", cases[i].message), 0);
+                (void) load_error(text, &error);
+                ck_assert_msg(error && strstr(error, want), "case %zu: '%s' lacks '%s'", i, error, want);
+        }
+        /* The links need the one file-system socket or FIFO they point to. */
+        _cleanup_free_ char *e = NULL;
+        (void) load_error("[Socket]\nListenStream=8080\nSymlinks=/run/x\n", &e);
+        ck_assert_msg(strstr(e, PATH ": Symlinks= needs exactly one file-system socket or FIFO"), "%s", e);
 }
 END_TEST
 
@@ -237,6 +359,8 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_empty_resets);
         tcase_add_test(tc, test_errors);
         tcase_add_test(tc, test_warnings);
+        tcase_add_test(tc, test_commands);
+        tcase_add_test(tc, test_options);
         tcase_add_test(tc, test_service_has_no_socket_section);
         tcase_add_test(tc, test_address_parse);
         suite_add_tcase(s, tc);

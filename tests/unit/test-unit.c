@@ -849,15 +849,16 @@ START_TEST(test_also) {
         _cleanup_strv_free_ char **w = NULL;
         _cleanup_(unit_freep) Unit *u = NULL;
 
-        /* Also=: service names without ".service", as the dependency keys take them; a unit of
-         * another type is svd's to ignore, with a warning. */
-        u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a.service b\nAlso=a c.socket\n", &w);
-        ck_assert_uint_eq(strv_length(u->also), 2);
+        /* Also=: service names without ".service", as the dependency keys take them; a socket unit
+         * as NAME.socket; a unit of another type is svd's to ignore, with a warning. */
+        u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a.service b\nAlso=a c.socket d.timer\n", &w);
+        ck_assert_uint_eq(strv_length(u->also), 3);
         ck_assert_str_eq(u->also[0], "a");
         ck_assert_str_eq(u->also[1], "b");
+        ck_assert_str_eq(u->also[2], "c.socket");
         ck_assert(!u->wanted_by_default);
         ck_assert_uint_eq(strv_length(w), 1);
-        ck_assert_str_eq(w[0], PATH ":5: Also=c.socket: svd has only services, ignoring.");
+        ck_assert_str_eq(w[0], PATH ":5: Also=d.timer: svd has only services, ignoring.");
         u = unit_free(u);
 
         u = load_ok("[Service]\nExecStart=/x\n[Install]\nAlso=a\nAlso=\n", NULL);
@@ -1185,7 +1186,8 @@ START_TEST(test_dependencies) {
                                                 "After=a.service syslog.socket\n"
                                                 "Before=e\n"
                                                 "Before=\n"
-                                                "Before=f\n"
+                                                "Before=f x.socket\n"
+                                                "Requires=t@%i.socket\n"
                                                 "[Service]\nExecStart=/x\n",
                                                 &w);
         ck_assert_uint_eq(strv_length(u->dependencies[UNIT_REQUIRES]), 3);
@@ -1194,13 +1196,19 @@ START_TEST(test_dependencies) {
         ck_assert_str_eq(u->dependencies[UNIT_REQUIRES][2], "c");
         ck_assert_uint_eq(strv_length(u->dependencies[UNIT_WANTS]), 1);
         ck_assert_str_eq(u->dependencies[UNIT_WANTS][0], "d");
-        ck_assert_uint_eq(strv_length(u->dependencies[UNIT_AFTER]), 1);
+        /* A socket unit, in Requires=, Wants= and After=, is kept with its suffix (deps.c starts it). */
+        ck_assert_uint_eq(strv_length(u->dependencies[UNIT_AFTER]), 2);
         ck_assert_str_eq(u->dependencies[UNIT_AFTER][0], "a");
+        ck_assert_str_eq(u->dependencies[UNIT_AFTER][1], "syslog.socket");
         ck_assert_uint_eq(strv_length(u->dependencies[UNIT_BEFORE]), 1);
         ck_assert_str_eq(u->dependencies[UNIT_BEFORE][0], "f");
-        ck_assert_uint_eq(strv_length(w), 2);
+        ck_assert_uint_eq(strv_length(w), 3);
         ck_assert_str_eq(w[0], PATH ":4: Wants=network-online.target: svd has only services, ignoring.");
-        ck_assert_str_eq(w[1], PATH ":5: After=syslog.socket: svd relates services only; socket units are bound before any service starts, ignoring.");
+        ck_assert_str_eq(w[1], PATH ":8: Before=x.socket: svd relates services to socket units only with "
+                               "Requires=, Wants= and After=, ignoring.");
+        ck_assert_str_eq(w[2], PATH ":9: Requires=t@.socket: svd has no socket unit templates, ignoring.");
+        _cleanup_free_ char *m0 = load_fail("[Service]\nExecStart=/x\n[Unit]\nWants=-x.socket\n", -EINVAL);
+        ck_assert_str_eq(m0, PATH ":4: Invalid value '-x.socket' for Wants=: '-x.socket' is not a valid socket unit name");
         ck_assert_str_eq(unit_dependency_to_string(UNIT_BEFORE), "Before");
 
         _cleanup_free_ char *m1 = load_fail("[Service]\nExecStart=/x\n[Unit]\nRequires=a/b\n", -EINVAL);
