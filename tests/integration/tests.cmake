@@ -9,6 +9,8 @@ svd_integration_test(e2e-permissions)
 svd_integration_test(e2e-access)
 svd_integration_test(e2e-socket-path)
 svd_integration_test(socket-activation)
+# Accept=yes: an instance of NAME@.service per connection, MaxConnections=, StandardInput=socket.
+svd_integration_test(socket-accept)
 # svd.conf: the units' defaults, ForwardOutput=, options over the file, re-exec, bad lines.
 svd_integration_test(svd-conf)
 svd_integration_test(crash)

@@ -10,7 +10,8 @@
  *     datagram (sent back).
  *   listen-echo serve-stdio
  *     An instance of an Accept=yes socket unit with StandardInput=socket: one read from stdin, the same
- *     bytes written to stdout, exit 0. Exits 3 when stdin or stdout is no socket.
+ *     bytes written to stdout, exit 0. Exits 3 when stdin or stdout is no socket. When stdin is a
+ *     listening socket (Accept=no), serves one connection accepted from it the same way.
  *   listen-echo serve-conn
  *     An instance of an Accept=yes socket unit given the connection as fd 3: checks $LISTEN_PID (its
  *     own pid) and $LISTEN_FDS=1 (else exits 3), reads once from fd 3 and answers
@@ -108,11 +109,26 @@ static bool fd_is_socket(int fd) {
 
 static int serve_stdio(void) {
         char buf[4096];
+        int listening = 0;
+        socklen_t ll = sizeof(listening);
         ssize_t k;
 
         if (!fd_is_socket(STDIN_FILENO) || !fd_is_socket(STDOUT_FILENO)) {
                 fprintf(stderr, "listen-echo: stdin or stdout is no socket\n");
                 return 3;
+        }
+        if (getsockopt(STDIN_FILENO, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) == 0 && listening) {
+                /* Accept=no: stdin and stdout are the listening socket; one connection is served. */
+                int c = accept4(STDIN_FILENO, NULL, NULL, SOCK_CLOEXEC);
+                if (c < 0)
+                        return 1;
+                do
+                        k = read(c, buf, sizeof(buf));
+                while (k < 0 && errno == EINTR);
+                if (k > 0 && write(c, buf, (size_t) k) != k)
+                        return 1;
+                close(c);
+                return 0;
         }
         do
                 k = read(STDIN_FILENO, buf, sizeof(buf));

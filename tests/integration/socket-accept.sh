@@ -1,0 +1,292 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Socket activation with Accept=yes (systemd.socket(5)): svd accepts each connection and starts an
+# instance of NAME@.service for it, named NAME@N-PID-UID (AF_UNIX) or NAME@N-LOCAL-REMOTE (IP); with
+# StandardInput=socket the connection is its stdin and stdout, else fd 3 with $LISTEN_FDS=1 and
+# $LISTEN_FDNAMES=connection. Two connections at once have two instances; an instance is dropped
+# once it has exited; svctl status counts the connections; MaxConnections= and
+# MaxConnectionsPerSource= close the connections beyond them at once while the others are served;
+# Accept=yes with a datagram socket or Service= is refused at load with file:line; a missing
+# template fails the socket unit; StandardInput=socket with Accept=no takes the one listening
+# socket, and fails the start with two; daemon-reexec keeps the running instances and their
+# count; kill -9 of svd closes the sockets and ends the instances. The clients hold their
+# connections until the test says go (a line on their stdin), so that nothing depends on timing. TAP.
+
+TESTS_DIR=${SVD_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=../lib/lib.sh
+. "$TESTS_DIR/lib/lib.sh"
+
+setup_test
+
+ECHO=$(find_helper listen-echo) || skip_all "the listen-echo helper is not built"
+
+port_free() {
+        _hex=$(printf ':%04X ' "$1")
+        ! grep -q "$_hex" /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+PORT=$((20000 + ($$ + 7919) % 20000))
+while ! port_free "$PORT"; do
+        PORT=$((PORT + 1))
+done
+HAVE_INET=
+[ -e /proc/net/tcp ] && [ -z "${SOCKET_TEST_NO_INET:-}" ] && HAVE_INET=1
+if [ -n "$HAVE_INET" ]; then
+        CONN_LISTEN=127.0.0.1:$PORT
+        CONN_DIAL=tcp:127.0.0.1:$PORT
+else
+        CONN_LISTEN=$T/run/conn.sock
+        CONN_DIAL=unix:$T/run/conn.sock
+        diag "no IPv4 in this kernel: conn.socket listens on $CONN_LISTEN"
+fi
+UID_NOW=$(id -u)
+
+cat >"$UNITS/echo.socket" <<EOF
+[Unit]
+Description=echo, an instance per connection
+[Socket]
+ListenStream=$T/run/echo.sock
+Accept=yes
+[Install]
+WantedBy=sockets.target
+EOF
+write_unit echo@ <<EOF
+[Service]
+ExecStart=$ECHO serve-stdio
+StandardInput=socket
+EOF
+cat >"$UNITS/conn.socket" <<EOF
+[Socket]
+ListenStream=$CONN_LISTEN
+Accept=yes
+MaxConnections=1
+[Install]
+WantedBy=sockets.target
+EOF
+write_unit conn@ <<EOF
+[Service]
+ExecStart=$ECHO serve-conn
+EOF
+cat >"$UNITS/persource.socket" <<EOF
+[Socket]
+ListenStream=$T/run/persource.sock
+Accept=yes
+MaxConnectionsPerSource=1
+EOF
+write_unit persource@ <<EOF
+[Service]
+ExecStart=$ECHO serve-stdio
+StandardInput=socket
+EOF
+cat >"$UNITS/dgram.socket" <<EOF
+[Socket]
+ListenStream=$T/run/dgram-stream.sock
+Accept=yes
+ListenDatagram=$T/run/dgram.sock
+EOF
+cat >"$UNITS/named.socket" <<EOF
+[Socket]
+ListenStream=$T/run/named.sock
+Accept=yes
+Service=echo.service
+EOF
+cat >"$UNITS/orphan.socket" <<EOF
+[Socket]
+ListenStream=$T/run/orphan.sock
+Accept=yes
+EOF
+# Accept=no with StandardInput=socket: one socket is stdin and stdout, two fail the start.
+cat >"$UNITS/single.socket" <<EOF
+[Socket]
+ListenStream=$T/run/single.sock
+EOF
+write_unit single <<EOF
+[Service]
+ExecStart=$ECHO serve-stdio
+StandardInput=socket
+EOF
+cat >"$UNITS/double.socket" <<EOF
+[Socket]
+ListenStream=$T/run/double-1.sock
+ListenStream=$T/run/double-2.sock
+EOF
+write_unit double <<EOF
+[Service]
+ExecStart=$ECHO serve-stdio
+StandardInput=socket
+EOF
+
+start_svd
+
+socket_field() {
+        svctl --json status "$1.socket" 2>/dev/null | _json_field "$2"
+}
+socket_field_is() {
+        [ "$(socket_field "$1" "$2")" = "$3" ]
+}
+# instances NAME: the instances of NAME@.service in the table, one a line.
+instances() {
+        svctl list 2>/dev/null | awk -v p="$1@" 'index($1, p) == 1 && length($1) > length(p) { print $1 }'
+}
+n_instances_is() {
+        [ "$(instances "$1" | grep -c .)" -eq "$2" ]
+}
+running_instances_are() {
+        [ "$(svctl list 2>/dev/null | awk -v p="$1@" 'index($1, p) == 1 && length($1) > length(p) && $2 == "running"' |
+                grep -c .)" -eq "$2" ]
+}
+# hold NAME ADDR MESSAGE: a client in the background that connects and waits for "go" on the fifo
+# $T/NAME.go; its output in $T/NAME.out, its pid in HOLD_PID. Returns once it has connected.
+hold() {
+        rm -f "$T/$1.go" "$T/$1.out"
+        mkfifo "$T/$1.go"
+        "$ECHO" hold "$2" "$3" <"$T/$1.go" >"$T/$1.out" 2>&1 &
+        HOLD_PID=$!
+        # The fifo's writer: opened here (it blocks until the client opened its end), kept on an fd.
+        eval "exec ${4:-7}>\"\$T/\$1.go\""
+        wait_until 10 grep -q connected "$T/$1.out"
+}
+# release NAME FD: says go, waits for the client's answer (bounded); the answer in OUT.
+release() {
+        echo go >&"$2"
+        eval "exec $2>&-"
+        _pid=$3
+        wait_until 20 pid_gone "$_pid" || kill "$_pid" 2>/dev/null
+        wait "$_pid" 2>/dev/null
+        OUT=$(sed 1d "$T/$1.out")
+}
+
+expect_eq "echo.socket (Accept=yes) listens once svd has started" listening "$(socket_field echo state)"
+run svctl --json status echo.socket
+expect_contains "... its status says Accept=yes" "$OUT" '"accept":true'
+expect_contains "... and names the template" "$OUT" '"service":"echo@.service"'
+expect_contains "... MaxConnections= is 64 by default" "$OUT" '"maxConnections":64'
+
+# Load errors: file:line and why.
+run svctl --json status dgram.socket
+expect_contains "Accept=yes with a datagram socket does not load, with file:line" "$OUT" \
+        "$UNITS/dgram.socket:4: Accept=yes (line 3) takes stream and sequential packet sockets only"
+run svctl --json status named.socket
+expect_contains "Accept=yes with Service= does not load, with file:line" "$OUT" \
+        "$UNITS/named.socket:4: Service= cannot be used with Accept=yes (line 3)"
+
+# Two connections at once: two instances, named after the counter and the peer's pid and uid.
+hold a "unix:$T/run/echo.sock" "first" 7
+A=$HOLD_PID
+check "the first connection's instance runs" wait_until 10 running_instances_are echo 1
+hold b "unix:$T/run/echo.sock" "second" 8
+B=$HOLD_PID
+check "a second connection at the same time has an instance of its own" wait_until 10 running_instances_are echo 2
+run instances echo
+expect_contains "... the first is echo@0-PID-UID (the client's pid and uid)" "$OUT" "echo@0-$A-$UID_NOW"
+expect_contains "... the second echo@1-PID-UID" "$OUT" "echo@1-$B-$UID_NOW"
+expect_eq "svctl status counts 2 connections" 2 "$(socket_field echo connections)"
+expect_eq "... and 2 accepted" 2 "$(socket_field echo accepted)"
+run svctl status echo.socket
+expect_contains "... in its text too" "$OUT" "Accepted: 2"
+expect_contains "... (connections)" "$OUT" "Connections: 2"
+release b 8 "$B"
+expect_eq "the second client is answered over the instance's stdin and stdout" second "$OUT"
+release a 7 "$A"
+expect_eq "... and the first, which waited" first "$OUT"
+check "the instances are dropped once they have exited" wait_until 10 n_instances_is echo 0
+check "... and the socket unit counts no connection" wait_until 10 socket_field_is echo connections 0
+expect_eq "... while its accepted count stays" 2 "$(socket_field echo accepted)"
+
+# Without StandardInput=socket: fd 3, LISTEN_FDS=1, LISTEN_FDNAMES=connection, $REMOTE_ADDR.
+run timeout 20 "$ECHO" connect "$CONN_DIAL" hi
+if [ -n "$HAVE_INET" ]; then
+        expect_eq "an instance without StandardInput=socket gets the connection as fd 3, named 'connection', with \$REMOTE_ADDR" \
+                "hi names=connection remote=127.0.0.1 stdin=null" "$OUT"
+        check "... its name is conn@0-LOCAL-REMOTE, as systemd's" in_svd_log -q "conn@0-127.0.0.1:$PORT-127.0.0.1:[0-9]*.service"
+else
+        expect_eq "an instance without StandardInput=socket gets the connection as fd 3, named 'connection'" \
+                "hi names=connection remote=(none) stdin=null" "$OUT"
+        skip "the IP instance name needs IPv4"
+fi
+
+# MaxConnections=1: a second connection while the first is served is closed at once.
+hold c "$CONN_DIAL" "held" 7
+C=$HOLD_PID
+check "MaxConnections=1: the first connection's instance runs" wait_until 10 running_instances_are conn 1
+run timeout 20 "$ECHO" connect "$CONN_DIAL" refused
+expect_eq "... a second connection at the same time is closed without an answer" "" "$OUT"
+expect_rc "... at once (not left to time out)" 0
+check "... svd says why" in_svd_log -q "conn.socket: Too many connections (1, MaxConnections=1)"
+release c 7 "$C"
+expect_contains "... the first connection is still served" "$OUT" "held names=connection"
+check "... and its instance goes" wait_until 10 n_instances_is conn 0
+run timeout 20 "$ECHO" connect "$CONN_DIAL" again
+expect_contains "once it is gone, the next connection is served" "$OUT" "again names=connection"
+
+# MaxConnectionsPerSource=1: a second connection of the same uid is closed.
+run svctl start persource.socket
+expect_rc "svctl start persource.socket" 0
+hold d "unix:$T/run/persource.sock" "one" 7
+D=$HOLD_PID
+check "MaxConnectionsPerSource=1: the first connection's instance runs" wait_until 10 running_instances_are persource 1
+run timeout 20 "$ECHO" connect "unix:$T/run/persource.sock" two
+expect_eq "... a second one from the same uid is closed without an answer" "" "$OUT"
+check "... svd says why" in_svd_log -q "persource.socket: Too many connections from uid:$UID_NOW"
+release d 7 "$D"
+expect_eq "... the first is served" one "$OUT"
+
+# A template that does not exist: the socket unit fails, saying so.
+run svctl start orphan.socket
+expect_rc "svctl start orphan.socket (no orphan@.service)" 0
+run timeout 20 "$ECHO" connect "unix:$T/run/orphan.sock" nobody
+expect_eq "a connection without a template to start is closed" "" "$OUT"
+check "... and the socket unit fails" wait_until 10 socket_field_is orphan state failed
+expect_contains "... saying why" "$(socket_field orphan lastError)" "orphan@.service"
+
+# Accept=no and StandardInput=socket: the one listening socket is stdin and stdout.
+run svctl start single.socket
+expect_rc "svctl start single.socket (Accept=no, one socket)" 0
+run timeout 20 "$ECHO" connect "unix:$T/run/single.sock" inetd
+expect_eq "StandardInput=socket with Accept=no: the service accepts on its stdin" inetd "$OUT"
+run svctl start double.socket
+expect_rc "svctl start double.socket (Accept=no, two sockets)" 0
+run svctl start double
+expect_ne "StandardInput=socket with two sockets fails the start" 0 "$RC"
+expect_contains "... saying why" "$ERR$OUT" "exactly one socket (2 here)"
+
+# Re-exec: the instance that runs stays, with the counts.
+ACCEPTED=$(socket_field echo accepted)
+hold e "unix:$T/run/echo.sock" "across" 7
+E=$HOLD_PID
+check "an instance runs before the re-exec" wait_until 10 running_instances_are echo 1
+INSTANCE=$(instances echo)
+run svctl daemon-reexec
+expect_rc "svctl daemon-reexec" 0
+expect_eq "the instance is still there after the re-exec" "$INSTANCE" "$(instances echo)"
+expect_eq "... the socket unit still counts its connection" 1 "$(socket_field echo connections)"
+expect_eq "... and the accepted ones" $((ACCEPTED + 1)) "$(socket_field echo accepted)"
+release e 7 "$E"
+expect_eq "... the client is answered by it" across "$OUT"
+check "... which is dropped once it has exited" wait_until 10 n_instances_is echo 0
+check "... and the count follows" wait_until 10 socket_field_is echo connections 0
+run timeout 20 "$ECHO" connect "unix:$T/run/echo.sock" after
+expect_eq "the listening socket came through the re-exec" after "$OUT"
+check "... that instance is named after the counter carried over" in_svd_log -q "echo@$((ACCEPTED + 1))-[0-9]*-$UID_NOW"
+
+# kill -9 of svd: the sockets close, the instances end.
+hold f "unix:$T/run/echo.sock" "orphaned" 7
+F=$HOLD_PID
+check "an instance runs before svd is killed" wait_until 10 running_instances_are echo 1
+IPID=$(svc_pid "$(instances echo)")
+kill -KILL "$SVD_PID"
+wait_until 10 svd_exited
+wait "$SVD_JOB" 2>/dev/null
+run timeout 20 "$ECHO" connect "$CONN_DIAL" dead
+expect_rc "kill -9 of svd closes the listening sockets" 2
+check "... and the instance ends" wait_until 20 pid_gone "$IPID"
+release f 7 "$F"
+expect_eq "... its client sees the connection end without an answer" "" "$OUT"
+start_svd
+run timeout 20 "$ECHO" connect "unix:$T/run/echo.sock" back
+expect_eq "the next svd accepts again" back "$OUT"
+
+stop_svd
+expect_eq "svd exits cleanly" 0 "$SVD_RC"
+
+done_testing
