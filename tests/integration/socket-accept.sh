@@ -289,4 +289,43 @@ expect_eq "the next svd accepts again" back "$OUT"
 stop_svd
 expect_eq "svd exits cleanly" 0 "$SVD_RC"
 
+# accept() at EMFILE: svd, its fds all taken by idle clients of its control socket, cannot accept
+# the connection; it stops watching the socket for a while instead of spinning, and serves the
+# connection once the fds are back.
+HOSTILE=$(find_helper hostile)
+if [ -z "$HOSTILE" ]; then
+        skip "accept() at EMFILE: the hostile helper is not built"
+        done_testing
+fi
+NOFILE=64
+low_nofile_wrapper "$NOFILE"
+start_svd
+"$HOSTILE" "$SOCK" idle "$NOFILE" 3000 >"$T/idle.out" 2>&1 &
+IDLE=$!
+check "idle clients of the control socket take every fd svd has" wait_until 20 grep -q '^open=' "$T/idle.out"
+cpu_ticks() {
+        awk '{ print $14 + $15 }' "/proc/$SVD_PID/stat"
+}
+T0=$(now_ms)
+C0=$(cpu_ticks)
+"$ECHO" connect "unix:$T/run/echo.sock" starved >"$T/starved.out" 2>&1 &
+STARVED=$!
+check "accept() fails for want of fds: svd says so and pauses" \
+        wait_until 10 in_svd_log -q "echo.socket: Failed to accept a connection: Too many open files; not accepting for"
+wait "$IDLE"
+check "once the idle clients left, the waiting connection is served" wait_until 20 pid_gone "$STARVED"
+wait "$STARVED"
+expect_eq "... by an instance" starved "$(cat "$T/starved.out")"
+C1=$(cpu_ticks)
+T1=$(now_ms)
+diag "svd used $((C1 - C0)) CPU ticks in $((T1 - T0)) ms"
+# Each failed accept() is logged: spinning would log thousands; the back-off (10 ms doubled up to
+# 1 s) tries at most about a dozen times in the few seconds the fds are taken.
+FAILS=$(in_svd_log -c "echo.socket: Failed to accept a connection")
+diag "accept() failed $FAILS times"
+check "... and svd did not spin on it meanwhile (at most 20 tries, not one per turn of the loop)" \
+        test "$FAILS" -le 20
+stop_svd
+expect_eq "svd exits cleanly" 0 "$SVD_RC"
+
 done_testing
