@@ -40,6 +40,10 @@ else
         diag "no IPv4 in this kernel: conn.socket listens on $CONN_LISTEN"
 fi
 UID_NOW=$(id -u)
+PORT2=$((PORT + 1))
+while ! port_free "$PORT2"; do
+        PORT2=$((PORT2 + 1))
+done
 
 cat >"$UNITS/echo.socket" <<EOF
 [Unit]
@@ -67,6 +71,21 @@ write_unit conn@ <<EOF
 [Service]
 ExecStart=$ECHO serve-conn
 EOF
+# A bare port: [::] taking IPv4 too (or 0.0.0.0 without IPv6); an IPv4 peer, seen as ::ffff:127.0.0.1
+# on [::], is named in IPv4 form, as systemd names it.
+if [ -n "$HAVE_INET" ]; then
+        cat >"$UNITS/dual.socket" <<EOF
+[Socket]
+ListenStream=$PORT2
+Accept=yes
+[Install]
+WantedBy=sockets.target
+EOF
+        write_unit dual@ <<EOF
+[Service]
+ExecStart=$ECHO serve-conn
+EOF
+fi
 cat >"$UNITS/persource.socket" <<EOF
 [Socket]
 ListenStream=$T/run/persource.sock
@@ -203,6 +222,17 @@ else
         expect_eq "an instance without StandardInput=socket gets the connection as fd 3, named 'connection'" \
                 "hi names=connection remote=(none) stdin=null" "$OUT"
         skip "the IP instance name needs IPv4"
+fi
+
+if [ -n "$HAVE_INET" ]; then
+        run timeout 20 "$ECHO" connect "tcp:127.0.0.1:$PORT2" mapped
+        expect_eq "a bare port: an IPv4 peer's \$REMOTE_ADDR is in IPv4 form" \
+                "mapped names=connection remote=127.0.0.1 stdin=null" "$OUT"
+        check "... and so is the instance name, dual@0-127.0.0.1:PORT-127.0.0.1:PORT" \
+                in_svd_log -q "dual@0-127.0.0.1:$PORT2-127.0.0.1:[0-9]*.service"
+else
+        skip "a bare port's IPv4 peer: no IPv4 in this kernel"
+        skip "a bare port's IPv4 peer: no IPv4 in this kernel"
 fi
 
 # MaxConnections=1: a second connection while the first is served is closed at once.
