@@ -102,6 +102,25 @@ static void socket_accept_pause(Socket *s, int error) {
         }
 }
 
+/* Whether a message about a refused connection may go to svd's log now (SOCKET_ACCEPT_LOG_BURST per
+ * window); a window that suppressed some says how many when the next one opens. */
+static bool socket_accept_log_allowed(Socket *s) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        if (now - s->accept_log_window_usec >= SOCKET_ACCEPT_LOG_INTERVAL_USEC) {
+                if (s->accept_log_suppressed > 0)
+                        log_warning("%s.socket: %u more connections closed at once, not logged.", s->name,
+                                    s->accept_log_suppressed);
+                s->accept_log_window_usec = now;
+                s->accept_log_count = s->accept_log_suppressed = 0;
+        }
+        if (s->accept_log_count >= SOCKET_ACCEPT_LOG_BURST) {
+                s->accept_log_suppressed++;
+                return false;
+        }
+        s->accept_log_count++;
+        return true;
+}
+
 /* accept(2): errors of the connection that was to be accepted (Linux passes the pending network errors
  * on), after which the next one may be taken at once. */
 static bool accept_error_is_connection(int e) {
@@ -197,19 +216,24 @@ static int socket_accept_one(Socket *s, int cfd, char **ret_error) {
         if (r == -ENOMEM)
                 return log_oom(), 0;
         if (r < 0) {
-                log_warning_errno(r, "%s.socket: Failed to get the addresses of a connection, closing it: %m", s->name);
+                /* A peer that reset the connection before svd looked at it. */
+                if (socket_accept_log_allowed(s))
+                        log_warning_errno(r, "%s.socket: Failed to get the addresses of a connection, closing it: %m",
+                                          s->name);
                 return 0;
         }
         if (s->n_connections >= us->max_connections) {
-                log_warning("%s.socket: Too many connections (%zu, MaxConnections=%u), closing the one from %s.",
-                            s->name, s->n_connections, us->max_connections, source);
+                if (socket_accept_log_allowed(s))
+                        log_warning("%s.socket: Too many connections (%zu, MaxConnections=%u), closing the one from %s.",
+                                    s->name, s->n_connections, us->max_connections, source);
                 return 0;
         }
         unsigned from = us->max_connections_per_source > 0 ? socket_connections_from(s, source) : 0;
         if (us->max_connections_per_source > 0 && from >= us->max_connections_per_source) {
-                log_warning("%s.socket: Too many connections from %s (%u, MaxConnectionsPerSource=%u), closing the "
-                            "new one.",
-                            s->name, source, from, us->max_connections_per_source);
+                if (socket_accept_log_allowed(s))
+                        log_warning("%s.socket: Too many connections from %s (%u, MaxConnectionsPerSource=%u), closing "
+                                    "the new one.",
+                                    s->name, source, from, us->max_connections_per_source);
                 return 0;
         }
         if (asprintf(&name, "%s@%s", s->name, instance) < 0)

@@ -26,7 +26,8 @@
  * are dropped from the table, the failed ones after their failure is logged. A template that is
  * missing or does not load fails the socket unit, as with Accept=no. accept() failing for want of
  * descriptors or memory stops the watch for a while (10 ms, doubling up to 1 s) rather than waking
- * the loop again at once; at most SOCKET_ACCEPT_BURST connections are taken per wake-up. The trigger
+ * the loop again at once; at most SOCKET_ACCEPT_BURST connections are taken per wake-up; the warnings
+ * about connections closed at once are rate-limited (a flood of them is counted). The trigger
  * limit is Accept=no's: with Accept=yes, MaxConnections= bounds what connections start.
  *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
@@ -92,6 +93,8 @@ typedef struct Socket {
         size_t n_connections;
         sd_event_source *accept_retry_source; /* accept() lacked resources: watching again at this timer */
         uint64_t accept_retry_usec;           /*   its current back-off, 0 after an accept() that worked */
+        uint64_t accept_log_window_usec;      /* the messages about refused connections: */
+        unsigned accept_log_count, accept_log_suppressed; /*   SOCKET_ACCEPT_LOG_BURST per window */
 } Socket;
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
@@ -121,6 +124,10 @@ int manager_sockets_deserialize(Manager *m, json_t *sockets);
 
 /* ---- manager-socket-accept.c: Accept=yes ---- */
 #define SOCKET_ACCEPT_BURST 16U /* connections accepted per wake-up of one listening socket */
+/* Messages about connections closed at once (beyond MaxConnections=, addresses unknown), per socket unit:
+ * at most this many in SOCKET_ACCEPT_LOG_INTERVAL_USEC, then one line counting the rest. */
+#define SOCKET_ACCEPT_LOG_BURST 10U
+#define SOCKET_ACCEPT_LOG_INTERVAL_USEC (10 * 1000000ULL)
 
 /* A listening socket of an Accept=yes socket unit is readable: accepts and starts instances. -errno and
  * *ret_error (malloc'd, may be NULL) when the socket unit is to fail (its template is missing or does

@@ -243,6 +243,13 @@ run timeout 20 "$ECHO" connect "$CONN_DIAL" refused
 expect_eq "... a second connection at the same time is closed without an answer" "" "$OUT"
 expect_rc "... at once (not left to time out)" 0
 check "... svd says why" in_svd_log -q "conn.socket: Too many connections (1, MaxConnections=1)"
+FLOOD=0
+for _i in $(seq 1 25); do
+        [ -z "$(timeout 20 "$ECHO" connect "$CONN_DIAL" flood 2>/dev/null)" ] && FLOOD=$((FLOOD + 1))
+done
+expect_eq "... 25 more connections meanwhile are all closed without an answer" 25 "$FLOOD"
+check "... and svd's warnings about them are rate-limited (at most 10)" \
+        test "$(in_svd_log -c "conn.socket: Too many connections")" -le 10
 release c 7 "$C"
 expect_contains "... the first connection is still served" "$OUT" "held names=connection"
 check "... and its instance goes" wait_until 10 n_instances_is conn 0
