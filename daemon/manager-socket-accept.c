@@ -199,6 +199,23 @@ static int connection_describe(int fd, uint64_t nr, char **ret_instance, char **
         return 0;
 }
 
+/* The instance's start job has finished. A start that did not get as far as a process (a dependency
+ * failed, a condition was not met, the start was dropped) leaves it inactive without a change of
+ * state: the connection closes and the instance goes here. */
+static void on_instance_start_done(Service *svc, const ServiceJobResult *result, void *userdata) {
+        Manager *m = userdata;
+        /* svd stopping everything (the waiters of the services it frees at exit are cancelled too):
+         * nothing is dropped any more. */
+        if (m->ctx.shutting_down || !IN_SET(svc->state, SERVICE_INACTIVE, SERVICE_FAILED))
+                return;
+        if (svc->connection_fd >= 0 && result->outcome != SERVICE_OUTCOME_DONE)
+                log_warning("%s: connection instance did not start%s%s; dropping it.", svc->name,
+                            result->message ? ": " : "", strempty(result->message));
+        svc->connection_fd = safe_close(svc->connection_fd);
+        svc->connection_env = strv_free(svc->connection_env);
+        manager_schedule_gc(m);
+}
+
 /* One accepted connection (taken): an instance for it, or closed, with why in svd's log. -errno and
  * *ret_error when the socket unit is to fail. */
 static int socket_accept_one(Socket *s, int cfd, char **ret_error) {
@@ -269,7 +286,7 @@ static int socket_accept_one(Socket *s, int cfd, char **ret_error) {
         svc->connection_fd = TAKE_FD(fd);
         svc->connection_env = TAKE_PTR(env);
         log_info("%s.socket: connection from %s, starting '%s.service'.", s->name, source, name);
-        r = manager_job_op(MANAGER_JOB_START)(svc, NULL, NULL);
+        r = manager_job_op(MANAGER_JOB_START)(svc, on_instance_start_done, m);
         if (r < 0) {
                 log_error_errno(r, "%s.socket: Failed to start '%s.service', closing the connection: %m", s->name, name);
                 svc->connection_fd = safe_close(svc->connection_fd);
@@ -314,15 +331,18 @@ static Socket *socket_of_instance(Manager *m, const Service *svc, size_t *ret_in
 }
 
 void manager_sockets_accept_service_changed(Manager *m, Service *svc) {
-        if (!svc->transient || !service_is_settled(svc))
+        /* Inactive or failed: its start job may still be on its way out (a start that failed is told
+         * to its job after the state changed), so the instance is dropped from the defer source, once
+         * settled (manager-reload.c). */
+        if (!svc->transient || !IN_SET(svc->state, SERVICE_INACTIVE, SERVICE_FAILED))
                 return;
         /* The connection ends with the instance: svd's copy closes now, its count goes with the instance
          * (manager_sockets_accept_service_gone()). */
-        svc->connection_fd = safe_close(svc->connection_fd);
-        svc->connection_env = strv_free(svc->connection_env);
-        if (svc->state == SERVICE_FAILED)
+        if (svc->connection_fd >= 0 && svc->state == SERVICE_FAILED)
                 log_warning("%s: connection instance failed (%s)%s%s; dropping it.", svc->name,
                             service_result_to_string(svc->result), svc->last_error ? ": " : "", strempty(svc->last_error));
+        svc->connection_fd = safe_close(svc->connection_fd);
+        svc->connection_env = strv_free(svc->connection_env);
         manager_schedule_gc(m);
 }
 

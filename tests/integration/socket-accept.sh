@@ -6,7 +6,9 @@
 # StandardInput=socket the connection is its stdin and stdout, else fd 3 with $LISTEN_FDS=1 and
 # $LISTEN_FDNAMES=connection. Two connections at once have two instances; an instance is dropped
 # once it has exited; svctl status counts the connections; MaxConnections= and
-# MaxConnectionsPerSource= close the connections beyond them at once while the others are served;
+# MaxConnectionsPerSource= close the connections beyond them at once while the others are served
+# (the warnings about them rate-limited); an instance that fails to start closes its connection and
+# goes; accept() at EMFILE backs off instead of spinning;
 # Accept=yes with a datagram socket or Service= is refused at load with file:line; a missing
 # template fails the socket unit; StandardInput=socket with Accept=no takes the one listening
 # socket, and fails the start with two; daemon-reexec keeps the running instances and their
@@ -108,6 +110,48 @@ cat >"$UNITS/named.socket" <<EOF
 ListenStream=$T/run/named.sock
 Accept=yes
 Service=echo.service
+EOF
+# An instance whose start fails (its program is not there).
+cat >"$UNITS/broken.socket" <<EOF
+[Socket]
+ListenStream=$T/run/broken.sock
+Accept=yes
+EOF
+write_unit broken@ <<EOF
+[Service]
+ExecStart=$T/no-such-program
+StandardInput=socket
+EOF
+# Instances that never get a process: a required unit fails; a condition is not met.
+cat >"$UNITS/needy.socket" <<EOF
+[Socket]
+ListenStream=$T/run/needy.sock
+Accept=yes
+EOF
+write_unit needy@ <<EOF
+[Unit]
+Requires=fails.service
+After=fails.service
+[Service]
+ExecStart=$ECHO serve-stdio
+StandardInput=socket
+EOF
+write_unit fails <<EOF
+[Service]
+Type=oneshot
+ExecStart=$SH -c 'exit 1'
+EOF
+cat >"$UNITS/picky.socket" <<EOF
+[Socket]
+ListenStream=$T/run/picky.sock
+Accept=yes
+EOF
+write_unit picky@ <<EOF
+[Unit]
+ConditionPathExists=$T/not-there
+[Service]
+ExecStart=$ECHO serve-stdio
+StandardInput=socket
 EOF
 cat >"$UNITS/orphan.socket" <<EOF
 [Socket]
@@ -244,8 +288,10 @@ expect_eq "... a second connection at the same time is closed without an answer"
 expect_rc "... at once (not left to time out)" 0
 check "... svd says why" in_svd_log -q "conn.socket: Too many connections (1, MaxConnections=1)"
 FLOOD=0
-for _i in $(seq 1 25); do
+_i=0
+while [ "$_i" -lt 25 ]; do
         [ -z "$(timeout 20 "$ECHO" connect "$CONN_DIAL" flood 2>/dev/null)" ] && FLOOD=$((FLOOD + 1))
+        _i=$((_i + 1))
 done
 expect_eq "... 25 more connections meanwhile are all closed without an answer" 25 "$FLOOD"
 check "... and svd's warnings about them are rate-limited (at most 10)" \
@@ -267,6 +313,28 @@ expect_eq "... a second one from the same uid is closed without an answer" "" "$
 check "... svd says why" in_svd_log -q "persource.socket: Too many connections from uid:$UID_NOW"
 release d 7 "$D"
 expect_eq "... the first is served" one "$OUT"
+
+# An instance that fails to start: its connection closes, the failure is logged, the instance goes,
+# and the socket unit listens on.
+run svctl start broken.socket
+expect_rc "svctl start broken.socket (its template's program is missing)" 0
+run timeout 20 "$ECHO" connect "unix:$T/run/broken.sock" lost
+expect_eq "an instance whose start fails: its connection is closed without an answer" "" "$OUT"
+expect_rc "... at once (not left to time out)" 0
+check "... svd logs the failure" in_svd_log -q "broken@0-[0-9]*-$UID_NOW: connection instance failed"
+check "... and drops the instance" wait_until 10 n_instances_is broken 0
+check "... which the socket unit no longer counts" wait_until 10 socket_field_is broken connections 0
+expect_eq "... while it listens on" listening "$(socket_field broken state)"
+
+# Instances whose start ends without a process: no state change of theirs tells it, their start job does.
+for _u in needy picky; do
+        svctl start "$_u.socket" >/dev/null 2>&1
+        run timeout 20 "$ECHO" connect "unix:$T/run/$_u.sock" nothing
+        expect_eq "$_u@: an instance that got no process (a required unit failed / a condition not met): its connection is closed" "" "$OUT"
+        expect_rc "... at once" 0
+        check "... and the instance goes" wait_until 10 n_instances_is "$_u" 0
+        check "... which the socket unit no longer counts" wait_until 10 socket_field_is "$_u" connections 0
+done
 
 # A template that does not exist: the socket unit fails, saying so.
 run svctl start orphan.socket
