@@ -79,8 +79,17 @@ static void show_socket(json_t *s) {
                state);
         fputs("    Service: ", stdout);
         fputs_escaped(json_get_str(s, "service") ?: "?", stdout);
-        (void) json_get_int(s, "triggers", &triggers);
-        printf("\n   Triggers: %lld\n", (long long) triggers);
+        if (json_is_true(json_object_get(s, "accept"))) {
+                int64_t accepted = 0, connections = 0, max = 0;
+                (void) json_get_int(s, "accepted", &accepted);
+                (void) json_get_int(s, "connections", &connections);
+                (void) json_get_int(s, "maxConnections", &max);
+                printf(" (Accept=yes)\n   Accepted: %lld\nConnections: %lld (at most %lld)\n", (long long) accepted,
+                       (long long) connections, (long long) max);
+        } else {
+                (void) json_get_int(s, "triggers", &triggers);
+                printf("\n   Triggers: %lld\n", (long long) triggers);
+        }
         json_array_foreach(json_object_get(s, "listen"), i, l) {
                 fputs(i == 0 ? "     Listen: " : "             ", stdout);
                 fputs_escaped(json_get_str(l, "address") ?: "?", stdout);

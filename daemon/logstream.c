@@ -375,6 +375,9 @@ static int log_setup(ServiceLog *l, const Unit *u, bool attach, int *ret_stdout_
                 case LOG_OUTPUT_TTY:
                         fd[i] = 0; /* the child opens TTYPath= itself (SpawnParams.stdout_tty) */
                         break;
+                case LOG_OUTPUT_SOCKET:
+                        fd[i] = 0; /* the connection, which the caller puts in (service-exec.h) */
+                        break;
                 case LOG_OUTPUT_NULL:
                         if (l->null_fd < 0) {
                                 l->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);

@@ -282,7 +282,12 @@ static int reload_scan(Manager *m, ReloadEntry **ret, size_t *ret_n) {
 }
 
 static void manager_remove_service(Manager *m, size_t i) {
-        log_info("%s: unit file removed, dropping the unit.", m->ctx.services[i]->name);
+        Service *s = m->ctx.services[i];
+        if (s->transient) {
+                log_info("%s: connection instance ended, dropping it.", s->name);
+                manager_sockets_accept_service_gone(m, s);
+        } else
+                log_info("%s: unit file removed, dropping the unit.", s->name);
         service_context_remove(&m->ctx, i);
 }
 
@@ -292,7 +297,7 @@ static int on_gc(sd_event_source *source, void *userdata) {
 
         for (size_t i = m->ctx.n_services; i > 0; i--) {
                 Service *s = m->ctx.services[i - 1];
-                if (s->removed && service_may_change(s)) {
+                if ((s->removed || s->transient) && service_may_change(s)) {
                         manager_remove_service(m, i - 1);
                         changed = true;
                 } else if (service_apply_next_unit(s))

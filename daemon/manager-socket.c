@@ -64,6 +64,7 @@ const char *socket_service_name(const Socket *s) {
 
 static void socket_close(Socket *s) {
         size_t n = s->unit ? s->unit->socket.n_listen : 0;
+        socket_accept_close(s);
         for (size_t i = 0; s->sources && i < n; i++)
                 s->sources[i] = sd_event_source_disable_unref(s->sources[i]);
         for (size_t i = 0; s->fds && i < n; i++)
@@ -95,6 +96,7 @@ static Socket *socket_free(Socket *s) {
         free(s->control);
         credentials_done(&s->exec_creds);
         socket_close(s);
+        socket_accept_done(s);
         unit_free(s->unit);
         free(s->name);
         free(s->path);
@@ -127,8 +129,11 @@ Socket *manager_socket_find(Manager *m, const char *name) {
         return NULL;
 }
 
-/* Whether the service the socket activates runs, or is on its way. */
+/* Whether the service the socket activates runs, or is on its way. An Accept=yes socket unit is
+ * watched whatever its instances do. */
 static bool socket_service_busy(Socket *s) {
+        if (s->unit && s->unit->socket.accept)
+                return false;
         Service *svc = service_lookup(&s->manager->ctx, socket_service_name(s));
         return svc && !service_is_settled(svc);
 }
@@ -178,6 +183,12 @@ static int on_socket_ready(sd_event_source *source, int fd, uint32_t revents, vo
         const char *refusal = NULL;
         Service *svc = NULL;
 
+        if (s->unit->socket.accept) {
+                _cleanup_free_ char *error = NULL;
+                if (socket_accept_ready(s, fd, &error) < 0)
+                        socket_fail(s, "%s", error ?: "out of memory");
+                return 0;
+        }
         /* Not accepted: the service takes the connection from the listening socket. Until it has
          * stopped, svd does not look at the socket again. */
         socket_watch(s, false);
@@ -580,9 +591,13 @@ static int on_socket_recheck(sd_event_source *source, void *userdata) {
 }
 
 void manager_sockets_service_changed(Manager *m, Service *svc) {
+        if (svc->transient) {
+                manager_sockets_accept_service_changed(m, svc);
+                return;
+        }
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
-                if (!s->fds || !IN_SET(s->state, SOCKET_LISTENING, SOCKET_RUNNING) ||
+                if (!s->fds || s->unit->socket.accept || !IN_SET(s->state, SOCKET_LISTENING, SOCKET_RUNNING) ||
                     !streq(socket_service_name(s), svc->name))
                         continue;
                 if (svc->state == SERVICE_FAILED && svc->result == SERVICE_FAILURE_START_LIMIT_HIT) {
@@ -612,7 +627,7 @@ size_t manager_sockets_listen_fds(Manager *m, Service *svc, const int **ret_fds,
         *ret_names = NULL;
         for (size_t i = 0; i < m->n_sockets; i++) {
                 Socket *s = m->sockets[i];
-                if (!s->fds || !streq(socket_service_name(s), svc->name))
+                if (!s->fds || s->unit->socket.accept || !streq(socket_service_name(s), svc->name))
                         continue;
                 size_t k = s->unit->socket.n_listen;
                 int *a = realloc(m->listen_fds, (n + k) * sizeof(int));
@@ -850,6 +865,10 @@ json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds) {
                                       (json_int_t) s->n_triggers, "lastError",
                                       s->last_error ? json_string(s->last_error) : json_null(), "fds",
                                       f ?: json_null());
+                if (o && socket_accept_serialize(s, o) < 0) {
+                        json_decref(o);
+                        o = NULL;
+                }
                 if (!o || json_array_append_new(a, o) < 0) {
                         json_decref(a);
                         return NULL;
@@ -888,6 +907,8 @@ static int socket_deserialize(Manager *m, json_t *o) {
         if (!s->name || !s->path)
                 return -ENOMEM;
         s->n_triggers = reexec_u64(o, "triggers", 0);
+        if (socket_accept_deserialize(s, o) < 0)
+                return -ENOMEM;
         if (reexec_str(o, "lastError") && !(s->last_error = strdup(reexec_str(o, "lastError"))))
                 return -ENOMEM;
         const char *wanted = reexec_str(o, "wanted");

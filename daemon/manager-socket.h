@@ -28,6 +28,21 @@
  * the socket unit failed, with the reason. A command does not survive a re-exec: it is killed. When
  * svd exits, or the unit's file is gone, the sockets close without ExecStopPre= and ExecStopPost=.
  *
+ * Accept=yes (manager-socket-accept.c): svd accepts each connection itself and starts an instance of
+ * the template NAME@.service for it, named as systemd names them: NAME@N-LOCAL-REMOTE for IP
+ * ("echo@3-127.0.0.1:7-127.0.0.1:51234", N counting the connections accepted so far), NAME@N-PID-UID
+ * for AF_UNIX (the peer's, or NAME@N-unknown). The instance gets the connection as fd 3 with
+ * $LISTEN_FDS=1 and $LISTEN_FDNAMES=connection, or as stdin/stdout with StandardInput=socket, and
+ * $REMOTE_ADDR/$REMOTE_PORT for IP. A connection beyond MaxConnections= (in all) or
+ * MaxConnectionsPerSource= (from one IP address, or AF_UNIX peer uid) is accepted and closed at
+ * once. The instances are transient: once settled (the connection ended, or the start failed) they
+ * are dropped from the table, the failed ones after their failure is logged. A template that is
+ * missing or does not load fails the socket unit, as with Accept=no. accept() failing for want of
+ * descriptors or memory stops the watch for a while (10 ms, doubling up to 1 s) rather than waking
+ * the loop again at once; at most SOCKET_ACCEPT_BURST connections are taken per wake-up; the warnings
+ * about connections closed at once are rate-limited (a flood of them is counted). The trigger
+ * limit is Accept=no's: with Accept=yes, MaxConnections= bounds what connections start.
+ *
  * The names are the units' without ".socket"; svctl and the protocol name them NAME.socket.
  */
 
@@ -78,6 +93,13 @@ typedef enum SocketState {
 
 const char *socket_state_to_string(SocketState s);
 
+/* An instance of an Accept=yes socket unit that runs (or starts), and where its connection came from. */
+typedef struct SocketConnection {
+        char *service; /* "echo@0-127.0.0.1:7-127.0.0.1:51234" */
+        char *source;  /* what MaxConnectionsPerSource= counts: the peer's IP address, "uid:UID" for
+                        * AF_UNIX, "unknown" when there is no telling */
+} SocketConnection;
+
 struct Socket {
         Manager *manager;
         char *name;       /* "echo" of echo.socket */
@@ -103,6 +125,15 @@ struct Socket {
         SocketWaiter *waiters;
         size_t n_waiters;
         sd_event_source *recheck_source; /* its service ended while its start job was not done yet */
+
+        /* Accept=yes (manager-socket-accept.c). */
+        uint64_t n_accepted;  /* connections that got an instance: the N of the next instance's name */
+        SocketConnection *connections; /* the instances that have not settled yet */
+        size_t n_connections;
+        sd_event_source *accept_retry_source; /* accept() lacked resources: watching again at this timer */
+        uint64_t accept_retry_usec;           /*   its current back-off, 0 after an accept() that worked */
+        uint64_t accept_log_window_usec;      /* the messages about refused connections: */
+        unsigned accept_log_count, accept_log_suppressed; /*   SOCKET_ACCEPT_LOG_BURST per window */
 };
 
 /* Loads the socket units of the unit directory: added ones are loaded (not started), changed ones
@@ -153,6 +184,29 @@ void manager_sockets_free(Manager *m);
  * state) loads the directory's socket units unbound. NULL / -ENOMEM. */
 json_t *manager_sockets_serialize(Manager *m, ReexecFds *fds);
 int manager_sockets_deserialize(Manager *m, json_t *sockets);
+
+/* ---- manager-socket-accept.c: Accept=yes ---- */
+#define SOCKET_ACCEPT_BURST 16U /* connections accepted per wake-up of one listening socket */
+/* Messages about connections closed at once (beyond MaxConnections=, addresses unknown), per socket unit:
+ * at most this many in SOCKET_ACCEPT_LOG_INTERVAL_USEC, then one line counting the rest. */
+#define SOCKET_ACCEPT_LOG_BURST 10U
+#define SOCKET_ACCEPT_LOG_INTERVAL_USEC (10 * 1000000ULL)
+
+/* A listening socket of an Accept=yes socket unit is readable: accepts and starts instances. -errno and
+ * *ret_error (malloc'd, may be NULL) when the socket unit is to fail (its template is missing or does
+ * not load); else 0. */
+int socket_accept_ready(Socket *s, int fd, char **ret_error);
+/* The socket unit's sockets close: no retry timer any more (its instances run on). */
+void socket_accept_close(Socket *s);
+/* The socket unit is freed: its records of the instances go (the instances stay transient). */
+void socket_accept_done(Socket *s);
+/* Re-exec: "accepted" and "connections" of the socket unit's state object, and back. */
+int socket_accept_serialize(Socket *s, json_t *o);
+int socket_accept_deserialize(Socket *s, json_t *o);
+/* A transient instance changed state: once settled, its connection closes and it is dropped. */
+void manager_sockets_accept_service_changed(Manager *m, Service *svc);
+/* A transient instance is dropped from the table: its socket unit counts one connection less. */
+void manager_sockets_accept_service_gone(Manager *m, Service *svc);
 
 /* From the manager's service callbacks. */
 void manager_sockets_service_changed(Manager *m, Service *s);

@@ -194,6 +194,8 @@ static bool control_spawn(Service *s, ServiceControlEnd *ret) {
         SpawnParams params = exec.params;
         r = c->log_fresh ? service_log_prepare(s->log, s->def->unit, &params.stdout_fd, &params.stderr_fd, &log_error)
                          : service_log_attach(s->log, s->def->unit, &params.stdout_fd, &params.stderr_fd, &log_error);
+        if (r >= 0)
+                service_exec_socket_outputs(&exec, s->def->unit, &params);
         if (r < 0)
                 goto fail;
         c->log_fresh = false;

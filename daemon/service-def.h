@@ -362,6 +362,14 @@ struct Service {
         ServiceJob job;
         ServiceDeps deps;
         sd_event_source *idle_source; /* Type=idle: waiting for the other jobs (service-idle.c) */
+
+        /* An instance started for one connection of an Accept=yes socket unit (manager-socket.h):
+         * the connection, which its commands get (as fd 3 with $LISTEN_FDS=1, or as stdin/stdout
+         * with StandardInput=socket) until it settles, and the $REMOTE_ADDR/$REMOTE_PORT of its
+         * main command. -EBADF / NULL for other services, and once it has settled. */
+        int connection_fd;
+        char **connection_env;
+        bool transient; /* dropped from the table once it has settled (manager-reload.c) */
 };
 
 /* The table. service_find() accepts "web.service" as well as "web".

@@ -91,6 +91,17 @@ static uint64_t capability_mask(int last) {
         return last >= 63 ? UINT64_MAX : (UINT64_C(1) << (last + 1)) - 1;
 }
 
+void service_exec_socket_outputs(const ServiceExec *e, const Unit *u, SpawnParams *params) {
+        /* StandardError=inherit is whatever stdout gets (logstream.c). */
+        LogOutput err = u->std_error == LOG_OUTPUT_INHERIT ? u->std_output : u->std_error;
+        if (e->socket_fd < 3)
+                return;
+        if (u->std_output == LOG_OUTPUT_SOCKET)
+                params->stdout_fd = e->socket_fd;
+        if (err == LOG_OUTPUT_SOCKET)
+                params->stderr_fd = e->socket_fd;
+}
+
 void service_exec_done(ServiceExec *e) {
         if (e->owns_cgroup_fd) {
                 e->params.cgroup_fd = safe_close(e->params.cgroup_fd);
@@ -155,26 +166,60 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
         r = service_dirs_prepare(s, &e->env, &e->error);
         if (r < 0)
                 return r;
+        /* An instance of an Accept=yes socket unit: $REMOTE_ADDR and $REMOTE_PORT of its connection
+         * (systemd.socket(5)), for every command. */
+        for (char **v = s->connection_env; v && *v; v++) {
+                char *a = strdup(*v);
+                if (!a || strv_env_replace_consume(&e->env, a) < 0)
+                        return -ENOMEM;
+        }
         /* sd_listen_fds(3): the main command gets the listening sockets of the socket units that
-         * activate the service, however it was started; LISTEN_PID= is written by the child. */
+         * activate the service, however it was started, or the connection of an Accept=yes instance
+         * (one fd, named "connection"); LISTEN_PID= is written by the child. StandardInput=,
+         * StandardOutput= or StandardError=socket (systemd.exec(5)) take that one socket instead, for
+         * every command: an Accept=no socket unit must have exactly one. */
+        bool socket_io = u->std_input == EXEC_INPUT_SOCKET || u->std_output == LOG_OUTPUT_SOCKET ||
+                         u->std_error == LOG_OUTPUT_SOCKET;
         const int *listen_fds = NULL;
         size_t n_listen = 0;
-        if (exec_is_main(u, cmd) && c->callbacks && c->callbacks->listen_fds) {
-                _cleanup_free_ char *names = NULL;
-                n_listen = c->callbacks->listen_fds(s, &listen_fds, &names, c->userdata);
-                if (n_listen > SPAWN_LISTEN_FDS_MAX)
-                        n_listen = SPAWN_LISTEN_FDS_MAX;
-                if (n_listen > 0) {
-                        char *a = NULL;
-                        if (asprintf(&a, "LISTEN_FDS=%zu", n_listen) < 0 || strv_env_replace_consume(&e->env, a) < 0)
-                                return -ENOMEM;
-                        if (asprintf(&a, "LISTEN_FDNAMES=%s", names ?: "") < 0 ||
-                            strv_env_replace_consume(&e->env, a) < 0)
-                                return -ENOMEM;
-                        if (asprintf(&a, "LISTEN_PID=%0*d", (int) SPAWN_PID_DIGITS, 0) < 0 ||
-                            strv_env_replace_consume(&e->env, a) < 0)
+        _cleanup_free_ char *names = NULL;
+        e->socket_fd = -EBADF;
+        if (s->connection_fd >= 0) {
+                if (socket_io)
+                        e->socket_fd = s->connection_fd;
+                else if (exec_is_main(u, cmd)) {
+                        listen_fds = &s->connection_fd;
+                        n_listen = 1;
+                        names = strdup("connection");
+                        if (!names)
                                 return -ENOMEM;
                 }
+        } else if ((exec_is_main(u, cmd) || socket_io) && c->callbacks && c->callbacks->listen_fds)
+                n_listen = c->callbacks->listen_fds(s, &listen_fds, &names, c->userdata);
+        if (socket_io && s->connection_fd < 0) {
+                if (n_listen != 1) {
+                        if (asprintf(&e->error,
+                                     "StandardInput=/StandardOutput=/StandardError=socket needs the connection of an "
+                                     "Accept=yes socket unit, or a socket unit with exactly one socket (%zu here)",
+                                     n_listen) < 0)
+                                e->error = NULL;
+                        return -EBADF;
+                }
+                e->socket_fd = listen_fds[0];
+                n_listen = 0;
+        }
+        if (n_listen > SPAWN_LISTEN_FDS_MAX)
+                n_listen = SPAWN_LISTEN_FDS_MAX;
+        if (n_listen > 0) {
+                char *a = NULL;
+                if (asprintf(&a, "LISTEN_FDS=%zu", n_listen) < 0 || strv_env_replace_consume(&e->env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "LISTEN_FDNAMES=%s", names ?: "") < 0 ||
+                    strv_env_replace_consume(&e->env, a) < 0)
+                        return -ENOMEM;
+                if (asprintf(&a, "LISTEN_PID=%0*d", (int) SPAWN_PID_DIGITS, 0) < 0 ||
+                    strv_env_replace_consume(&e->env, a) < 0)
+                        return -ENOMEM;
         }
         if (cmd->flags & EXEC_NO_ENV_EXPAND) {
                 e->argv = strv_copy(cmd->argv);
@@ -275,7 +320,8 @@ int service_exec_prepare(Service *s, const ExecCommand *cmd, char **extra_env, S
                 .outer_gid = getgid(),
                 .cgroup_fd = -EBADF,
                 .tty_path = u->tty_path ? u->tty_path : "/dev/console",
-                .stdin_tty = u->std_input != EXEC_INPUT_NULL,
+                .stdin_tty = IN_SET(u->std_input, EXEC_INPUT_TTY, EXEC_INPUT_TTY_FORCE, EXEC_INPUT_TTY_FAIL),
+                .stdin_fd = u->std_input == EXEC_INPUT_SOCKET ? e->socket_fd : 0,
                 .tty_force = u->std_input == EXEC_INPUT_TTY_FORCE,
                 .stdout_tty = u->std_output == LOG_OUTPUT_TTY,
                 .stderr_tty = u->std_error == LOG_OUTPUT_TTY ||

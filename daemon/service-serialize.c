@@ -62,6 +62,7 @@ json_t *service_serialize(Service *s, ReexecFds *fds) {
         SET("loadError", s->def->load_error ? json_string(s->def->load_error) : json_null());
         SET("unitHash", json_integer((json_int_t) s->def->hash));
         SET("removed", json_boolean(s->removed));
+        SET("transient", json_boolean(s->transient));
         if (s->next)
                 SET("nextUnit", json_pack("{s:o,s:o,s:o,s:I}", "unit", unit_to_json(s->next->unit), "loadError",
                                           s->next->load_error ? json_string(s->next->load_error) : json_null(),
@@ -230,6 +231,7 @@ int service_deserialize(ServiceContext *c, json_t *o, Service **ret) {
                 return r;
 
         s->removed = reexec_bool(o, "removed", false);
+        s->transient = reexec_bool(o, "transient", false);
         json_t *next = json_object_get(o, "nextUnit");
         if (json_is_object(next)) {
                 _cleanup_free_ char *next_error = NULL;

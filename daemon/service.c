@@ -496,6 +496,8 @@ static int service_spawn_main(Service *s) {
         SpawnParams params = exec.params;
         r = s->control.log_fresh ? service_log_prepare(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error)
                                  : service_log_attach(s->log, u, &params.stdout_fd, &params.stderr_fd, &log_error);
+        if (r >= 0)
+                service_exec_socket_outputs(&exec, u, &params);
         if (r < 0) {
                 if (!exec.error) /* said once, below */
                         exec.error = TAKE_PTR(log_error);
@@ -1773,6 +1775,7 @@ int service_new(ServiceContext *c, const char *name, UnitDefinition *def, Servic
                 .handlers = &service_handlers,
                 .def = TAKE_PTR(d),
                 .dynamic_user_fd = -EBADF,
+                .connection_fd = -EBADF,
                 .state = SERVICE_INACTIVE,
                 .result = SERVICE_SUCCESS,
                 .state_change_usec = now_usec(CLOCK_REALTIME),
@@ -1811,6 +1814,8 @@ Service *service_free(Service *s) {
         free(s->last_error);
         free(s->condition_failed);
         free(s->assert_failed);
+        safe_close(s->connection_fd);
+        strv_free(s->connection_env);
         free(s);
         return NULL;
 }

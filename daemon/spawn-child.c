@@ -244,6 +244,8 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
         if (p->stderr_fd >= 3 && dup2(p->stderr_fd, STDERR_FILENO) < 0)
                 child_fail(report_fd, SPAWN_STAGE_CLOSE_FDS, errno);
+        if (p->stdin_fd >= 3 && dup2(p->stdin_fd, STDIN_FILENO) < 0)
+                child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
         /* Socket activation: the listening fds go to 3 ... 3+n-1 and the report pipe after them.
          * Copies above that range first, so that no move overwrites a listening fd still to move;
          * dup2() clears O_CLOEXEC on the final numbers. */
@@ -336,7 +338,7 @@ void spawn_child_run(const SpawnParams *p, const sigset_t *ignored, int report_f
                 if (tty > STDERR_FILENO)
                         (void) close(tty);
         }
-        int null = p->stdin_tty ? STDIN_FILENO : open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int null = p->stdin_tty || p->stdin_fd >= 3 ? STDIN_FILENO : open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (null < 0)
                 child_fail(report_fd, SPAWN_STAGE_STDIN, errno);
         if (null != STDIN_FILENO) {

@@ -142,7 +142,7 @@ static int spawn_vfork(const SpawnParams *p, uint64_t flags, int exit_signal, in
                        pid_t *ret_pid) {
         if (p->private_pids)
                 return 0;
-        if (p->n_listen_fds > 0) /* they do not fit the reserved slots */
+        if (p->n_listen_fds > 0 || p->stdin_fd >= 3) /* they do not fit the reserved slots */
                 return 0;
         if (spawn_reserve_fds() < 0) {
                 spawn_log_path(/* vfork= */ false, "no fds could be reserved for it");

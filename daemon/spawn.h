@@ -121,6 +121,9 @@ typedef struct SpawnParams {
          * 0-2 open, so none of its pipes can have such a number. */
         int stdout_fd;
         int stderr_fd;
+        /* Installed as the child's stdin (StandardInput=socket: a connection or a listening socket);
+         * below 3 (the default): /dev/null, or the terminal of stdin_tty. */
+        int stdin_fd;
         /* StandardInput=/StandardOutput=/StandardError= on a terminal: tty_path is opened in the
          * child; with stdin_tty it becomes the controlling terminal (TIOCSCTTY, forced with
          * tty_force), and the child fails at "stdin" when it cannot. */

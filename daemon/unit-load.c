@@ -344,12 +344,24 @@ static int unit_check_socket(UnitParser *p) {
                 return parser_error(p, -EINVAL, 0,
                                     "Missing ListenStream=, ListenDatagram=, ListenSequentialPacket= or ListenFIFO= "
                                     "in [Socket]");
-        if (s->accept)
-                return parser_error(p, -EOPNOTSUPP, 0,
-                                    "Accept=yes (a service instance per connection) is not supported");
         const char *why = unit_socket_options_check(s);
         if (why)
                 return parser_error(p, -EINVAL, 0, "%s", why);
+        if (!s->accept)
+                return 0;
+        /* systemd.socket(5): a datagram socket or FIFO has no connections to accept, and each connection
+         * starts an instance of NAME@.service, which Service= cannot name. */
+        for (size_t i = 0; i < s->n_listen; i++)
+                if (!IN_SET(s->listen[i].type, SOCKET_LISTEN_STREAM, SOCKET_LISTEN_SEQPACKET))
+                        return parser_error(p, -EINVAL, s->listen[i].line,
+                                            "Accept=yes (line %u) takes stream and sequential packet sockets only, "
+                                            "not Listen%s=",
+                                            s->accept_line, socket_listen_type_to_string(s->listen[i].type));
+        if (s->service)
+                return parser_error(p, -EINVAL, s->service_line,
+                                    "Service= cannot be used with Accept=yes (line %u): each connection starts an "
+                                    "instance of %s@.service",
+                                    s->accept_line, p->unit->name);
         return 0;
 }
 
@@ -444,6 +456,11 @@ int unit_load_string(const char *text, size_t len, const char *path, const char 
                         *ret_error = NULL;
                 return 0;
         }
+
+        /* systemd.exec(5): with StandardInput=socket, StandardOutput= defaults to inherit, the socket;
+         * StandardError= (inherit) follows it. */
+        if (u->std_input == EXEC_INPUT_SOCKET && p.std_output_line == 0)
+                u->std_output = LOG_OUTPUT_SOCKET;
 
         /* systemd.service(5): Type=oneshot may do without ExecStart= when it has ExecStop= (a unit that
          * only acts when it is stopped) or SuccessAction= (one whose start is the action, as

@@ -1162,7 +1162,7 @@ int parse_limit(UnitParser *p, const UnitKey *k, void *field) {
 /* StandardOutput=/StandardError=: log (or systemd's journal), null, inherit, file:PATH, append:PATH.
  * The path of file: and append: goes to the field at k->aux_offset. */
 int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
-        static const char *const systemd_only[] = { "socket", "truncate:", "fd:" };
+        static const char *const systemd_only[] = { "truncate:", "fd:" };
         /* systemd's journal, kernel log and syslog destinations, and those with a copy on the
          * console: svd has one log per service, so they all go there. */
         static const char *const as_log[] = { "journal+console", "kmsg", "kmsg+console", "syslog",
@@ -1186,6 +1186,8 @@ int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                 o = LOG_OUTPUT_INHERIT;
         else if (streq(v, "tty"))
                 o = LOG_OUTPUT_TTY;
+        else if (streq(v, "socket"))
+                o = LOG_OUTPUT_SOCKET;
         else if (strneq(v, "file:", 5) || strneq(v, "append:", 7)) {
                 bool append = v[0] == 'a';
                 char bad;
@@ -1205,12 +1207,15 @@ int parse_log_output(UnitParser *p, const UnitKey *k, void *field) {
                         if (strneq(v, systemd_only[i], strlen(systemd_only[i])))
                                 return invalid_value(p, -EOPNOTSUPP,
                                                      "not supported (supported: log, journal, null, inherit, tty, "
-                                                     "file:PATH, append:PATH)");
+                                                     "socket, file:PATH, append:PATH)");
                 return invalid_value(p, -EINVAL,
-                                     "expected one of: log, journal, null, inherit, tty, file:PATH, append:PATH");
+                                     "expected one of: log, journal, null, inherit, tty, socket, file:PATH, "
+                                     "append:PATH");
         }
         free_and_replace(path, TAKE_PTR(s));
         *(LogOutput *) field = o;
+        if (streq(k->name, "StandardOutput"))
+                p->std_output_line = isempty(v) ? 0 : p->line;
         return 0;
 }
 
@@ -1337,13 +1342,13 @@ int parse_directory_mode(UnitParser *p, const UnitKey *k, void *field) {
         return 0;
 }
 
-/* StandardInput=: null, tty, tty-force, tty-fail; systemd's data, file:, socket and fd: are refused. */
+/* StandardInput=: null, tty, tty-force, tty-fail, socket; systemd's data, file: and fd: are refused. */
 int parse_std_input(UnitParser *p, const UnitKey *k, void *field) {
         static const char *const names[_EXEC_INPUT_MAX] = {
                 [EXEC_INPUT_NULL] = "null", [EXEC_INPUT_TTY] = "tty", [EXEC_INPUT_TTY_FORCE] = "tty-force",
-                [EXEC_INPUT_TTY_FAIL] = "tty-fail",
+                [EXEC_INPUT_TTY_FAIL] = "tty-fail", [EXEC_INPUT_SOCKET] = "socket",
         };
-        static const char *const systemd_only[] = { "data", "file:", "socket", "fd:" };
+        static const char *const systemd_only[] = { "data", "file:", "fd:" };
 
         if (isempty(p->value))
                 return key_reset(p, k, field);
@@ -1354,8 +1359,9 @@ int parse_std_input(UnitParser *p, const UnitKey *k, void *field) {
                 }
         for (size_t i = 0; i < ELEMENTSOF(systemd_only); i++)
                 if (strneq(p->value, systemd_only[i], strlen(systemd_only[i])))
-                        return invalid_value(p, -EOPNOTSUPP, "not supported (supported: null, tty, tty-force, tty-fail)");
-        return invalid_value(p, -EINVAL, "expected null, tty, tty-force or tty-fail");
+                        return invalid_value(p, -EOPNOTSUPP,
+                                             "not supported (supported: null, tty, tty-force, tty-fail, socket)");
+        return invalid_value(p, -EINVAL, "expected null, tty, tty-force, tty-fail or socket");
 }
 
 /* TTYPath=: an absolute path. */

@@ -47,6 +47,7 @@ typedef struct UnitParser {
         unsigned n_env_assignments;
         unsigned n_wanted_by;
         unsigned pam_name_line; /* of PAMName= in force, 0: none */
+        unsigned std_output_line; /* of StandardOutput= in force, 0: none (its default depends on StandardInput=) */
         UnitKind kind;          /* from the file name: which sections the file may have */
 
         int error; /* first error, negative; parsing stops there */
@@ -126,6 +127,7 @@ int parse_access(UnitParser *p, const UnitKey *k, void *field);
 int parse_socket_listen(UnitParser *p, const UnitKey *k, void *field);
 int parse_bind_ipv6_only(UnitParser *p, const UnitKey *k, void *field);
 int parse_socket_service(UnitParser *p, const UnitKey *k, void *field);
+int parse_socket_accept(UnitParser *p, const UnitKey *k, void *field);
 int parse_fd_name(UnitParser *p, const UnitKey *k, void *field);
 int parse_socket_refused(UnitParser *p, const UnitKey *k, void *field);
 /* The socket options of [Socket] (unit-socket-options.c). */

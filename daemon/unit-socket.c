@@ -199,6 +199,7 @@ int parse_socket_listen(UnitParser *p, const UnitKey *k, void *field) {
         }
         us->listen = n;
         l.address = TAKE_PTR(v);
+        l.line = p->line;
         us->listen[us->n_listen++] = l;
         return 0;
 }
@@ -219,13 +220,14 @@ int parse_bind_ipv6_only(UnitParser *p, const UnitKey *k, void *field) {
 
 /* Service=: NAME.service (systemd.socket(5): only services); kept without the suffix. */
 int parse_socket_service(UnitParser *p, const UnitKey *k, void *field) {
-        char **service = field;
+        UnitSocket *us = field;
         _cleanup_free_ char *v = NULL;
         int r;
 
         if (isempty(p->value)) {
-                free(*service);
-                *service = NULL;
+                free(us->service);
+                us->service = NULL;
+                us->service_line = 0;
                 return 0;
         }
         r = unit_parse_string_value(p, &v);
@@ -236,8 +238,27 @@ int parse_socket_service(UnitParser *p, const UnitKey *k, void *field) {
         unit_name_strip_suffix(v);
         if (!unit_name_is_valid(v) || strchr(v, '@'))
                 return invalid_value(p, -EINVAL, "expected the name of a service (not a template), NAME.service");
-        free(*service);
-        *service = TAKE_PTR(v);
+        free(us->service);
+        us->service = TAKE_PTR(v);
+        us->service_line = p->line;
+        return 0;
+}
+
+/* Accept=: a boolean, its line kept for the checks once the whole file is read. */
+int parse_socket_accept(UnitParser *p, const UnitKey *k, void *field) {
+        UnitSocket *us = field;
+        bool b;
+
+        if (isempty(p->value)) {
+                us->accept = false;
+                us->accept_line = 0;
+                return 0;
+        }
+        int r = parse_boolean(p->value, &b);
+        if (r < 0)
+                return invalid_value(p, r, "expected a boolean (yes/no, true/false, on/off, 1/0)");
+        us->accept = b;
+        us->accept_line = p->line;
         return 0;
 }
 

@@ -25,8 +25,12 @@
  *     PassSecurity=, PassPacketInfo=, PipeSize=, Symlinks=, Writable= (no only: svd has no
  *     ListenSpecial=), FlushPending=, SocketProtocol= (udplite, sctp), TCPCongestion=, Transparent=,
  *     Timestamping=: unit-socket-options.c, with systemd's meanings.
- *   Accept=: no only. Accept=yes (an instance of a template service per connection) is refused with a
- *     load error, as running the service on the listening socket instead would be a different service.
+ *   Accept=: no (the service NAME.service gets the listening sockets), or yes: svd accepts each
+ *     connection and starts an instance of the template NAME@.service for it (manager-socket-accept.c).
+ *     Accept=yes takes stream and sequential packet sockets only, and no Service= (as in systemd).
+ *   MaxConnections= (default 64, at least 1) and MaxConnectionsPerSource= (default 0: no limit of its
+ *     own, so MaxConnections= bounds it): with Accept=yes, the connections that may have an instance at
+ *     once, in all and from one source (an IP address; for AF_UNIX the peer's uid).
  *   Other systemd [Socket] keys are warned about and listed in Unit.not_applied; the label keys
  *   (SmackLabel*=, SELinuxContextFromNet=) are refused, since without them the socket would be reachable
  *   by more than the unit allows.
@@ -83,6 +87,7 @@ typedef struct SocketListen {
         socklen_t sa_len;
         bool port_only;               /* a bare port: [::], falling back to 0.0.0.0 without IPv6 */
         char *path;                   /* a file-system socket's or FIFO's path, else NULL */
+        unsigned line;                /* of its Listen*= line, for messages */
 } SocketListen;
 
 typedef struct UnitSocket {
@@ -109,13 +114,17 @@ typedef struct UnitSocket {
         char *tcp_congestion;             /* TCPCongestion= */
         SocketTimestamping timestamping;  /* Timestamping= */
         char **symlinks;                  /* Symlinks=: absolute paths */
+        unsigned accept_line, service_line; /* of Accept= and Service= in force, for messages; 0: none */
+        unsigned max_connections;         /* MaxConnections=, default UNIT_SOCKET_MAX_CONNECTIONS */
+        unsigned max_connections_per_source; /* MaxConnectionsPerSource=; 0: MaxConnections= only */
 } UnitSocket;
 
+#define UNIT_SOCKET_MAX_CONNECTIONS 64U /* systemd.socket(5)'s default */
 #define UNIT_SOCKET_TIMEOUT_USEC_DEFAULT (90ULL * 1000000ULL)
 #define UNIT_SOCKET_DEFAULTS                                                                                  \
         { .socket_mode = 0666, .directory_mode = 0755, .backlog = SOMAXCONN,                                \
           .timeout_usec = UNIT_SOCKET_TIMEOUT_USEC_DEFAULT, .priority = -1, .ip_tos = -1, .ip_ttl = -1,      \
-          .mark = -1 }
+          .mark = -1, .max_connections = UNIT_SOCKET_MAX_CONNECTIONS }
 #define UNIT_SOCKET_SYMLINKS_MAX 64U /* Symlinks= of one socket unit */
 
 void unit_socket_done(UnitSocket *s);

@@ -104,6 +104,7 @@ UnitKind unit_kind_from_path(const char *path) {
 static const char *const log_output_table[_LOG_OUTPUT_MAX] = {
         [LOG_OUTPUT_LOG] = "log",       [LOG_OUTPUT_NULL] = "null",     [LOG_OUTPUT_INHERIT] = "inherit",
         [LOG_OUTPUT_FILE] = "file",     [LOG_OUTPUT_APPEND] = "append", [LOG_OUTPUT_TTY] = "tty",
+        [LOG_OUTPUT_SOCKET] = "socket",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(log_output, LogOutput);

@@ -206,7 +206,9 @@ typedef enum UnitRelation {
  * size-based rotation (file: truncates at each start); null: /dev/null;
  * inherit: StandardOutput=inherit is svd's own stdout; StandardError=inherit
  * (the default) is whatever stdout gets, as in systemd, and svd's own stderr
- * when that is inherit too. "journal" is taken as "log". */
+ * when that is inherit too. "journal" is taken as "log". socket: the connection of a socket-activated
+ * service (StandardInput=socket); the default of StandardOutput= when StandardInput=socket, as in
+ * systemd.exec(5). */
 typedef enum LogOutput {
         LOG_OUTPUT_LOG,
         LOG_OUTPUT_NULL,
@@ -214,6 +216,7 @@ typedef enum LogOutput {
         LOG_OUTPUT_FILE,
         LOG_OUTPUT_APPEND,
         LOG_OUTPUT_TTY, /* TTYPath= (the child opens it) */
+        LOG_OUTPUT_SOCKET, /* the socket of StandardInput=socket (service-exec.c) */
         _LOG_OUTPUT_MAX,
         _LOG_OUTPUT_INVALID = -EINVAL,
 } LogOutput;
@@ -222,12 +225,15 @@ const char *log_output_to_string(LogOutput o);
 
 /* StandardInput= (systemd.exec(5)): null, or the terminal TTYPath= as the controlling terminal:
  * tty and tty-fail fail the start when another session has it (svd does not wait for it to be
- * released), tty-force takes it away from that session. */
+ * released), tty-force takes it away from that session. socket: the connection of an Accept=yes
+ * socket unit's instance, or the one listening socket of an Accept=no socket unit that has exactly
+ * one; any other start fails. */
 typedef enum ExecInput {
         EXEC_INPUT_NULL,
         EXEC_INPUT_TTY,
         EXEC_INPUT_TTY_FORCE,
         EXEC_INPUT_TTY_FAIL,
+        EXEC_INPUT_SOCKET,
         _EXEC_INPUT_MAX,
         _EXEC_INPUT_INVALID = -EINVAL,
 } ExecInput;

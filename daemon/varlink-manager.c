@@ -839,18 +839,22 @@ static json_t *socket_to_json(const Socket *s) {
                                                         socket_listen_type_to_string(us->listen[i].type),
                                                         "address", us->listen[i].address));
         _cleanup_free_ char *name = NULL, *service = NULL;
-        if (asprintf(&name, "%s.socket", s->name) < 0 || asprintf(&service, "%s.service", socket_service_name(s)) < 0) {
+        bool accept = us && us->accept;
+        if (asprintf(&name, "%s.socket", s->name) < 0 ||
+            asprintf(&service, "%s%s.service", socket_service_name(s), accept ? "@" : "") < 0) {
                 json_decref(listen);
                 return NULL;
         }
-        return json_pack("{s:s,s:s,s:o,s:s,s:s,s:o,s:I,s:b,s:o,s:o}", "name", name, "path", s->path ?: "",
+        return json_pack("{s:s,s:s,s:o,s:s,s:s,s:o,s:I,s:b,s:o,s:o,s:b,s:I,s:I,s:I}", "name", name, "path", s->path ?: "",
                          "description",
                          s->unit && s->unit->description ? json_string(s->unit->description) : json_null(),
                          "service", service, "state", socket_state_to_string(s->state), "listen",
                          listen ?: json_array(), "triggers", (json_int_t) s->n_triggers, "wantedByDefault",
                          s->unit && s->unit->wanted_by_default, "loadError",
                          s->load_error ? json_string(s->load_error) : json_null(), "lastError",
-                         s->last_error ? json_string(s->last_error) : json_null());
+                         s->last_error ? json_string(s->last_error) : json_null(), "accept", accept, "accepted",
+                         (json_int_t) s->n_accepted, "connections", (json_int_t) s->n_connections, "maxConnections",
+                         (json_int_t) (us ? us->max_connections : 0));
 }
 
 static int method_list_sockets(VarlinkCall *call, json_t *parameters, void *userdata) {

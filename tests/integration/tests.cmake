@@ -11,6 +11,8 @@ svd_integration_test(e2e-socket-path)
 svd_integration_test(socket-activation)
 # Socket units: enabling, dependencies naming them, their commands and socket options.
 svd_integration_test(socket-units)
+# Accept=yes: an instance of NAME@.service per connection, MaxConnections=, StandardInput=socket.
+svd_integration_test(socket-accept)
 # svd.conf: the units' defaults, ForwardOutput=, options over the file, re-exec, bad lines.
 svd_integration_test(svd-conf)
 svd_integration_test(crash)

@@ -1,14 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A socket-activated echo service and its client, for tests/integration/socket-activation.sh.
+ * A socket-activated echo service and its client, for tests/integration/socket-activation.sh and
+ * socket-accept.sh.
  *
  *   listen-echo serve
  *     The service: takes the fds of sd_listen_fds(3) ($LISTEN_FDS from 3, only when $LISTEN_PID is its
  *     own pid: else it exits 3 saying so), prints "listen-echo: pid PID fds N names NAMES" and then,
  *     for ever, answers every connection of a stream socket (one read, echoed back, closed) and every
  *     datagram (sent back).
+ *   listen-echo serve-stdio
+ *     An instance of an Accept=yes socket unit with StandardInput=socket: one read from stdin, the same
+ *     bytes written to stdout, exit 0. Exits 3 when stdin or stdout is no socket. When stdin is a
+ *     listening socket (Accept=no), serves one connection accepted from it the same way.
+ *   listen-echo serve-conn
+ *     An instance of an Accept=yes socket unit given the connection as fd 3: checks $LISTEN_PID (its
+ *     own pid) and $LISTEN_FDS=1 (else exits 3), reads once from fd 3 and answers
+ *     "MESSAGE names=$LISTEN_FDNAMES remote=$REMOTE_ADDR stdin=null|other", exit 0.
+ *   listen-echo hold ADDR MESSAGE
+ *     A client that connects, prints "connected", then waits for a line on its stdin (or its end)
+ *     before it sends MESSAGE; prints the answer (empty when the server closed without one).
  *   listen-echo connect unix:PATH|unix:@ABSTRACT|tcp:ADDR:PORT MESSAGE
- *     The client: sends MESSAGE, prints the answer; exits 2 when the connection is refused.
+ *     The client: sends MESSAGE, prints the answer (empty when the server closed the connection
+ *     without one, before or after MESSAGE went); exits 2 when the connection is refused.
  *   listen-echo loop unix:PATH|tcp:ADDR:PORT STOPFILE
  *     Connects and checks the echo again and again until STOPFILE exists; prints the number of
  *     round trips; exits 2 at the first refusal or wrong answer, saying which.
@@ -23,7 +36,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -85,6 +102,67 @@ static int serve(void) {
         }
 }
 
+static bool fd_is_socket(int fd) {
+        int type = 0;
+        socklen_t tl = sizeof(type);
+        return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
+}
+
+static int serve_stdio(void) {
+        char buf[4096];
+        int listening = 0;
+        socklen_t ll = sizeof(listening);
+        ssize_t k;
+
+        if (!fd_is_socket(STDIN_FILENO) || !fd_is_socket(STDOUT_FILENO)) {
+                fprintf(stderr, "listen-echo: stdin or stdout is no socket\n");
+                return 3;
+        }
+        if (getsockopt(STDIN_FILENO, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) == 0 && listening) {
+                /* Accept=no: stdin and stdout are the listening socket; one connection is served. */
+                int c = accept4(STDIN_FILENO, NULL, NULL, SOCK_CLOEXEC);
+                if (c < 0)
+                        return 1;
+                do
+                        k = read(c, buf, sizeof(buf));
+                while (k < 0 && errno == EINTR);
+                if (k > 0 && write(c, buf, (size_t) k) != k)
+                        return 1;
+                close(c);
+                return 0;
+        }
+        do
+                k = read(STDIN_FILENO, buf, sizeof(buf));
+        while (k < 0 && errno == EINTR);
+        if (k > 0 && write(STDOUT_FILENO, buf, (size_t) k) != k)
+                return 1;
+        return 0;
+}
+
+static int serve_conn(void) {
+        const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS"), *names = getenv("LISTEN_FDNAMES");
+        const char *remote = getenv("REMOTE_ADDR");
+        char buf[4096], answer[8192];
+        struct stat st;
+        ssize_t k;
+
+        if (!pid || atol(pid) != (long) getpid() || !fds || strcmp(fds, "1") != 0 || !fd_is_socket(3)) {
+                fprintf(stderr, "listen-echo: LISTEN_PID=%s LISTEN_FDS=%s, my pid %ld\n", pid ? pid : "",
+                        fds ? fds : "", (long) getpid());
+                return 3;
+        }
+        bool null = fstat(STDIN_FILENO, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+        do
+                k = read(3, buf, sizeof(buf) - 1);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return 1;
+        buf[k] = '\0';
+        int n = snprintf(answer, sizeof(answer), "%s names=%s remote=%s stdin=%s", buf, names ? names : "(none)",
+                         remote ? remote : "(none)", null ? "null" : "other");
+        return write(3, answer, (size_t) n) == n ? 0 : 1;
+}
+
 static int dial(const char *addr) {
         struct sockaddr_storage sa = {};
         socklen_t len;
@@ -134,6 +212,11 @@ static int round_trip(const char *addr, const char *msg, char *buf, size_t size)
         if (write(fd, msg, strlen(msg)) != (ssize_t) strlen(msg)) {
                 int r = -errno;
                 close(fd);
+                if (r == -EPIPE || r == -ECONNRESET) {
+                        /* The server closed the connection before the message went: no answer. */
+                        buf[0] = '\0';
+                        return 0;
+                }
                 return r;
         }
         for (;;) {
@@ -152,6 +235,8 @@ static int round_trip(const char *addr, const char *msg, char *buf, size_t size)
 int main(int argc, char **argv) {
         char buf[4096];
 
+        signal(SIGPIPE, SIG_IGN);
+
         if (argc == 2 && strcmp(argv[1], "serve") == 0)
                 return serve();
         if (argc == 4 && strcmp(argv[1], "connect") == 0) {
@@ -160,6 +245,38 @@ int main(int argc, char **argv) {
                         fprintf(stderr, "listen-echo: %s: %s\n", argv[2], strerror(-r));
                         return r == -ECONNREFUSED || r == -ENOENT ? 2 : 1;
                 }
+                printf("%s\n", buf);
+                return 0;
+        }
+        if (argc == 2 && strcmp(argv[1], "serve-stdio") == 0)
+                return serve_stdio();
+        if (argc == 2 && strcmp(argv[1], "serve-conn") == 0)
+                return serve_conn();
+        if (argc == 4 && strcmp(argv[1], "hold") == 0) {
+                int fd = dial(argv[2]);
+                size_t got = 0;
+                if (fd < 0) {
+                        fprintf(stderr, "listen-echo: %s: %s\n", argv[2], strerror(-fd));
+                        return fd == -ECONNREFUSED || fd == -ENOENT ? 2 : 1;
+                }
+                printf("connected\n");
+                fflush(stdout);
+                if (!fgets(buf, sizeof(buf), stdin))
+                        buf[0] = 0; /* its end says go as well */
+                if (write(fd, argv[3], strlen(argv[3])) < 0) {
+                        /* The server closed it already: no answer. */
+                        printf("\n");
+                        return 0;
+                }
+                for (;;) {
+                        ssize_t k = read(fd, buf + got, sizeof(buf) - 1 - got);
+                        if (k < 0 && errno == EINTR)
+                                continue;
+                        if (k <= 0)
+                                break;
+                        got += (size_t) k;
+                }
+                buf[got] = '\0';
                 printf("%s\n", buf);
                 return 0;
         }
@@ -176,6 +293,7 @@ int main(int argc, char **argv) {
                 printf("%lu\n", n);
                 return 0;
         }
-        fprintf(stderr, "usage: listen-echo serve | connect ADDR MESSAGE | loop ADDR STOPFILE\n");
+        fprintf(stderr, "usage: listen-echo serve | serve-stdio | serve-conn | connect ADDR MESSAGE | hold ADDR MESSAGE | "
+                        "loop ADDR STOPFILE\n");
         return 1;
 }

@@ -16,6 +16,9 @@
 #              workers (its ExecReload= reads the PID file); a unit without
 #              ExecReload= refuses the reload and keeps running
 #   stop       svctl stop, no process of the daemon left
+# Then the package's sshd -i under an inetd-style pair, sshd.socket (ListenStream=22,
+# Accept=yes) and sshd@.service (StandardInput=socket): ssh logs in through an
+# instance of sshd@.service per connection, which is gone once it has ended.
 # php-fpm is a master (Type=notify) with a pool of workers that outlive
 # their master: it must run with host PIDs (its PID file holds the main
 # PID svctl shows). At the end kill -9 of svd with all five running: none
@@ -280,6 +283,59 @@ for d in $DAEMONS; do
         stop_daemon "$d"
 done
 check "nginx's ExecStop= (start-stop-daemon --pidfile) removed the PID file" test ! -e "$R/run/nginx.pid"
+
+# ---- sshd -i for each connection (Accept=yes, StandardInput=socket) ----
+# bookworm's ssh.socket is Accept=no (it activates ssh.service) and the package has no ssh@.service;
+# the package's sshd -i runs here under the classic inetd-style pair instead. Added now, with port 22
+# free: wanted by sockets.target, the socket unit would have taken the port from ssh.service.
+diag "the package's ssh.socket: $(grep -e '^Listen' -e '^Accept' "$R/lib/systemd/system/ssh.socket" 2>/dev/null | tr '\n' ' ')"
+cat >"$R/etc/svd/units/sshd.socket" <<'EOF'
+[Unit]
+Description=OpenBSD Secure Shell server socket, a server per connection
+Before=sockets.target
+
+[Socket]
+ListenStream=22
+Accept=yes
+
+[Install]
+WantedBy=sockets.target
+EOF
+cat >"$R/etc/svd/units/sshd@.service" <<'EOF'
+[Unit]
+Description=OpenBSD Secure Shell server per-connection daemon
+After=auditd.service
+
+[Service]
+EnvironmentFile=-/etc/default/ssh
+ExecStart=-/usr/sbin/sshd -i $SSHD_OPTS
+StandardInput=socket
+RuntimeDirectory=sshd
+RuntimeDirectoryMode=0755
+EOF
+out=$(in_ns svctl daemon-reload 2>&1)
+expect_eq "svctl daemon-reload loads sshd.socket (Accept=yes) and sshd@.service (sshd -i)" 0 "$?"
+[ -n "$out" ] && diag "$out"
+out=$(in_ns svctl start sshd.socket 2>&1)
+expect_eq "svctl start sshd.socket" 0 "$?"
+[ -n "$out" ] && diag "$out"
+check "sshd.socket listens" wait_until 10 state_of sshd.socket listening
+expect_eq "ssh through sshd.socket: root logs in, served by an sshd -i started for the connection" "served as root" \
+        "$(ssh_login)"
+expect_eq "... one connection accepted" 1 "$(in_ns svctl --json status sshd.socket 2>/dev/null | json_field accepted)"
+sshd_instances() {
+        in_ns svctl list 2>/dev/null | awk 'index($1, "sshd@") == 1 && length($1) > 5 { print $1 }'
+}
+no_sshd_instance() {
+        [ -z "$(sshd_instances)" ]
+}
+check "... its instance is gone once the login has ended" wait_until 10 no_sshd_instance
+check "... svd named it as systemd does (sshd@0-LOCAL:22-REMOTE:PORT)" \
+        grep -q "sshd@0-127.0.0.1:22-127.0.0.1:[0-9]*" "$W/svd.log"
+expect_eq "ssh through sshd.socket: a second login" "served as root" "$(ssh_login)"
+out=$(in_ns svctl stop sshd.socket 2>&1)
+expect_eq "svctl stop sshd.socket (port 22 free for ssh.service again)" 0 "$?"
+rm -f "$R/etc/svd/units/sshd.socket" "$R/etc/svd/units/sshd@.service"
 
 # ---- kill -9 of svd with all five running ----
 for d in $DAEMONS; do

@@ -61,7 +61,23 @@ START_TEST(test_defaults) {
         ck_assert_int_eq(s->bind_ipv6_only, SOCKET_BIND_IPV6_DEFAULT);
         ck_assert_ptr_null(s->service);
         ck_assert_ptr_null(s->fd_name);
+        ck_assert_uint_eq(s->max_connections, 64);
+        ck_assert_uint_eq(s->max_connections_per_source, 0);
         ck_assert(!u->wanted_by_default);
+}
+END_TEST
+
+START_TEST(test_accept) {
+        Warnings w = {};
+        _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=22\nListenSequentialPacket=/run/a.seq\n"
+                                             "Accept=yes\nMaxConnections=5\nMaxConnectionsPerSource=2\n",
+                                             &w);
+        ck_assert_msg(w.n == 0, "warnings: %s", w.text);
+        ck_assert(u->socket.accept);
+        ck_assert_uint_eq(u->socket.accept_line, 4);
+        ck_assert_uint_eq(u->socket.max_connections, 5);
+        ck_assert_uint_eq(u->socket.max_connections_per_source, 2);
+        ck_assert_ptr_null(u->not_applied);
 }
 END_TEST
 
@@ -133,11 +149,12 @@ END_TEST
 
 START_TEST(test_empty_resets) {
         _cleanup_(unit_freep) Unit *u = load("[Socket]\nListenStream=/a\nListenStream=\nListenDatagram=/b\n"
-                                             "Service=x.service\nService=\n",
+                                             "Service=x.service\nService=\nAccept=yes\nAccept=\n",
                                              NULL);
         ck_assert_uint_eq(u->socket.n_listen, 1);
         ck_assert_str_eq(u->socket.listen[0].address, "/b");
         ck_assert_ptr_null(u->socket.service);
+        ck_assert(!u->socket.accept);
 }
 END_TEST
 
@@ -162,7 +179,16 @@ START_TEST(test_errors) {
                 { "[Socket]\nListenStream=/a\nService=foo@.service\n", "not a template" },
                 { "[Socket]\nListenStream=/a\nFileDescriptorName=a:b\n", "without ':'" },
                 { "[Socket]\nListenStream=/a\nReusePort=maybe\n", "expected a boolean" },
-                { "[Socket]\nListenStream=/a\nAccept=yes\n", PATH ": Accept=yes" },
+                { "[Socket]\nListenStream=/a\nAccept=yes\nListenDatagram=/b\n",
+                  PATH ":4: Accept=yes (line 3) takes stream and sequential packet sockets only, not ListenDatagram=" },
+                { "[Socket]\nAccept=yes\nListenFIFO=/b\nListenStream=/a\n", PATH ":3: Accept=yes (line 2)" },
+                { "[Socket]\nListenStream=/a\nService=x.service\nAccept=1\n",
+                  PATH ":3: Service= cannot be used with Accept=yes (line 4): each connection starts an instance of "
+                       "echo@.service" },
+                { "[Socket]\nListenStream=/a\nAccept=maybe\n", PATH ":3: Invalid value 'maybe' for Accept=" },
+                { "[Socket]\nListenStream=/a\nMaxConnections=0\n", PATH ":3: Invalid value '0' for MaxConnections=" },
+                { "[Socket]\nListenStream=/a\nMaxConnectionsPerSource=-1\n",
+                  PATH ":3: Invalid value '-1' for MaxConnectionsPerSource=" },
                 { "[Socket]\nListenStream=/a\nBindToDevice=eth0\n", PATH ":3: BindToDevice= is not supported" },
                 { "[Socket]\nListenStream=/a\nIPAddressDeny=any\n", "IPAddressDeny= is not supported" },
                 { "[Socket]\nBacklog=5\n", PATH ": Missing ListenStream=" },
@@ -356,6 +382,7 @@ static Suite *suite(void) {
 
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_keys);
+        tcase_add_test(tc, test_accept);
         tcase_add_test(tc, test_empty_resets);
         tcase_add_test(tc, test_errors);
         tcase_add_test(tc, test_warnings);

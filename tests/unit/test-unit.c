@@ -679,8 +679,31 @@ START_TEST(test_log_output_mapped) {
                 ck_assert_uint_eq(strv_length(warnings), 2);
                 ck_assert_ptr_nonnull(strstr(warnings[0], "the service's log (svctl logs) gets it"));
         }
-        assert_fails_prefix("[Service]\nExecStart=/x\nStandardOutput=socket\n", -EOPNOTSUPP,
-                            PATH ":3: Invalid value 'socket' for StandardOutput=: not supported");
+        assert_fails_prefix("[Service]\nExecStart=/x\nStandardOutput=fd:foo\n", -EOPNOTSUPP,
+                            PATH ":3: Invalid value 'fd:foo' for StandardOutput=: not supported");
+}
+END_TEST
+
+/* systemd.exec(5): StandardInput=socket makes the socket stdout too (StandardError= follows stdout),
+ * unless StandardOutput= says otherwise. */
+START_TEST(test_std_socket) {
+        _cleanup_(unit_freep) Unit *a = load_ok("[Service]\nExecStart=/x\nStandardInput=socket\n", NULL);
+        ck_assert_int_eq(a->std_input, EXEC_INPUT_SOCKET);
+        ck_assert_int_eq(a->std_output, LOG_OUTPUT_SOCKET);
+        ck_assert_int_eq(a->std_error, LOG_OUTPUT_INHERIT);
+        _cleanup_(unit_freep) Unit *b =
+                load_ok("[Service]\nExecStart=/x\nStandardInput=socket\nStandardOutput=null\nStandardError=socket\n",
+                        NULL);
+        ck_assert_int_eq(b->std_output, LOG_OUTPUT_NULL);
+        ck_assert_int_eq(b->std_error, LOG_OUTPUT_SOCKET);
+        _cleanup_(unit_freep) Unit *c =
+                load_ok("[Service]\nExecStart=/x\nStandardOutput=null\nStandardOutput=\nStandardInput=socket\n", NULL);
+        ck_assert_int_eq(c->std_output, LOG_OUTPUT_SOCKET);
+        _cleanup_(unit_freep) Unit *d = load_ok("[Service]\nExecStart=/x\nStandardOutput=socket\n", NULL);
+        ck_assert_int_eq(d->std_input, EXEC_INPUT_NULL);
+        ck_assert_int_eq(d->std_output, LOG_OUTPUT_SOCKET);
+        assert_fails_prefix("[Service]\nExecStart=/x\nStandardInput=fd:x\n", -EOPNOTSUPP,
+                            PATH ":3: Invalid value 'fd:x' for StandardInput=: not supported");
 }
 END_TEST
 
@@ -1661,6 +1684,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_specifiers_and_variables);
         tcase_add_test(tc, test_environment_file_key);
         tcase_add_test(tc, test_log_output_mapped);
+        tcase_add_test(tc, test_std_socket);
         tcase_add_test(tc, test_exec_prefixes);
         tcase_add_test(tc, test_user_group_names);
         tcase_add_test(tc, test_wanted_by);
