@@ -603,6 +603,15 @@ static bool dependency_takes_sockets(const char *key) {
         return streq(key, "Also") || streq(key, "Requires") || streq(key, "Wants") || streq(key, "After");
 }
 
+/* Adds *name (taken) to the list once, within UNIT_DEPENDENCIES_MAX names. */
+static int dependency_add(UnitParser *p, char ***list, char **name) {
+        if (strv_contains(*list, *name))
+                return 0;
+        if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
+                return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
+        return strv_consume(list, TAKE_PTR(*name));
+}
+
 int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
         static const char *const other_types[] = { "target", "socket", "mount",     "automount", "swap", "timer",
                                                    "path",   "slice",  "scope",     "device",    NULL };
@@ -639,11 +648,7 @@ int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                                 _cleanup_free_ char *q = message_quote(name);
                                 return invalid_value(p, -EINVAL, "'%s' is not a valid socket unit name", q ?: "");
                         }
-                        if (strv_contains(*list, name))
-                                continue;
-                        if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
-                                return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
-                        r = strv_consume(list, TAKE_PTR(name));
+                        r = dependency_add(p, list, &name);
                         if (r < 0)
                                 return r;
                         continue;
@@ -668,11 +673,7 @@ int parse_dependency(UnitParser *p, const UnitKey *k, void *field) {
                         _cleanup_free_ char *q = message_quote(name);
                         return invalid_value(p, -EINVAL, "'%s' is not a valid unit name", q ?: "");
                 }
-                if (strv_contains(*list, name))
-                        continue;
-                if (strv_length(*list) >= UNIT_DEPENDENCIES_MAX)
-                        return invalid_value(p, -E2BIG, "more than %u names", UNIT_DEPENDENCIES_MAX);
-                r = strv_consume(list, TAKE_PTR(name));
+                r = dependency_add(p, list, &name);
                 if (r < 0)
                         return r;
         }
