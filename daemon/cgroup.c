@@ -149,6 +149,20 @@ int cgroup_root_remove(CgroupRoot *r) {
         return 0;
 }
 
+int cgroup_guard_renew(CgroupRoot *r) {
+        if (!r->available || !r->guard_path)
+                return 0;
+        if (rmdir(r->guard_path) < 0)
+                return errno == EBUSY ? 0 : -errno;
+        r->guard_fd = safe_close(r->guard_fd);
+        if (mkdir(r->guard_path, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        r->guard_fd = open(r->guard_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (r->guard_fd < 0)
+                return -errno;
+        return 1;
+}
+
 int cgroup_service_open_existing(CgroupRoot *r, const char *name, int *ret_fd) {
         if (!r->available)
                 return -EOPNOTSUPP;

@@ -47,6 +47,12 @@ void cgroup_root_done(CgroupRoot *r);
 /* Removes the (empty) directory of the service cgroups, for a clean exit
  * once every service has stopped; -EBUSY while a service cgroup is left. */
 int cgroup_root_remove(CgroupRoot *r);
+/* Makes the guard's cgroup anew when it is empty: a cgroup that cgroup.kill was written to goes on
+ * killing every child cloned into it with CLONE_INTO_CGROUP on some kernels (6.18 does), and the
+ * guard of a predecessor that svd's start-up ended, or a guard killed through its cgroup, would
+ * leave it so: no guard could start again. 1 when made anew, 0 when it is in use (or there is
+ * none), -errno. */
+int cgroup_guard_renew(CgroupRoot *r);
 
 /* Creates the cgroup for a service and returns its directory fd
  * (O_CLOEXEC), for CLONE_INTO_CGROUP and the calls below. A cgroup left from

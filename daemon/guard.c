@@ -20,7 +20,7 @@
 #define GUARD_FD_CGROUP 4
 #define GUARD_RESTART_USEC (1 * USEC_PER_SEC) /* a guard that died sooner is started again this late */
 
-void guard_init(Guard *g, sd_event *e, const CgroupRoot *cg, const char *exe_path) {
+void guard_init(Guard *g, sd_event *e, CgroupRoot *cg, const char *exe_path) {
         *g = (Guard){
                 .proc = PROCESS_NULL,
                 .event = e,
@@ -106,7 +106,7 @@ _noreturn_ static void guard_child(int svd_pidfd, int cgroup_fd, const char *exe
 }
 
 int guard_start(Guard *g) {
-        const CgroupRoot *cg = g->cgroup;
+        CgroupRoot *cg = g->cgroup;
         _cleanup_close_ int self = -EBADF;
         int pidfd = -EBADF;
         pid_t pid;
@@ -115,6 +115,11 @@ int guard_start(Guard *g) {
                 return -EOPNOTSUPP;
         assert(!process_is_set(&g->proc));
 
+        /* A cgroup of its own that was never killed: see cgroup_guard_renew(). Where it cannot be made
+         * anew, the guard goes into it all the same; a guard that dies at once is started again. */
+        int k = cgroup_guard_renew(cg);
+        if (k < 0)
+                log_warning_errno(k, "Failed to make the guard's cgroup %s anew, using it as it is: %m", cg->guard_path);
         const char *exe = g->exe_path ?: "/proc/self/exe";
         self = sys_pidfd_open(getpid(), 0);
         if (self < 0)

@@ -31,13 +31,13 @@ typedef struct Guard {
         sd_event_source *retry_source;  /* a restart after a quick death */
         uint64_t started_usec;          /* CLOCK_MONOTONIC */
         sd_event *event;
-        const CgroupRoot *cgroup;
+        CgroupRoot *cgroup;             /* its guard cgroup is made anew before each start */
         const char *exe_path;
 } Guard;
 
 #define GUARD_KILL_TIMEOUT_MSEC 5000 /* how long the guard waits for the subtree to empty */
 
-void guard_init(Guard *g, sd_event *e, const CgroupRoot *cg, const char *exe_path);
+void guard_init(Guard *g, sd_event *e, CgroupRoot *cg, const char *exe_path);
 
 /* At start-up (not after a re-exec): a guard a crashed predecessor left is ended, then whatever it
  * had not killed yet. 1 when processes were found, 0 when none, -errno. */

@@ -11,7 +11,7 @@
 # never by name; after kill -9 of svd, none may be alive 2 s later, without
 # the next svd's help.
 # The guard survives a re-exec (the same process), is started again when
-# it is killed, goes with a clean exit, and `svctl info`/`svctl status`
+# it is killed (also through its cgroup's cgroup.kill), goes with a clean exit, and `svctl info`/`svctl status`
 # say what dies with svd. Without cgroups they say that only main processes
 # do. TAP.
 
@@ -114,6 +114,15 @@ new_guard() {
         [ -n "$_g" ] && [ "$_g" != null ] && [ "$_g" != "$G" ] && [ "$(cat "/proc/$_g/comm" 2>/dev/null)" = svd-guard ]
 }
 check "a killed guard is started again" wait_until 10 new_guard
+check "... and the old one was reaped" pid_gone "$G" "$G_START"
+G=$(info guardPid)
+G_START=$(pid_start "$G")
+
+# A guard ended through its cgroup's cgroup.kill is started again too, and runs. A kernel may go on
+# killing every child cloned into a cgroup once cgroup.kill was written to it (6.18 does): svd makes
+# the guard's cgroup anew before each start, or no guard would get as far as its exec again.
+echo 1 >"$CGROOT.guard/cgroup.kill"
+check "a guard killed through cgroup.kill is started again, and runs as svd-guard" wait_until 10 new_guard
 check "... and the old one was reaped" pid_gone "$G" "$G_START"
 G=$(info guardPid)
 G_START=$(pid_start "$G")
