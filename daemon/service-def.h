@@ -167,7 +167,8 @@ typedef struct ServiceHandlers {
 typedef struct ServiceCallbacks {
         /* Every service_set_state(); previous == s->state when a state is entered again. */
         void (*state_changed)(Service *s, ServiceState previous, void *userdata);
-        /* s is inactive or failed now (after its stop waiters were answered). */
+        /* s is inactive or failed now, after its stop waiters were answered: it entered that state, or a
+         * stop of it ended without a change of state. */
         void (*settled)(Service *s, void *userdata);
         /* s took a pending reloaded definition: dependencies need resolving again. */
         void (*unit_changed)(Service *s, void *userdata);

@@ -155,6 +155,13 @@ static void service_tell_start_finished(Service *s, bool success, const char *re
                 s->ctx->deps->start_finished(s, success, reason);
 }
 
+/* ---- the owner of the table (ServiceCallbacks) ---- */
+
+static void service_tell_settled(Service *s) {
+        if (s->ctx->callbacks && s->ctx->callbacks->settled)
+                s->ctx->callbacks->settled(s, s->ctx->userdata);
+}
+
 /* ---- readiness ---- */
 
 
@@ -246,8 +253,8 @@ static void service_set_state(Service *s, ServiceState state) {
                 service_dynamic_user_release(s);
         if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && !s->want_running)
                 service_answer(s, OPS_STOP, SERVICE_OUTCOME_DONE, NULL);
-        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED) && s->ctx->callbacks && s->ctx->callbacks->settled)
-                s->ctx->callbacks->settled(s, s->ctx->userdata);
+        if (IN_SET(state, SERVICE_INACTIVE, SERVICE_FAILED))
+                service_tell_settled(s);
 }
 
 /* ---- spawning ---- */
@@ -1658,7 +1665,10 @@ void service_stop_now(Service *s) {
         switch (s->state) {
         case SERVICE_INACTIVE:
         case SERVICE_FAILED:
+                /* Without a change of state: a stop job that waited for the units ordered after s
+                 * (they stop first) ends here, and s is settled by that alone. */
                 service_answer(s, OPS_STOP, SERVICE_OUTCOME_DONE, NULL);
+                service_tell_settled(s);
                 break;
         case SERVICE_AUTO_RESTART:
                 service_unset_timer(s);

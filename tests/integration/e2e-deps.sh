@@ -317,4 +317,26 @@ track_pid "$(svc_pid alone)"
 stop_svd
 expect_eq "svd stops everything and exits 0" 0 "$SVD_RC"
 
+# svd's own stop, when the last unit to stop is ordered after one that is not running: the stop of
+# the inactive one waits for it (stops go in reverse order) and then ends without a change of state.
+# svd counts that as the last service settled and exits.
+rm -f "$UNITS"/*.service
+write_unit alpha <<EOF2
+[Unit]
+After=zeta
+[Service]
+ExecStart=$NS pause
+EOF2
+write_unit zeta <<EOF2
+[Service]
+ExecStart=$NS pause
+EOF2
+start_svd
+run svctl start alpha
+expect_rc "stop after an inactive unit: alpha starts" 0
+track_pid "$(svc_pid alpha)"
+expect_eq "stop after an inactive unit: ... zeta does not run" inactive "$(svc_state zeta)"
+stop_svd
+expect_eq "stop after an inactive unit: svd stops and exits 0" 0 "$SVD_RC"
+
 done_testing
