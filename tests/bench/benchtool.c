@@ -23,15 +23,18 @@
  *        CLONE_INTO_CGROUP, close; all removed at the end. It adds
  *        cgroup=PATH controllers=LIST, or prints "skip: WHY" and exits 3
  *        (not root, no writable cgroup2)
- *   benchtool autokillfloor SOCK COUNT TIMEOUT_MS SVC
+ *   benchtool autokillfloor SOCK COUNT TIMEOUT_MS SVC [cgroup]
  *        a holder process starts COUNT copies of SVC as svd does where the
  *        kernel has CLONE_PIDFD_AUTOKILL (with CLONE_AUTOREAP, CLONE_NNP),
  *        then is SIGKILLed: time until the last has exited (pidfds):
  *        got=K ms=X dead_ms=Y left=L, or "skip: WHY" and exit 3
- *   benchtool killfloor SOCK COUNT TIMEOUT_MS SVC
+ *   benchtool killfloor SOCK COUNT TIMEOUT_MS SVC [cgroup]
  *        start COUNT copies of SVC as floor does, in one process group,
  *        wait for every report, then kill(-pgid, SIGKILL) and time until the
  *        last has exited (pidfds): got=K ms=X dead_ms=Y left=L
+ *        With cgroup, both kill floors put each copy in a cgroup of its own
+ *        as the cgroup floor does (and add its cgroup= controllers=): what
+ *        the kernel's teardown of a cgroup per service adds to the deaths
  *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
  *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
  *        (after a quiet second, at most 5 s, then a window of MS)
@@ -688,11 +691,13 @@ static bool cg_floor_setup(char *why, size_t size) {
         return true;
 }
 
-enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_CGROUP, FLOOR_PGROUP, FLOOR_AUTOKILL };
+enum floor_mode { FLOOR_VFORK, FLOOR_FORK, FLOOR_PGROUP, FLOOR_AUTOKILL };
 
 /* Starts count copies of e->args[0], their pidfds in pidfds[] (which holds
- * -1 for each to begin with); returns the time the first one was begun. */
-static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *e, int *pidfds) {
+ * -1 for each to begin with), each in a cgroup of its own in the run's
+ * cgroup when cgroups (cg_floor_setup() made it); returns the time the
+ * first one was begun. */
+static int64_t floor_spawn(long count, enum floor_mode mode, bool cgroups, struct floor_exec *e, int *pidfds) {
         size_t stack_size = 64 * 1024;
         void *stack = NULL;
         int64_t t0;
@@ -714,7 +719,7 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                 int cg = -1;
                 long pid;
 
-                if (mode == FLOOR_CGROUP) {
+                if (cgroups) {
                         char name[32];
 
                         snprintf(name, sizeof name, "c%ld", i);
@@ -742,7 +747,7 @@ static int64_t floor_spawn(long count, enum floor_mode mode, struct floor_exec *
                         (void) floor_child;
                         pid = -ENOSYS;
 #endif
-                        if (pid < 0 && mode == FLOOR_CGROUP && i == 0) {
+                        if (pid < 0 && cgroups && i == 0) {
                                 printf("skip: clone3() with CLONE_INTO_CGROUP into %s: %s\n", cgf.path,
                                        strerror((int) -pid));
                                 exit(3);
@@ -796,8 +801,26 @@ static int floor_prepare(const char *sock, const char *svc, long count, struct f
         return fd;
 }
 
+/* The run's cgroup for a floor with a cgroup per child, or "skip: WHY"
+ * and exit 3 where there can be none (not root, no writable cgroup2). */
+static void floor_cgroups(void) {
+        char why[PATH_MAX + 128];
+
+        if (!cg_floor_setup(why, sizeof why)) {
+                printf("skip: %s\n", why);
+                exit(3);
+        }
+}
+
+/* " cgroup=PATH controllers=LIST" after a floor's figures, when it made cgroups. */
+static void floor_print_cgroups(bool cgroups) {
+        if (cgroups)
+                printf(" cgroup=%s controllers=%s", cgf.path, cgf.controllers[0] ? cgf.controllers : "none");
+}
+
 static int cmd_floor(int argc, char **argv) {
         enum floor_mode mode = FLOOR_VFORK;
+        bool cgroups = false;
         struct floor_exec e;
         long count, got;
         int64_t t0, last;
@@ -809,28 +832,21 @@ static int cmd_floor(int argc, char **argv) {
                 if (strcmp(argv[5], "fork") == 0)
                         mode = FLOOR_FORK;
                 else if (strcmp(argv[5], "cgroup") == 0)
-                        mode = FLOOR_CGROUP;
+                        cgroups = true;
                 else if (strcmp(argv[5], "vfork") != 0)
                         die("floor: %s: neither vfork, fork nor cgroup", argv[5]);
         }
         raise_nofile();
         count = num(argv[2]);
-        if (mode == FLOOR_CGROUP) {
-                char why[PATH_MAX + 128];
-
-                if (!cg_floor_setup(why, sizeof why)) {
-                        printf("skip: %s\n", why);
-                        return 3;
-                }
-        }
+        if (cgroups)
+                floor_cgroups();
         fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
         cgf.pidfds = pidfds;
         cgf.count = count;
-        t0 = floor_spawn(count, mode, &e, pidfds);
+        t0 = floor_spawn(count, mode, cgroups, &e, pidfds);
         got = collect_reports(fd, count, t0 + num(argv[3]) * 1000000LL, &last);
         printf("got=%ld ms=%.3f", got, got > 0 ? ms(last - t0) : -1.0);
-        if (mode == FLOOR_CGROUP)
-                printf(" cgroup=%s controllers=%s", cgf.path, cgf.controllers[0] ? cgf.controllers : "none");
+        floor_print_cgroups(cgroups);
         putchar('\n');
         floor_reap(pidfds, count);
         cg_floor_cleanup();
@@ -850,23 +866,31 @@ static int cmd_killfloor(int argc, char **argv) {
         int fd, *pidfds, ep;
         size_t left;
 
-        if (argc != 5)
-                die("usage: killfloor SOCK COUNT TIMEOUT_MS SVC");
+        if ((argc != 5 && argc != 6) || (argc == 6 && strcmp(argv[5], "cgroup") != 0))
+                die("usage: killfloor SOCK COUNT TIMEOUT_MS SVC [cgroup]");
+        bool cgroups = argc == 6;
         raise_nofile();
         count = num(argv[2]);
         to = num(argv[3]) * 1000000LL;
+        if (cgroups)
+                floor_cgroups();
         fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        cgf.pidfds = pidfds;
+        cgf.count = count;
         e.setpgid = true;
-        t0 = floor_spawn(count, FLOOR_PGROUP, &e, pidfds);
+        t0 = floor_spawn(count, FLOOR_PGROUP, cgroups, &e, pidfds);
         got = collect_reports(fd, count, t0 + to, &last);
         ep = watch_pidfds(pidfds, (size_t) count);
         t1 = now_ns();
         if (kill(-e.pgid, SIGKILL) < 0)
                 die("kill -%d", (int) e.pgid);
         left = wait_watched(ep, pidfds, (size_t) count, t1 + to, &dead);
-        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu\n", got, got > 0 ? ms(last - t0) : -1.0,
+        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu", got, got > 0 ? ms(last - t0) : -1.0,
                left ? -1.0 : ms(dead - t1), left);
+        floor_print_cgroups(cgroups);
+        putchar('\n');
         floor_reap(pidfds, count); /* those still alive at the deadline */
+        cg_floor_cleanup();
         for (;;)
                 if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
                         break;
@@ -889,11 +913,14 @@ static int cmd_autokillfloor(int argc, char **argv) {
         size_t left;
         char c;
 
-        if (argc != 5)
-                die("usage: autokillfloor SOCK COUNT TIMEOUT_MS SVC");
+        if ((argc != 5 && argc != 6) || (argc == 6 && strcmp(argv[5], "cgroup") != 0))
+                die("usage: autokillfloor SOCK COUNT TIMEOUT_MS SVC [cgroup]");
+        bool cgroups = argc == 6;
         raise_nofile();
         count = num(argv[2]);
         to = num(argv[3]) * 1000000LL;
+        if (cgroups)
+                floor_cgroups();
         fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
         if (pipe2(sync, O_CLOEXEC) < 0)
                 die("pipe2: %s", strerror(errno));
@@ -904,7 +931,7 @@ static int cmd_autokillfloor(int argc, char **argv) {
         if (holder == 0) {
                 close(fd);
                 close(sync[0]);
-                (void) floor_spawn(count, FLOOR_AUTOKILL, &e, pidfds);
+                (void) floor_spawn(count, FLOOR_AUTOKILL, cgroups, &e, pidfds);
                 if (write(sync[1], "s", 1) != 1)
                         _exit(1);
                 for (;;)
@@ -931,8 +958,11 @@ static int cmd_autokillfloor(int argc, char **argv) {
                 die("kill %d: %s", (int) holder, strerror(errno));
         left = wait_watched(ep, fds, svcs.n, t1 + to, &dead);
         (void) waitpid(holder, NULL, 0);
-        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu\n", got, got > 0 ? ms(last - t0) : -1.0,
+        printf("got=%ld ms=%.3f dead_ms=%.3f left=%zu", got, got > 0 ? ms(last - t0) : -1.0,
                left || !svcs.n ? -1.0 : ms(dead - t1), left);
+        floor_print_cgroups(cgroups);
+        putchar('\n');
+        cg_floor_cleanup();
         unlink(argv[1]);
         return got == count && left == 0 && (long) svcs.n == count ? 0 : 1;
 }

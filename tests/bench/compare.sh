@@ -475,6 +475,24 @@ cgroup_floor() {
         esac
 }
 
+# kill_floor RUN N killfloor|autokillfloor [cgroup]: one kill floor, recorded as killfloor,
+# killcgfloor, autokillfloor or autokillcgfloor; a skip (no flags in the kernel, no cgroup of our
+# own) is logged once, at the first run and N.
+kill_floor() {
+        _kind=$3
+        [ -n "${4:-}" ] && _kind=${3%floor}cgfloor
+        # shellcheck disable=SC2086 # no word when there is no 4th
+        _l=$("$BT" "$3" "$W/floor.sock" "$2" "$TO" "$SVC" ${4:-})
+        case $_l in
+        skip:*) [ "$1" = 1 ] && [ "$2" = "${NS%% *}" ] && log "$_kind: ${_l#skip: }" ;;
+        *) if [ "$(field left "$_l")" = 0 ]; then
+                rec "$1" "$2" "$_kind" crash_last_ms "$(field dead_ms "$_l")"
+           else
+                log "run $1: $_kind at N=$2 did not see every process die: $_l"
+           fi ;;
+        esac
+}
+
 # ---- the run ----
 
 {
@@ -498,23 +516,13 @@ while [ "$run" -le "$RUNS" ]; do
                 _l=$("$BT" floor "$W/floor.sock" "$n" "$TO" "$SVC" fork)
                 rec "$run" "$n" forkfloor start_ms "$(field ms "$_l")"
                 cgroup_floor "$run" "$n"
-                _l=$("$BT" killfloor "$W/floor.sock" "$n" "$TO" "$SVC")
-                if [ "$(field left "$_l")" = 0 ]; then
-                        rec "$run" "$n" killfloor crash_last_ms "$(field dead_ms "$_l")"
-                else
-                        log "run $run: kill floor at N=$n did not see every process die: $_l"
-                fi
+                kill_floor "$run" "$n" killfloor
+                # what a cgroup per process adds to the deaths, as svd contains its services
+                kill_floor "$run" "$n" killfloor cgroup
                 # where the kernel has CLONE_PIDFD_AUTOKILL: the kernel's own time to end N autokilled
                 # children of a process that is SIGKILLed (skipped, with the reason, elsewhere)
-                _l=$("$BT" autokillfloor "$W/floor.sock" "$n" "$TO" "$SVC")
-                case $_l in
-                skip:*) [ "$run" = 1 ] && [ "$n" = "${NS%% *}" ] && log "autokill floor: ${_l#skip: }" ;;
-                *) if [ "$(field left "$_l")" = 0 ]; then
-                        rec "$run" "$n" autokillfloor crash_last_ms "$(field dead_ms "$_l")"
-                   else
-                        log "run $run: autokill floor at N=$n did not see every process die: $_l"
-                   fi ;;
-                esac
+                kill_floor "$run" "$n" autokillfloor
+                kill_floor "$run" "$n" autokillfloor cgroup
                 for k in $SUPS; do
                         log "run $run/$RUNS, N=$n: $k"
                         session "$run" "$k" "$n"

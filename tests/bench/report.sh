@@ -80,8 +80,9 @@ END {
                 if (N[i] + 0 > nmax + 0) nmax = N[i]
         }
         # the floors this run measured, in this order
-        nf0 = split("floor forkfloor cgroupfloor killfloor autokillfloor", F0, " ")
-        FN["floor"] = "floor"; FN["forkfloor"] = "fork floor"; FN["cgroupfloor"] = "cgroup floor"; FN["killfloor"] = "kill floor"; FN["autokillfloor"] = "autokill floor"
+        nf0 = split("floor forkfloor cgroupfloor killfloor killcgfloor autokillfloor autokillcgfloor", F0, " ")
+        FN["floor"] = "floor"; FN["forkfloor"] = "fork floor"; FN["cgroupfloor"] = "cgroup floor"; FN["killfloor"] = "kill floor"; FN["killcgfloor"] = "kill floor, a cgroup each"; FN["autokillfloor"] = "autokill floor"; FN["autokillcgfloor"] = "autokill floor, a cgroup each"
+        KF["killfloor"]; KF["killcgfloor"]; KF["autokillfloor"]; KF["autokillcgfloor"]
         nf = 0
         for (f = 1; f <= nf0; f++)
                 if (F0[f] in kinds)
@@ -114,13 +115,12 @@ END {
                                         add(r, n, k, "vs_forkfloor", val[r, n, k, "start_ms"] / val[r, n, "forkfloor", "start_ms"])
                                 if ((r, n, "cgroupfloor", "start_ms") in val)
                                         add(r, n, k, "vs_cgroupfloor", val[r, n, k, "start_ms"] / val[r, n, "cgroupfloor", "start_ms"])
-                                if ((r, n, k, "crash_last_ms") in val && val[r, n, k, "crash_last_ms"] > 0 && (r, n, "killfloor", "crash_last_ms") in val && val[r, n, "killfloor", "crash_last_ms"] > 0)
-                                        add(r, n, k, "vs_killfloor", val[r, n, k, "crash_last_ms"] / val[r, n, "killfloor", "crash_last_ms"])
-                                if ((r, n, k, "crash_last_ms") in val && val[r, n, k, "crash_last_ms"] > 0 && (r, n, "autokillfloor", "crash_last_ms") in val && val[r, n, "autokillfloor", "crash_last_ms"] > 0)
-                                        add(r, n, k, "vs_autokillfloor", val[r, n, k, "crash_last_ms"] / val[r, n, "autokillfloor", "crash_last_ms"])
+                                for (f in KF)
+                                        if ((r, n, k, "crash_last_ms") in val && val[r, n, k, "crash_last_ms"] > 0 && (r, n, f, "crash_last_ms") in val && val[r, n, f, "crash_last_ms"] > 0)
+                                                add(r, n, k, "vs_" f, val[r, n, k, "crash_last_ms"] / val[r, n, f, "crash_last_ms"])
                         }
                 }
-        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med list_med list_p99 restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor vs_autokillfloor relaunch_count idle_per_min", M, " ")
+        nm = split("start_ms start_rate vs_floor vs_forkfloor vs_cgroupfloor rss_kib pss_kib procs rss_per_svc pss_per_svc ctl_med ctl_p99 ctl_pair_med list_med list_p99 restart_med restart_p99 stop_ms crash_alive crash_last_ms vs_killfloor vs_killcgfloor vs_autokillfloor vs_autokillcgfloor relaunch_count idle_per_min", M, " ")
         L["start_ms"] = "start-all, ms"
         L["start_rate"] = "start-all, services/s"
         L["vs_floor"] = "start-all / floor"
@@ -130,6 +130,8 @@ END {
         L["list_p99"] = "`svctl list`, p99 ms"
         L["vs_killfloor"] = "last service dead after kill -9 / kill floor"
         L["vs_autokillfloor"] = "last service dead after kill -9 / autokill floor"
+        L["vs_killcgfloor"] = "last service dead after kill -9 / kill floor, a cgroup each"
+        L["vs_autokillcgfloor"] = "last service dead after kill -9 / autokill floor, a cgroup each"
         L["rss_kib"] = "RSS of the supervisor, KiB"
         L["pss_kib"] = "PSS of the supervisor, KiB"
         L["procs"] = "supervisor processes"
@@ -259,6 +261,11 @@ function spawn_mode(n, k,    a, i) {
                 a = median(N[i] SUBSEP k SUBSEP "autokill")
         return a == "" ? (k == "svd-fallback" ? "fallback" : "mode unknown") : a + 0 >= 0.5 ? "autokill" : "fallback"
 }
+# "floor ms | ratio" cells of svd kind k at N n against the kill floor f.
+function kill_vs(n, k, f,    y) {
+        y = median(n SUBSEP k SUBSEP "vs_" f)
+        return fmt(median(n SUBSEP f SUBSEP "crash_last_ms")) " | " (y == "" ? "–" : sprintf("%.2f", y))
+}
 # Every svd at every N against the floors, PASS/MISS.
 function floors(    i, j, n, k, a, b, c, d, x, y) {
         print "\n### svd against the floors\n"
@@ -283,16 +290,17 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
                                fmt(median(n SUBSEP "floor" SUBSEP "start_ms")), x == "" ? "–" : sprintf("%.2f", x), x == "" ? "–" : pm(x <= 1.4),
                                fmt(median(n SUBSEP "cgroupfloor" SUBSEP "start_ms")), y == "" ? "–" : sprintf("%.2f", y), y == "" ? "–" : pm(y <= 1.25)
                 }
-        print "\nkill -9 of svd to the last death of its services, against the kill floor (N processes in one process group, one kill(-pgid, SIGKILL), to the last death; the target is for autokill mode) and, where the kernel has the flags, the autokill floor (N children of one holder started with CLONE_PIDFD_AUTOKILL, the holder SIGKILLed: what the kernel itself takes for what a kill -9 of svd sets off):\n"
-        print "| N | supervisor, spawn mode | last death after kill -9, ms | kill floor, ms | / kill floor | ≤ 1.2 × | autokill floor, ms | / autokill floor |"
-        print "| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |"
+        print "\nkill -9 of svd to the last death of its services, against the kill floor (N processes in one process group, one kill(-pgid, SIGKILL), to the last death; the target is for autokill mode) and, where the kernel has the flags, the autokill floor (N children of one holder started with CLONE_PIDFD_AUTOKILL, the holder SIGKILLed: what the kernel itself takes for what a kill -9 of svd sets off); \"cg\": the same floor with a cgroup per process, as svd contains its services:\n"
+        print "| N | supervisor, spawn mode | last death after kill -9, ms | kill floor, ms | / kill floor | ≤ 1.2 × | kill floor cg, ms | / kill floor cg | autokill floor, ms | / autokill floor | autokill floor cg, ms | / autokill floor cg |"
+        print "| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
         for (i = 1; i <= nn; i++)
                 for (j = 1; j <= ns_; j++) {
                         n = N[i]; k = S[j]
                         a = median(n SUBSEP k SUBSEP "crash_last_ms")
                         if (k ~ /^svd/ && a == "" && shortfall(n, k) != "") {
-                                printf "| %s | %s, %s | %s | %s | – | %s | %s | – |\n", n, k, spawn_mode(n, k), shortfall(n, k), fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")),
-                                       spawn_mode(n, k) == "autokill" ? "MISS" : "–", fmt(median(n SUBSEP "autokillfloor" SUBSEP "crash_last_ms"))
+                                printf "| %s | %s, %s | %s | %s | – | %s | %s | – | %s | – | %s | – |\n", n, k, spawn_mode(n, k), shortfall(n, k), fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")),
+                                       spawn_mode(n, k) == "autokill" ? "MISS" : "–", fmt(median(n SUBSEP "killcgfloor" SUBSEP "crash_last_ms")),
+                                       fmt(median(n SUBSEP "autokillfloor" SUBSEP "crash_last_ms")), fmt(median(n SUBSEP "autokillcgfloor" SUBSEP "crash_last_ms"))
                                 continue
                         }
                         if (k !~ /^svd/ || a == "")
@@ -301,10 +309,9 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
                         x = median(n SUBSEP k SUBSEP "vs_killfloor")
                         b = x == "" ? "–" : sprintf("%.2f", x)
                         c = x == "" ? "–" : d == "autokill" ? pm(x <= 1.2) : "– (" d ")"
-                        y = median(n SUBSEP k SUBSEP "vs_autokillfloor")
-                        printf "| %s | %s, %s | %s | %s | %s | %s | %s | %s |\n", n, k, d, a + 0 < 0 ? "not all died" : fmt(a),
+                        printf "| %s | %s, %s | %s | %s | %s | %s | %s | %s | %s |\n", n, k, d, a + 0 < 0 ? "not all died" : fmt(a),
                                fmt(median(n SUBSEP "killfloor" SUBSEP "crash_last_ms")), b, c,
-                               fmt(median(n SUBSEP "autokillfloor" SUBSEP "crash_last_ms")), y == "" ? "–" : sprintf("%.2f", y)
+                               kill_vs(n, k, "killcgfloor"), kill_vs(n, k, "autokillfloor"), kill_vs(n, k, "autokillcgfloor")
                 }
 }
 # svd kind k at every N against its figures at the smallest N. Targets: start-all and stop-all at most
