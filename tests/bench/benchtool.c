@@ -34,7 +34,9 @@
  *        last has exited (pidfds): got=K ms=X dead_ms=Y left=L
  *        With cgroup, both kill floors put each copy in a cgroup of its own
  *        as the cgroup floor does (and add its cgroup= controllers=): what
- *        the kernel's teardown of a cgroup per service adds to the deaths
+ *        the kernel's teardown of a cgroup per service adds to the deaths.
+ *        BENCH_CG_CONTROLLERS (e.g. "memory pids") limits the controllers
+ *        the cgroup floors turn on
  *   benchtool mem ROOT SVC                  procs=K rss_kib=R pss_kib=P
  *   benchtool idle ROOT SVC MS              settle_ms=T procs=K switches=S per_min=X
  *        (after a quiet second, at most 5 s, then a window of MS)
@@ -577,10 +579,12 @@ static bool has_word(const char *list, const char *w) {
         return false;
 }
 
-/* Turns on for dir's children whichever of memory, pids and cpu dir offers;
+/* Turns on for dir's children whichever of memory, pids and cpu dir offers
+ * (of those BENCH_CG_CONTROLLERS names, space-separated, where it is set);
  * the ones it got, comma-separated, into got. */
 static void cg_enable(const char *dir, char *got, size_t size) {
         static const char *const names[] = { "memory", "pids", "cpu" };
+        const char *only = getenv("BENCH_CG_CONTROLLERS");
         char *path, avail[512] = "";
         FILE *f;
 
@@ -598,7 +602,7 @@ static void cg_enable(const char *dir, char *got, size_t size) {
         if (asprintf(&path, "%s/cgroup.subtree_control", dir) < 0)
                 die("out of memory");
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-                if (!has_word(avail, names[i]) || !(f = fopen(path, "we")))
+                if (!has_word(avail, names[i]) || (only && !has_word(only, names[i])) || !(f = fopen(path, "we")))
                         continue;
                 fprintf(f, "+%s", names[i]);
                 if (fclose(f) == 0 && got) /* the write is done at fclose(); EBUSY shows there */
