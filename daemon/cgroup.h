@@ -19,6 +19,7 @@
  * (guard.h), out of reach of what kills svd's own cgroup.
  */
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,16 @@ int cgroup_wait_empty(int cg_fd, int timeout_msec);
 
 /* Whether cgroup.procs lists a process in the cgroup cg_fd or in any cgroup below it: 1, 0, -errno. */
 int cgroup_subtree_has_processes(int cg_fd);
+
+/* The same, for looks again and again at a subtree whose processes were all killed: each look goes on
+ * from the child of cg_fd where the one before found a process (a directory lists its children in the
+ * same order each time), passing over the children before it without opening them: they were empty
+ * then, and with what was in them killed, nothing fills them again. A cursor whose child is gone
+ * starts from the first one again. Zero-initialise the cursor before the first look. */
+typedef struct CgroupCursor {
+        char name[NAME_MAX + 1]; /* "": from the first child */
+} CgroupCursor;
+int cgroup_subtree_has_processes_from(int cg_fd, CgroupCursor *cursor);
 
 /* "PID (COMM) STATE" of each process that cgroup.procs lists in the cgroup cg_fd and below it, the
  * first CGROUP_DESCRIBE_MAX of them, joined by ", " into buf (cut to fit). Returns how many were

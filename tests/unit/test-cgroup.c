@@ -157,6 +157,68 @@ START_TEST(test_walk_gone_cgroup) {
 }
 END_TEST
 
+START_TEST(test_look_from_cursor) {
+        const char *reason = NULL;
+        int top = make_tree(&reason);
+        if (top < 0) {
+                printf("SKIP test_look_from_cursor: %s\n", reason);
+                return;
+        }
+        /* Beside "a": c0 .. c3, a process in each of c0 .. c3. */
+        char name[8];
+        int fds[4];
+        pid_t pids[4];
+        for (int i = 0; i < 4; i++) {
+                snprintf(name, sizeof(name), "c%d", i);
+                ck_assert_int_eq(mkdirat(top, name, 0755), 0);
+                pids[i] = start_in(top, name, &fds[i]);
+        }
+        CgroupCursor cursor = {};
+        ck_assert_int_eq(cgroup_subtree_has_processes_from(top, &cursor), 1);
+        /* The look stopped in one of them, and the cursor says which. */
+        ck_assert_int_eq(cursor.name[0], 'c');
+        int first = cursor.name[1] - '0';
+        ck_assert(first >= 0 && first < 4);
+
+        /* That one ends: the next look goes on and stops in another one. */
+        ck_assert_int_eq(sys_pidfd_send_signal(fds[first], SIGKILL, NULL, 0), 0);
+        ck_assert_int_eq(waitpid(pids[first], NULL, 0), pids[first]);
+        ck_assert_int_eq(cgroup_subtree_has_processes_from(top, &cursor), 1);
+        ck_assert_str_ne(cursor.name, "");
+        int second = cursor.name[1] - '0';
+        ck_assert_int_ne(second, first);
+
+        /* A process put into the first look's cgroup, before the cursor, once every other one has
+         * ended: the look passes over that cgroup without opening it, and finds nothing. (After a
+         * kill of the whole subtree nothing can be put there; this shows that it is not looked at.) */
+        snprintf(name, sizeof(name), "c%d", first);
+        (void) close(fds[first]);
+        pids[first] = start_in(top, name, &fds[first]);
+        for (int i = 0; i < 4; i++)
+                if (i != first) {
+                        ck_assert_int_eq(sys_pidfd_send_signal(fds[i], SIGKILL, NULL, 0), 0);
+                        ck_assert_int_eq(waitpid(pids[i], NULL, 0), pids[i]);
+                }
+        ck_assert_int_eq(cgroup_subtree_has_processes_from(top, &cursor), 0);
+        ck_assert_int_eq(cgroup_subtree_has_processes(top), 1);
+
+        /* The cursor's cgroup removed: the look starts from the first child again, and finds it. */
+        ck_assert_int_eq(unlinkat(top, cursor.name, AT_REMOVEDIR), 0);
+        ck_assert_int_eq(cgroup_subtree_has_processes_from(top, &cursor), 1);
+        ck_assert_str_eq(cursor.name, name);
+
+        ck_assert_int_eq(cgroup_kill_and_wait(top, 5000), 1);
+        ck_assert_int_eq(waitpid(pids[first], NULL, 0), pids[first]);
+        for (int i = 0; i < 4; i++) {
+                (void) close(fds[i]);
+                snprintf(name, sizeof(name), "c%d", i);
+                (void) unlinkat(top, name, AT_REMOVEDIR);
+        }
+        (void) close(top);
+        remove_tree();
+}
+END_TEST
+
 static void teardown(void) {
         if (top_path[0])
                 remove_tree();
@@ -168,6 +230,7 @@ static Suite *suite(void) {
         tcase_add_checked_fixture(tc, NULL, teardown);
         tcase_add_test(tc, test_kill_subtree);
         tcase_add_test(tc, test_walk_gone_cgroup);
+        tcase_add_test(tc, test_look_from_cursor);
         suite_add_tcase(s, tc);
         return s;
 }
