@@ -320,7 +320,9 @@ int cgroup_describe_processes(int cg_fd, char *buf, size_t size) {
         return (int) d.n;
 }
 
-int cgroup_wait_empty(int cg_fd, int timeout_msec) {
+/* The wait of cgroup_kill_and_wait(): 1 when there was something to wait for, 0 when the cgroup was
+ * empty, -ETIMEDOUT, -errno. */
+static int cgroup_wait_empty(int cg_fd, int timeout_msec) {
         _cleanup_close_ int events = -EBADF;
         int k = cgroup_open_events(cg_fd, &events);
         if (k < 0)
@@ -353,7 +355,9 @@ int cgroup_wait_empty(int cg_fd, int timeout_msec) {
         return k < 0 ? k : waited;
 }
 
-int cgroup_kill_populated(int cg_fd) {
+/* The kill of cgroup_kill_and_wait(), only where the cgroup is populated (a cgroup.kill of an empty
+ * cgroup is not free: see cgroup_service_open()): 1 when it killed, 0 when it was empty, -errno. */
+static int cgroup_kill_populated(int cg_fd) {
         _cleanup_close_ int events = -EBADF;
         int k = cgroup_open_events(cg_fd, &events);
         if (k < 0)

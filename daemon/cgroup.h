@@ -72,11 +72,6 @@ int cgroup_service_remove(CgroupRoot *r, const char *name);
  * see cgroup_has_processes()): 1 when there was something, 0 when it was empty, -ETIMEDOUT, -errno. */
 #define CGROUP_LOOK_MSEC 10 /* how often the wait looks for processes that are only exiting */
 int cgroup_kill_and_wait(int cg_fd, int timeout_msec);
-/* Its two halves. The kill, only where the cgroup is populated (a cgroup.kill of an empty cgroup
- * is not free: see cgroup_service_open()): 1 when it killed, 0 when it was empty, -errno. The wait:
- * 1 when there was something to wait for, 0 when the cgroup was empty, -ETIMEDOUT, -errno. */
-int cgroup_kill_populated(int cg_fd);
-int cgroup_wait_empty(int cg_fd, int timeout_msec);
 
 /* Whether cgroup.procs lists a process in the cgroup cg_fd or in any cgroup below it: 1, 0, -errno. */
 int cgroup_subtree_has_processes(int cg_fd);

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -229,17 +228,7 @@ int guard_main(void) {
                 }
         }
         uint64_t woke = now_usec(CLOCK_MONOTONIC);
-        int r = cgroup_kill_populated(GUARD_FD_CGROUP);
-        if (r > 0) {
-                /* What is left is the kernel's work on the dying: a thousand services take their
-                 * time to exit, and the wait's looks through every cgroup.procs would take CPU
-                 * from them. From here on the guard runs only where a CPU has nothing else to do. */
-                if (sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 }) < 0)
-                        fprintf(stderr, "svd-guard: could not lower its priority to wait: %s\n", strerror(errno));
-                r = cgroup_wait_empty(GUARD_FD_CGROUP, GUARD_KILL_TIMEOUT_MSEC);
-                if (r >= 0)
-                        r = 1;
-        }
+        int r = cgroup_kill_and_wait(GUARD_FD_CGROUP, GUARD_KILL_TIMEOUT_MSEC);
         if (r < 0) {
                 char left[1024] = "";
                 if (r == -ETIMEDOUT)
