@@ -139,14 +139,19 @@ static void world_setup(void) {
         /* As start-up does: the unit directory into the empty table. */
         fuzz_assert(manager_load_units(m) == 0);
 
-        /* Write methods get as far as service_refuse(), never to clone3(). */
+        /* Write methods get as far as service_refuse(), never to clone3(). A stop is not refused
+         * while svd shuts down: one that leaves every service settled ends the loop, as it would end
+         * svd (fuzz_server() then starts from a new world). */
         m->ctx.shutting_down = true;
 
         fuzz_assert(manager_listen(m, -EBADF) == 0);
         world.server = varlink_manager_server(m);
         fuzz_assert(world.server);
 
-        atexit(world_free);
+        static bool registered = false;
+        if (!registered)
+                fuzz_assert(atexit(world_free) == 0);
+        registered = true;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -264,10 +269,21 @@ static void fuzz_server(const uint8_t *data, size_t size) {
                 r = sd_event_run(m->event, 0);
                 open = client_drain(client, &replies);
                 replies_check(&replies);
+                /* The world is svd shutting down (see world_setup()): a stop that settles the last
+                 * service ends its loop, as it ends svd. The connection goes with it. */
+                if (sd_event_get_state(m->event) == SD_EVENT_FINISHED)
+                        break;
                 /* A call may legitimately stay open (Subscribe, Logs with
                  * follow): once everything is sent and the loop has nothing
                  * left to do, the peer gives up waiting. */
                 quiet = shut && r == 0 && replies.size == before ? quiet + 1 : 0;
+        }
+        if (sd_event_get_state(m->event) == SD_EVENT_FINISHED) {
+                /* As svd exits: what it holds is freed, and the next input meets a new svd. */
+                safe_close(client);
+                world_free();
+                free(replies.data);
+                return;
         }
         if (i >= FUZZ_ITERATIONS_MAX) {
                 fprintf(stderr, "connection still busy after %u loop iterations\n", i);
