@@ -751,16 +751,21 @@ static int64_t floor_spawn(long count, enum floor_mode mode, bool cgroups, struc
                         (void) floor_child;
                         pid = -ENOSYS;
 #endif
-                        if (pid < 0 && cgroups && i == 0) {
-                                printf("skip: clone3() with CLONE_INTO_CGROUP into %s: %s\n", cgf.path,
-                                       strerror((int) -pid));
-                                exit(3);
-                        }
+                        /* The autokill floor's holder is a fork: it exits without the cleanup,
+                         * which is its parent's (the run's cgroup). */
                         if (pid == -EINVAL && mode == FLOOR_AUTOKILL && i == 0) {
                                 printf("skip: clone3() refuses CLONE_AUTOREAP | CLONE_PIDFD_AUTOKILL | "
                                        "CLONE_NNP (EINVAL): the kernel lacks them\n");
                                 fflush(stdout);
                                 _exit(3);
+                        }
+                        if (pid < 0 && cgroups && i == 0) {
+                                printf("skip: clone3() with CLONE_INTO_CGROUP into %s: %s\n", cgf.path,
+                                       strerror((int) -pid));
+                                fflush(stdout);
+                                if (mode == FLOOR_AUTOKILL)
+                                        _exit(3);
+                                exit(3);
                         }
                         if (pid < 0)
                                 die("clone3: %s", strerror((int) -pid));
@@ -942,6 +947,10 @@ static int cmd_autokillfloor(int argc, char **argv) {
                         pause();
         }
         close(sync[1]);
+        /* The holder makes the cgroups, in its own copy of cgf: the cleanup here removes as many as
+         * it may have made (one it did not make is not there, and rmdir passes over it). */
+        if (cgroups)
+                cgf.made = count;
         t0 = now_ns();
         if (read(sync[0], &c, 1) != 1) {
                 /* The holder ended before it had started them all: a skip (3, said) or a failure. */
