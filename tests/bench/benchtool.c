@@ -868,6 +868,21 @@ static int cmd_floor(int argc, char **argv) {
  * `crash` sees svd's services die. What svd's kill -9 to the last death
  * is compared with: no supervisor can make the kernel end its services
  * faster than this. */
+/* The kill floors' common start: the arguments (NAME SOCK COUNT TIMEOUT_MS SVC [cgroup]), the run's
+ * cgroup when asked for, then floor_prepare(). Returns the socket. */
+static int kill_floor_prepare(int argc, char **argv, struct floor_exec *e, int **ret_pidfds, long *ret_count,
+                              int64_t *ret_to, bool *ret_cgroups) {
+        if ((argc != 5 && argc != 6) || (argc == 6 && strcmp(argv[5], "cgroup") != 0))
+                die("usage: %s SOCK COUNT TIMEOUT_MS SVC [cgroup]", argv[0]);
+        *ret_cgroups = argc == 6;
+        raise_nofile();
+        *ret_count = num(argv[2]);
+        *ret_to = num(argv[3]) * 1000000LL;
+        if (*ret_cgroups)
+                floor_cgroups();
+        return floor_prepare(argv[1], argv[4], *ret_count, e, ret_pidfds);
+}
+
 static int cmd_killfloor(int argc, char **argv) {
         struct floor_exec e;
         long count, got;
@@ -875,15 +890,8 @@ static int cmd_killfloor(int argc, char **argv) {
         int fd, *pidfds, ep;
         size_t left;
 
-        if ((argc != 5 && argc != 6) || (argc == 6 && strcmp(argv[5], "cgroup") != 0))
-                die("usage: killfloor SOCK COUNT TIMEOUT_MS SVC [cgroup]");
-        bool cgroups = argc == 6;
-        raise_nofile();
-        count = num(argv[2]);
-        to = num(argv[3]) * 1000000LL;
-        if (cgroups)
-                floor_cgroups();
-        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        bool cgroups;
+        fd = kill_floor_prepare(argc, argv, &e, &pidfds, &count, &to, &cgroups);
         cgf.pidfds = pidfds;
         cgf.count = count;
         e.setpgid = true;
@@ -922,15 +930,8 @@ static int cmd_autokillfloor(int argc, char **argv) {
         size_t left;
         char c;
 
-        if ((argc != 5 && argc != 6) || (argc == 6 && strcmp(argv[5], "cgroup") != 0))
-                die("usage: autokillfloor SOCK COUNT TIMEOUT_MS SVC [cgroup]");
-        bool cgroups = argc == 6;
-        raise_nofile();
-        count = num(argv[2]);
-        to = num(argv[3]) * 1000000LL;
-        if (cgroups)
-                floor_cgroups();
-        fd = floor_prepare(argv[1], argv[4], count, &e, &pidfds);
+        bool cgroups;
+        fd = kill_floor_prepare(argc, argv, &e, &pidfds, &count, &to, &cgroups);
         if (pipe2(sync, O_CLOEXEC) < 0)
                 die("pipe2: %s", strerror(errno));
         fflush(stdout);
