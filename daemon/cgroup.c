@@ -320,19 +320,21 @@ int cgroup_describe_processes(int cg_fd, char *buf, size_t size) {
         return (int) d.n;
 }
 
-/* The wait of cgroup_kill_and_wait(): 1 when there was something to wait for, 0 when the cgroup was
- * empty, -ETIMEDOUT, -errno. */
-static int cgroup_wait_empty(int cg_fd, int timeout_msec) {
+int cgroup_kill_and_wait(int cg_fd, int timeout_msec) {
         _cleanup_close_ int events = -EBADF;
         int k = cgroup_open_events(cg_fd, &events);
+        if (k < 0)
+                return k;
+        k = cgroup_events_populated(events);
+        if (k <= 0)
+                return k;
+        k = cgroup_kill(cg_fd);
         if (k < 0)
                 return k;
         uint64_t deadline = now_usec(CLOCK_MONOTONIC) + (uint64_t) timeout_msec * USEC_PER_MSEC;
         struct pollfd p = { .fd = events, .events = POLLPRI };
         CgroupCursor cursor = {};
-        bool waited = false;
         while ((k = cgroup_events_populated(events)) > 0) {
-                waited = true;
                 uint64_t now = now_usec(CLOCK_MONOTONIC);
                 if (now >= deadline)
                         return -ETIMEDOUT;
@@ -352,28 +354,6 @@ static int cgroup_wait_empty(int cg_fd, int timeout_msec) {
                 if (n == 0 && cgroup_subtree_has_processes_from(cg_fd, &cursor) == 0)
                         return 1;
         }
-        return k < 0 ? k : waited;
-}
-
-/* The kill of cgroup_kill_and_wait(), only where the cgroup is populated (a cgroup.kill of an empty
- * cgroup is not free: see cgroup_service_open()): 1 when it killed, 0 when it was empty, -errno. */
-static int cgroup_kill_populated(int cg_fd) {
-        _cleanup_close_ int events = -EBADF;
-        int k = cgroup_open_events(cg_fd, &events);
-        if (k < 0)
-                return k;
-        k = cgroup_events_populated(events);
-        if (k <= 0)
-                return k;
-        k = cgroup_kill(cg_fd);
-        return k < 0 ? k : 1;
-}
-
-int cgroup_kill_and_wait(int cg_fd, int timeout_msec) {
-        int k = cgroup_kill_populated(cg_fd);
-        if (k <= 0)
-                return k;
-        k = cgroup_wait_empty(cg_fd, timeout_msec);
         return k < 0 ? k : 1;
 }
 
