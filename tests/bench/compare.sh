@@ -33,7 +33,11 @@
 # `svctl list` at every N, and a "scale" table of each figure against the
 # smallest N with its target (start-all and stop-all at most 5.6 % over
 # linear: 9.5 x from 1000 to 9000; `svctl status NAME` at most 1.1 x;
-# at most 8 KiB PSS of svd's processes per service). Output: a markdown
+# at most 8 KiB PSS of svd's processes per service), with beside them the
+# floors' own growth, start-all against the cgroup floor at each N, and the
+# status query timed in turn with `svctl --version` (the same exec without
+# the call), so that what the kernel adds as N grows is told apart from
+# what svd adds. Output: a markdown
 # table on stdout and in $BENCH_OUT/results.md, raw numbers in raw.tsv, a
 # chart in compare.png.
 #
@@ -372,6 +376,17 @@ session() {
         rec "$_run" "$_n" "$_k" ctl_med "$(field median_ms "$_l")"
         rec "$_run" "$_n" "$_k" ctl_p99 "$(field p99_ms "$_l")"
         rec "$_run" "$_n" "$_k" ctl_samples "$(field samples "$_l")"
+        case $SCALE:$_k in
+        1:svd*)
+                # the status query in turn with `svctl --version`, which execs the same binary
+                # and makes no call: how much of the query's growth with N is the exec's
+                _l=$("$BT" latpair "$CONTROLS" "$TO" "$@" -- "$(svctl_of "$_k")" --version)
+                [ "$(field rc "$_l")" = 0 ] && [ "$(field rc_other "$_l")" = 0 ] ||
+                        log "run $_run: $_k status query against svctl --version did not always exit 0: $_l"
+                rec "$_run" "$_n" "$_k" ctl_vs_exec_a "$(field a_median_ms "$_l")"
+                rec "$_run" "$_n" "$_k" ctl_exec_med "$(field b_median_ms "$_l")"
+                ;;
+        esac
         case $LIST:$_k in
         1:svd*)
                 _l=$("$BT" lat "$CONTROLS" "$TO" "$(svctl_of "$_k")" --socket="$D/svd.sock" list)

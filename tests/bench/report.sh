@@ -107,6 +107,8 @@ END {
                                         continue
                                 if ((r, n, k, "pss_kib") in val)
                                         add(r, n, k, "pss_each", val[r, n, k, "pss_kib"] / n)
+                                if ((r, n, k, "ctl_vs_exec_a") in val && (r, n, k, "ctl_exec_med") in val)
+                                        add(r, n, k, "ctl_call", val[r, n, k, "ctl_vs_exec_a"] - val[r, n, k, "ctl_exec_med"])
                                 if (!((r, n, k, "start_ms") in val))
                                         continue
                                 if ((r, n, "floor", "start_ms") in val)
@@ -316,8 +318,9 @@ function floors(    i, j, n, k, a, b, c, d, x, y) {
 }
 # svd kind k at every N against its figures at the smallest N. Targets: start-all and stop-all at most
 # 5.6 % over linear (9.5 × from 1000 to 9000: N / Nmin × 19/18), `svctl status NAME` at most 1.1 ×,
-# PSS of svd and its guard per service at most 8 KiB at every N.
-function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b, miss) {
+# PSS of svd and its guard per service at most 8 KiB at every N. Then, without targets, the same
+# growth of what the kernel does in those figures: the floors, and the exec of svctl.
+function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b, miss, nc, CK, CM, CL) {
         nsm = split("start_ms stop_ms restart_med ctl_med list_med pss_each crash_last_ms", SM, " ")
         SL["start_ms"] = "start-all, ms"
         SL["stop_ms"] = "stop-all, ms"
@@ -359,6 +362,28 @@ function scale(k,    nsm, SM, SL, m, i, n, v, v0, r, tg, ok, b, miss) {
                         printf "| %s | %s | %s | %s | %s | %s |\n", SL[SM[m]], n, v == "" ? "–" : SM[m] == "pss_each" ? sprintf("%.2f", v) : fmt(v),
                                r == "" ? "–" : sprintf("%.2f", r), tg, ok
                 }
+        nc = split("floor:start_ms cgroupfloor:start_ms " k ":vs_cgroupfloor killcgfloor:crash_last_ms " k ":ctl_exec_med " k ":ctl_call", CK, " ")
+        CL["floor:start_ms"] = "floor (clone3 with CLONE_VM and CLONE_VFORK), ms"
+        CL["cgroupfloor:start_ms"] = "cgroup floor (a cgroup per child), ms"
+        CL[k ":vs_cgroupfloor"] = "start-all / cgroup floor, run by run"
+        CL["killcgfloor:crash_last_ms"] = "kill floor, a cgroup each, ms"
+        CL[k ":ctl_exec_med"] = "`svctl --version` in turn with the status query, median ms"
+        CL[k ":ctl_call"] = "status query − `svctl --version` (what the call adds), ms"
+        printf "\nWhat the kernel does in those figures, at the same N (no targets; \"/ value\" as above):\n\n"
+        print "| figure | N | value | / value at N=" nmin " |"
+        print "| --- | ---: | ---: | ---: |"
+        for (m = 1; m <= nc; m++) {
+                split(CK[m], CM, ":")
+                for (i = 1; i <= nn; i++) {
+                        n = N[i]
+                        v = median(n SUBSEP CM[1] SUBSEP CM[2])
+                        v0 = median(nmin SUBSEP CM[1] SUBSEP CM[2])
+                        if (v == "" || v + 0 < 0)
+                                continue
+                        r = v0 != "" && v0 + 0 > 0 ? v / v0 : ""
+                        printf "| %s | %s | %s | %s |\n", CL[CK[m]], n, CM[2] ~ /^vs_/ ? sprintf("%.2f", v) : fmt(v), r == "" ? "–" : sprintf("%.2f", r)
+                }
+        }
 }
 function t(what, met, value) {
         printf "- %s: **%s**, %s\n", what, met ? "met" : "missed", value
