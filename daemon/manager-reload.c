@@ -334,6 +334,7 @@ void manager_schedule_gc(Manager *m) {
 /* Start-up (startup, into the empty table) and reload are one job, told differently. */
 static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char ***ret_changed, char ***ret_removed) {
         _cleanup_strv_free_ char **added = NULL, **changed = NULL, **removed = NULL;
+        size_t n_added = 0, n_changed = 0, n_removed = 0;
         ReloadEntry *e = NULL;
         size_t n = 0;
         int r;
@@ -355,13 +356,12 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
 
         for (size_t i = 0; i < n; i++) {
                 ReloadEntry *x = &e[i];
-                Service *s = NULL;
-                for (size_t k = 0; k < n_old; k++)
-                        if (streq(m->ctx.services[k]->name, x->name)) {
-                                s = m->ctx.services[k];
-                                seen[k] = true;
-                                break;
-                        }
+                /* The table is sorted up to n_old; what this loop adds goes after that. */
+                Service *s = NULL, **found = service_context_slot(&m->ctx, n_old, x->name);
+                if (found) {
+                        s = *found;
+                        seen[found - m->ctx.services] = true;
+                }
 
                 if (!s) {
                         if (m->ctx.n_services >= MANAGER_UNITS_MAX)
@@ -378,7 +378,7 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                                 log_error("Failed to load unit '%s': %s", s->name, strna(s->def->load_error));
                         if (!startup)
                                 log_info("%s: unit added.", s->name);
-                        if (strv_extend(&added, x->name) < 0)
+                        if (strv_extend_with_size(&added, &n_added, x->name) < 0)
                                 r = -ENOMEM;
                         continue;
                 }
@@ -387,7 +387,8 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                 service_set_removed(s, false);
                 if (x->def->hash == service_unit_hash(s) && !was_removed)
                         continue; /* the same file */
-                if (strv_extend(was_removed ? &added : &changed, x->name) < 0)
+                if ((was_removed ? strv_extend_with_size(&added, &n_added, x->name)
+                                 : strv_extend_with_size(&changed, &n_changed, x->name)) < 0)
                         r = -ENOMEM;
                 if (service_may_change(s)) {
                         service_set_definition(s, TAKE_PTR(x->def));
@@ -417,7 +418,7 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                         }
                         if (def->hash == service_unit_hash(s))
                                 continue;
-                        if (strv_extend(&changed, s->name) < 0)
+                        if (strv_extend_with_size(&changed, &n_changed, s->name) < 0)
                                 r = -ENOMEM;
                         if (service_may_change(s)) {
                                 service_set_definition(s, TAKE_PTR(def));
@@ -429,7 +430,7 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
                         }
                         continue;
                 }
-                if (strv_extend(&removed, s->name) < 0)
+                if (strv_extend_with_size(&removed, &n_removed, s->name) < 0)
                         r = -ENOMEM;
                 if (service_may_change(s))
                         manager_remove_service(m, k - 1);
@@ -467,8 +468,7 @@ static int manager_load_dir(Manager *m, bool startup, char ***ret_added, char **
         if (r < 0)
                 return r;
 
-        log_info("Reloaded '%s': %zu added, %zu changed, %zu removed.", m->unit_dir, strv_length(added),
-                 strv_length(changed), strv_length(removed));
+        log_info("Reloaded '%s': %zu added, %zu changed, %zu removed.", m->unit_dir, n_added, n_changed, n_removed);
         if (ret_added)
                 *ret_added = TAKE_PTR(added);
         if (ret_changed)

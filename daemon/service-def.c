@@ -99,9 +99,13 @@ Service *service_find(ServiceContext *c, const char *name) {
                         return NULL;
                 name = stripped;
         }
-        Service key = { .name = (char *) name }, *k = &key;
-        Service **s = bsearch(&k, c->services, c->n_services, sizeof(Service *), service_compare);
+        Service **s = service_context_slot(c, c->n_services, name);
         return s ? *s : NULL;
+}
+
+Service **service_context_slot(ServiceContext *c, size_t n, const char *name) {
+        Service key = { .name = (char *) name }, *k = &key;
+        return bsearch(&k, c->services, n, sizeof(Service *), service_compare);
 }
 
 /* The aliases are few and a lookup by one is rare (a client's or a

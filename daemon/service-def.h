@@ -212,6 +212,7 @@ typedef struct ServiceContext {
         size_t n_services;
         sd_event_source *jobs_source; /* runs deps_dispatch() once per loop iteration when armed */
         bool jobs_queued;             /* a service may have a start or stop job waiting: deps_dispatch() walks them */
+        size_t jobs_cursor;           /* where deps_dispatch()'s next walk begins (an index of services) */
         sd_bus *bus;                  /* the system bus, for Type=dbus (service-dbus.c); NULL: not connected */
         sd_bus_slot *bus_disconnected;
 
@@ -379,6 +380,9 @@ struct Service {
  * frees the service at index i. */
 #define SERVICE_CONTEXT_MAX 65536U
 Service *service_find(ServiceContext *c, const char *name);
+/* The slot of the service named exactly name among the first n of the table, which are sorted (NULL
+ * if none): for a caller that appends while it looks up. */
+Service **service_context_slot(ServiceContext *c, size_t n, const char *name);
 /* A unit's own name first, then the names its Alias= gives it, as systemctl
  * takes them: what a client's or a dependency's name means. */
 Service *service_lookup(ServiceContext *c, const char *name);

@@ -2,6 +2,7 @@
 /* NULL-terminated string vectors. */
 #include "strv.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -24,27 +25,40 @@ size_t strv_length(char *const *l) {
         return n;
 }
 
-int strv_consume(char ***l, char *value) {
+int strv_consume_with_size(char ***l, size_t *n, char *value) {
         _cleanup_free_ char *v = value;
-        char **c;
-        size_t n;
 
         assert(l);
+        assert(n);
 
         if (!v)
                 return -ENOMEM;
-
-        n = strv_length(*l);
-        if (n > SIZE_MAX / sizeof(char *) - 2)
+        if (*n > SIZE_MAX / sizeof(char *) / 2 - 2)
                 return -ENOMEM;
 
-        c = realloc(*l, sizeof(char *) * (n + 2));
-        if (!c)
-                return -ENOMEM;
-        c[n] = TAKE_PTR(v);
-        c[n + 1] = NULL;
-        *l = c;
+        /* Grows by half again when full, so that a list built one entry at a time costs linear time. */
+        if (!*l || (*n + 2) * sizeof(char *) > malloc_usable_size(*l)) {
+                char **c = realloc(*l, sizeof(char *) * (*n + 2 + *n / 2));
+                if (!c)
+                        return -ENOMEM;
+                *l = c;
+        }
+        (*l)[*n] = TAKE_PTR(v);
+        (*l)[++*n] = NULL;
         return 0;
+}
+
+int strv_consume(char ***l, char *value) {
+        assert(l);
+        size_t n = strv_length(*l);
+
+        return strv_consume_with_size(l, &n, value);
+}
+
+int strv_extend_with_size(char ***l, size_t *n, const char *value) {
+        assert(value);
+
+        return strv_consume_with_size(l, n, strdup(value));
 }
 
 int strv_extend(char ***l, const char *value) {

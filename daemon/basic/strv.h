@@ -16,6 +16,10 @@ size_t strv_length(char *const *l);
 /* Takes ownership of value (freed on failure). */
 int strv_consume(char ***l, char *value);
 int strv_extend(char ***l, const char *value);
+/* The same for a list whose length the caller keeps in *n (updated): linear time for a long list
+ * built one entry at a time. */
+int strv_consume_with_size(char ***l, size_t *n, char *value);
+int strv_extend_with_size(char ***l, size_t *n, const char *value);
 char **strv_copy(char *const *l);
 bool strv_contains(char *const *l, const char *s);
 /* Sets "KEY=VALUE" in an environment block, replacing an earlier KEY. Takes ownership.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon/basic/: UTF-8, clocks, the intrusive list, string tables, unit names, the socket path. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "basic/macros.h"
 #include "basic/socket-path.h"
 #include "basic/string-table.h"
+#include "basic/strv.h"
 #include "basic/time-util.h"
 #include "basic/unit-name.h"
 #include "basic/utf8.h"
@@ -333,6 +335,34 @@ START_TEST(test_lock_file) {
 }
 END_TEST
 
+/* A list built with its length kept by the caller: every entry in place and the list
+ * NULL-terminated after each append, as it grows past several reallocations; strv_consume()
+ * appends to the same list; a failed append (no value) leaves it as it was. */
+START_TEST(test_strv_with_size) {
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+        char buf[32];
+
+        for (size_t i = 0; i < 1000; i++) {
+                snprintf(buf, sizeof(buf), "e%zu", i);
+                ck_assert_int_eq(strv_extend_with_size(&l, &n, buf), 0);
+                ck_assert_uint_eq(n, i + 1);
+                ck_assert_ptr_null(l[n]);
+                ck_assert_uint_eq(strv_length(l), n);
+        }
+        for (size_t i = 0; i < 1000; i++) {
+                snprintf(buf, sizeof(buf), "e%zu", i);
+                ck_assert_str_eq(l[i], buf);
+        }
+        ck_assert_int_eq(strv_consume_with_size(&l, &n, NULL), -ENOMEM);
+        ck_assert_uint_eq(n, 1000);
+        ck_assert_int_eq(strv_consume(&l, strdup("last")), 0);
+        ck_assert_uint_eq(strv_length(l), 1001);
+        ck_assert_str_eq(l[1000], "last");
+        ck_assert_ptr_null(l[1001]);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("basic");
         TCase *tc = tcase_create("basic");
@@ -347,6 +377,7 @@ static Suite *suite(void) {
         tcase_add_test(tc, test_socket_path);
         tcase_add_test(tc, test_socket_path_check);
         tcase_add_test(tc, test_lock_file);
+        tcase_add_test(tc, test_strv_with_size);
         suite_add_tcase(s, tc);
         return s;
 }
