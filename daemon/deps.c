@@ -531,10 +531,15 @@ void deps_dispatch(ServiceContext *c) {
                 return;
         /* Each round carries out at least one job, so this ends after n_services rounds at most. A job
          * queued meanwhile (queue_start(), queue_stop()) sets jobs_queued again. */
+        /* A batch that ends early (DEPS_STARTS_PER_DISPATCH) leaves a cursor at the service it did not
+         * start; the next walk begins there and wraps around, rather than going past the ones already
+         * started again, which would make a start of thousands quadratic. */
         for (size_t round = 0; changed && round <= c->n_services; round++) {
                 changed = false;
                 c->jobs_queued = false;
-                for (size_t i = 0; i < c->n_services; i++) {
+                size_t first = c->jobs_cursor;
+                for (size_t j = 0; j < c->n_services; j++) {
+                        size_t i = (first + j) % c->n_services;
                         Service *s = c->services[i];
 
                         if (IN_SET(s->job, SERVICE_JOB_START, SERVICE_JOB_STOP))
@@ -578,6 +583,7 @@ void deps_dispatch(ServiceContext *c) {
                                 }
                                 if (started >= DEPS_STARTS_PER_DISPATCH) {
                                         /* The rest in the next batch, after the loop's other events. */
+                                        c->jobs_cursor = i;
                                         c->jobs_queued = true;
                                         deps_schedule(c);
                                         return;

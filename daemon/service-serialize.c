@@ -458,7 +458,7 @@ int service_resume(Service *s, json_t *o) {
                         return r;
         }
         if (s->run.report_fd >= 0) {
-                r = sd_event_add_io(e, &s->run.report_source, s->run.report_fd, EPOLLIN, service_on_report_event, s);
+                r = sd_event_add_io(e, &s->run.report_source, s->run.report_fd, SPAWN_REPORT_EVENTS, service_on_report_event, s);
                 if (r < 0)
                         return r;
         }

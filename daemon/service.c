@@ -532,7 +532,7 @@ static int service_spawn_main(Service *s) {
         if (r >= 0)
                 r = sd_event_add_io(c->event, &s->run.exit_source, s->run.main.pidfd, PROCESS_EXIT_EVENTS, service_on_exit_event, s);
         if (r >= 0 && s->run.report_fd >= 0)
-                r = sd_event_add_io(c->event, &s->run.report_source, s->run.report_fd, EPOLLIN, service_on_report_event, s);
+                r = sd_event_add_io(c->event, &s->run.report_source, s->run.report_fd, SPAWN_REPORT_EVENTS, service_on_report_event, s);
         if (r < 0) {
                 /* Cannot watch it, so it must not run unwatched. */
                 process_kill_and_reap(&s->run.main);

@@ -156,6 +156,12 @@ int spawn_process(const SpawnParams *p, Process *ret, int *ret_report_fd);
  * a failure {stage, errno}, or, from a PID-namespace init, SPAWN_REPORT_*. */
 int spawn_read_failure(int fd, SpawnFailure *ret);
 
+/* How svd watches a report pipe: edge-triggered, as a pidfd (process.h), since its reader drains it
+ * to -EAGAIN or EOF. When thousands of children exec at once (a start of every service spawned
+ * fork-like: PrivatePIDs=, the sanitizer build, valgrind), a level-triggered pipe at EOF would be
+ * polled again by every epoll_wait() of the loop until its turn came, which is quadratic. */
+#define SPAWN_REPORT_EVENTS (EPOLLIN | EPOLLET)
+
 /* Reserves three fds at the bottom of the fd table for the vfork path of
  * spawn_process() (spawn.c). main() calls it first thing, while low
  * numbers are free; spawn_process() does otherwise, once. */

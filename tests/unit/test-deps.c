@@ -252,6 +252,61 @@ START_TEST(test_stop_queued_start) {
 }
 END_TEST
 
+/* Starts of more services than one dispatch carries out (DEPS_STARTS_PER_DISPATCH): each dispatch
+ * starts one batch, the next goes on from where the last stopped, and a unit passed over because
+ * of its order (u000, After= the last unit) starts once the walk has wrapped around to it. */
+typedef struct Seq {
+        size_t *next;
+        size_t at;
+        size_t n;
+} Seq;
+
+static void on_seq_done(Service *s, const ServiceJobResult *r, void *userdata) {
+        Seq *q = userdata;
+        q->n++;
+        q->at = (*q->next)++;
+}
+
+START_TEST(test_dispatch_batches) {
+        enum { N = 2 * DEPS_STARTS_PER_DISPATCH + 44 };
+        World w;
+        Service *s[N];
+        Seq seq[N] = {};
+        size_t next = 0;
+        char name[16], lines[64];
+
+        world_init(&w);
+        snprintf(lines, sizeof(lines), "After=u%03d", N - 1);
+        for (int i = 0; i < N; i++) {
+                snprintf(name, sizeof(name), "u%03d", i);
+                s[i] = add(&w, name, i == 0 ? lines : "");
+        }
+        service_context_sort(&w.ctx);
+        ck_assert_int_eq(deps_resolve(&w.ctx), 0);
+        for (int i = 0; i < N; i++) {
+                seq[i].next = &next;
+                ck_assert_int_eq(deps_start(s[i], on_seq_done, &seq[i]), 0);
+        }
+
+        deps_dispatch(&w.ctx);
+        ck_assert_uint_eq(next, DEPS_STARTS_PER_DISPATCH);
+        ck_assert_uint_eq(seq[0].n, 0); /* waits for u(N-1) */
+        for (int i = 1; i <= (int) DEPS_STARTS_PER_DISPATCH; i++)
+                ck_assert_uint_eq(seq[i].at, (size_t) i - 1);
+        deps_dispatch(&w.ctx);
+        ck_assert_uint_eq(next, 2 * DEPS_STARTS_PER_DISPATCH);
+        deps_dispatch(&w.ctx);
+        /* The last batch, u000 with it after the walk wrapped around. */
+        ck_assert_uint_eq(next, N);
+        for (int i = 0; i < N; i++) {
+                ck_assert_uint_eq(seq[i].n, 1);
+                ck_assert_int_eq(s[i]->job, SERVICE_JOB_NONE);
+        }
+        ck_assert_uint_gt(seq[0].at, seq[N - 1].at);
+        world_done(&w);
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("deps");
         TCase *tc = tcase_create("resolve");
@@ -264,6 +319,7 @@ static Suite *suite(void) {
         tc = tcase_create("jobs");
         tcase_add_test(tc, test_required_start_fails);
         tcase_add_test(tc, test_stop_queued_start);
+        tcase_add_test(tc, test_dispatch_batches);
         suite_add_tcase(s, tc);
         return s;
 }
