@@ -104,6 +104,8 @@ Service *service_find(ServiceContext *c, const char *name) {
 }
 
 Service **service_context_slot(ServiceContext *c, size_t n, const char *name) {
+        if (n == 0)
+                return NULL; /* the table may be NULL then, which bsearch() must not get */
         Service key = { .name = (char *) name }, *k = &key;
         return bsearch(&k, c->services, n, sizeof(Service *), service_compare);
 }
