@@ -530,10 +530,10 @@ void deps_dispatch(ServiceContext *c) {
         if (!c->jobs_queued)
                 return;
         /* Each round carries out at least one job, so this ends after n_services rounds at most. A job
-         * queued meanwhile (queue_start(), queue_stop()) sets jobs_queued again. */
-        /* A batch that ends early (DEPS_STARTS_PER_DISPATCH) leaves a cursor at the service it did not
-         * start; the next walk begins there and wraps around, rather than going past the ones already
-         * started again, which would make a start of thousands quadratic. */
+         * queued meanwhile (queue_start(), queue_stop()) sets jobs_queued again. A batch that ends early
+         * (DEPS_STARTS_PER_DISPATCH) leaves a cursor at the service it did not start; the next walk begins
+         * there and wraps around, rather than going past the ones already started again, which would make
+         * a start of thousands quadratic. */
         for (size_t round = 0; changed && round <= c->n_services; round++) {
                 changed = false;
                 c->jobs_queued = false;
